@@ -1,0 +1,71 @@
+"""The `hardneg` command: one entry point, one module per subcommand.
+
+Each subcommand lives in `hardneg.cli.<module>` and exposes
+``add_parser(subparsers)`` (which registers its parser and sets
+``func=run``) and ``run(args) -> int``. Modules are imported lazily so that
+`hardneg --help` stays fast and a missing optional extra only breaks its own
+subcommand, with a message saying which extra to install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from hardneg import __version__
+
+#: subcommand -> (module, extra that provides its dependencies, one-line help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "quickstart": ("hardneg.cli.quickstart", "models", "score the built-in sample with the built-in tiny model and print results"),
+    "build": ("hardneg.cli.build", "datasets", "build a benchmark's Hub dataset repo from its raw release"),
+    "generate": ("hardneg.cli.generate", "generate", "generate hard negatives for a caption corpus"),
+    "score": ("hardneg.cli.score", "models", "score a video-text model on a benchmark and write predictions"),
+    "evaluate": ("hardneg.cli.evaluate", "metrics", "compute every metric of a predictions file with intervals"),
+    "analyze": ("hardneg.cli.analyze", "plots", "run one of the papers' analyses (FIRE, contrast sets, Feint6K, PoSRank)"),
+    "submit": ("hardneg.cli.submit", "demo", "submit a predictions file to the leaderboard"),
+    "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
+}
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hardneg",
+        description=(
+            "video-hardneg: benchmarks, exact tie-aware metrics, negative generators, model scoring, "
+            "a demo and a leaderboard for hard-negative video-text evaluation."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"video-hardneg {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module_name, extra, help_text) in COMMANDS.items():
+        if wanted == name:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError as exc:  # a missing optional dependency
+                raise SystemExit(
+                    f"hardneg {name}: missing dependency ({exc}). Install it with: pip install 'video-hardneg[{extra}]'"
+                ) from exc
+            module.add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0 if args.command is None else 2
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, FileExistsError, FileNotFoundError) as exc:
+        print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
