@@ -41,6 +41,7 @@ NEGATIVE_TYPES = (
     "prep",
     "phrase",
     "llm_fill",  # LLM-teacher mask filling
+    "unknown",  # a release that does not say which negative is which (contrast-set TSV without c_label)
 )
 
 #: Parts of speech used by PoSRank, in the paper's order.

@@ -1,0 +1,70 @@
+"""`hardneg build <benchmark> --raw DIR --out DIR [--overwrite] [--push REPO]`: raw release -> Hub repo folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+DESCRIPTION = """\
+Validate a benchmark's raw release and write its Hugging Face dataset repo:
+Parquet per config and split, README.md card (configs, features, license,
+citation, counts) and build_report.json. Every raw file is checked before
+anything is written; a failed build leaves nothing behind, and an existing
+--out is replaced only with --overwrite. The folder loads offline with
+datasets.load_dataset(OUT, CONFIG); --push uploads it with your HF token.
+
+raw files per benchmark:
+  feint6k        feint6k_msrvtt.csv, feint6k_vatex.csv (video_id,sentence; 6 rows per video)
+  contrast_sets  *.tsv (clip ending0..4 label [c_label]; 'human'/'lm' in the name),
+                 generator output *.parquet / *.jsonl (MC_ITEM_SCHEMA rows)
+  posrank        <dataset>_<split>_<pos>_RE20.json + captions.txt (<vid>##*##<i>**#**<caption>)
+  fire           the release JSON (annotations, disagreements) + <config>_queries.csv (video_id,sentence)
+"""
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    from hardneg.datasets.builder import BENCHMARKS
+
+    p = subparsers.add_parser(
+        "build",
+        help="build a benchmark's Hub dataset repo from its raw release",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("benchmark", choices=sorted(BENCHMARKS), help="which benchmark the raw files are")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--raw", help="folder with the authors' raw release files")
+    src.add_argument("--sample", action="store_true", help="use the tiny built-in sample release instead of --raw")
+    p.add_argument("--out", required=True, help="repo folder to write (must not exist unless --overwrite)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument("--videos", help="local video folder: report which referenced videos are missing")
+    p.add_argument("--push", metavar="REPO_ID", help="also upload the folder to this Hub dataset repo (e.g. video-hardneg/feint6k)")
+    p.add_argument("--private", action="store_true", help="create the Hub repo as private (with --push)")
+    p.add_argument("--token", help="Hub token (default: HF_TOKEN or the cached `hf auth login` token)")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from hardneg.datasets.builder import build_benchmark
+    from hardneg.datasets.samples import sample_raw_dir
+
+    raw = sample_raw_dir(args.benchmark) if args.sample else args.raw
+    result = build_benchmark(args.benchmark, raw, args.out, overwrite=args.overwrite, videos=args.videos)
+    print(f"built {args.benchmark} -> {result.out}")
+    for config, splits in result.report["counts"].items():
+        for split, n in splits.items():
+            print(f"  {config}/{split}: {n:,} rows")
+    for key in ("manipulated_index", "c_label_absent", "captions_joined", "negatives_per_caption", "counts_by_vote", "video_coverage"):
+        if result.report.get(key):
+            value = result.report[key]
+            if key == "video_coverage":
+                value = {k: value[k] for k in ("n_videos", "n_found", "n_missing", "coverage")}
+            print(f"  {key}: {json.dumps(value, sort_keys=True)}")
+    print(f'  load with: datasets.load_dataset("{result.out}", "{result.build.configs[0].name}")')
+    if args.push:
+        from hardneg.datasets.push import push_folder
+
+        info = push_folder(result.out, args.push, token=args.token, private=args.private)
+        print(f"pushed to https://huggingface.co/datasets/{args.push} ({getattr(info, 'oid', info)})")
+    return 0

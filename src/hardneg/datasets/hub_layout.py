@@ -1,0 +1,259 @@
+"""Write a benchmark as a Hub dataset repo folder: Parquet per config and split, and a README card.
+
+`datasets` 4+ runs no loading scripts, so the card's YAML (`configs:` with
+`data_files`, `dataset_info` features) is what `load_dataset(folder_or_repo, config)`
+reads. Output is deterministic: the same tables give byte-identical files (fixed
+row order, fixed Parquet settings, no timestamps), so a rebuild shows no diff.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from hardneg import __version__
+from hardneg.io import atomic_directory
+from hardneg.schema import SCHEMA_VERSION
+
+#: Fixed Parquet writer settings (part of the byte-identical-output promise).
+PARQUET_OPTIONS: dict[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 3,
+    "row_group_size": 10_000,
+    "use_dictionary": True,
+    "write_statistics": True,
+    "data_page_version": "1.0",
+    "version": "2.6",
+}
+
+#: Name of the JSON build report written next to the card.
+REPORT_NAME = "build_report.json"
+
+
+@dataclass
+class ConfigData:
+    """One Hub config: a table per split, all splits with the same schema."""
+
+    name: str
+    splits: dict[str, pa.Table]
+    description: str = ""
+
+
+@dataclass
+class BenchmarkBuild:
+    """Everything a Hub repo of one benchmark holds, before it is written."""
+
+    benchmark: str
+    pretty_name: str
+    hub_repo: str
+    configs: list[ConfigData]
+    licenses: list[str]
+    license_note: str
+    citation: str
+    description: str
+    negatives: str
+    task: str  # "multiple_choice" | "retrieval"
+    raw_files: list[str] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    usage_note: str = ""
+
+
+def parquet_path(config: str, split: str) -> str:
+    """Path of a split's Parquet file inside the repo (Hub's naming convention)."""
+    return f"{config}/{split}-00000-of-00001.parquet"
+
+
+def _hf_features(schema: pa.Schema):
+    from datasets import Features
+
+    return Features.from_arrow_schema(schema)
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """Serialise a table with the fixed settings and the `datasets` features in the metadata."""
+    features = _hf_features(table.schema)
+    meta = dict(table.schema.metadata or {})
+    meta[b"huggingface"] = json.dumps({"info": {"features": features.to_dict()}}, sort_keys=True).encode()
+    table = table.replace_schema_metadata(meta)
+    sink = io.BytesIO()
+    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    return sink.getvalue()
+
+
+def card_yaml(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> dict[str, Any]:
+    """The card's YAML header: license(s), configs with data_files, dataset_info features and counts."""
+    configs = []
+    infos = []
+    for i, cfg in enumerate(build.configs):
+        entry: dict[str, Any] = {"config_name": cfg.name}
+        if i == 0:
+            entry["default"] = True
+        entry["data_files"] = [{"split": s, "path": parquet_path(cfg.name, s)} for s in cfg.splits]
+        configs.append(entry)
+        first = next(iter(cfg.splits.values()))
+        infos.append(
+            {
+                "config_name": cfg.name,
+                "features": _hf_features(first.schema)._to_yaml_list(),
+                "splits": [
+                    {"name": s, "num_bytes": t.nbytes, "num_examples": t.num_rows} for s, t in cfg.splits.items()
+                ],
+                "download_size": sum(sizes[(cfg.name, s)] for s in cfg.splits),
+            }
+        )
+    return {
+        "pretty_name": build.pretty_name,
+        "license": build.licenses if len(build.licenses) > 1 else build.licenses[0],
+        "language": ["en"],
+        "task_categories": ["video-text-to-text" if build.task == "multiple_choice" else "text-retrieval"],
+        "tags": ["video-text", "hard-negatives", "video-hardneg", *build.tags],
+        "size_categories": [_size_category(max((t.num_rows for c in build.configs for t in c.splits.values()), default=0))],
+        "configs": configs,
+        "dataset_info": infos,
+    }
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "1M<n<10M"
+
+
+def render_card(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> str:
+    """README.md of the repo: YAML header, then what it measures, how to load, counts, license, citation."""
+    header = yaml.safe_dump(card_yaml(build, sizes), sort_keys=False, allow_unicode=True, width=1000)
+    rows = "\n".join(
+        f"| `{c.name}` | `{s}` | {t.num_rows:,} | {c.description} |" for c in build.configs for s, t in c.splits.items()
+    )
+    first = build.configs[0]
+    first_split = next(iter(first.splits))
+    lines = [
+        "---",
+        header.rstrip(),
+        "---",
+        "",
+        f"# {build.pretty_name}",
+        "",
+        build.description.strip(),
+        "",
+        "## Load it",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'ds = load_dataset("{build.hub_repo}", "{first.name}", split="{first_split}")',
+        "```",
+        "",
+        "A folder built with `hardneg build` loads the same way: "
+        f'`load_dataset("path/to/folder", "{first.name}")`.',
+    ]
+    if build.usage_note:
+        lines += ["", build.usage_note.strip()]
+    lines += [
+        "",
+        "## Configs, splits and counts",
+        "",
+        "| config | split | rows | what |",
+        "|---|---|---|---|",
+        rows,
+        "",
+        "## How the negatives were made",
+        "",
+        build.negatives.strip(),
+        "",
+        "## Schema",
+        "",
+        _schema_text(build.task),
+        "",
+        "Videos are referenced by `video_id`, never copied. Source videos (YouTube) disappear over time: "
+        "`hardneg.datasets.videos.coverage_report` lists which ones your local copy lacks, and results "
+        "should state how many items they were computed on.",
+        "",
+        "## License",
+        "",
+        build.license_note.strip(),
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        build.citation.strip(),
+        "```",
+        "",
+        "## Build provenance",
+        "",
+        f"Built by video-hardneg {__version__} (schema {SCHEMA_VERSION}) from: "
+        + ", ".join(f"`{name}`" for name in build.raw_files)
+        + f". The full build report is in `{REPORT_NAME}`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _schema_text(task: str) -> str:
+    if task == "multiple_choice":
+        return (
+            "One row per item: `id`, `video_id`, `source_dataset`, `source_split`, `category` (item group), "
+            "`captions` (all candidates), `label` (index of the positive), `manipulated_index` (contrast sets: "
+            "the manipulated option, else null), `negative_types` (one per candidate: `positive`, `counterfactual`, "
+            "`random`, `gender`, `verb_lm`, `verb_human`, `id`, `noun`, `verb`, `adj`, `adv`, `prep`, ...) and "
+            "`provenance` (one record per candidate: origin human/dataset/generator, generator and version, rule, "
+            "part of speech, replaced span, replacement, seed, JSON details)."
+        )
+    return (
+        "Three configs per source dataset: `<name>` holds the relevance rows (`query_id`, `video_id`, `label` 1/0 by "
+        "majority vote, `source` = `original` for the caption's own video or `fire` for an added judgment, "
+        "`n_judgments`, `agreement`, `unresolved`); `<name>-queries` the queries (`query_id`, `text`, the original "
+        "`video_id`); `<name>-videos` the video collection in the order score vectors use."
+    )
+
+
+def write_blob(path: Path, data: bytes) -> None:
+    """Write one file of the repo folder (inside the temporary folder of `atomic_directory`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def write_hub_folder(build: BenchmarkBuild, out: str | Path, overwrite: bool = False, extra_report: dict[str, Any] | None = None) -> Path:
+    """Write the whole repo folder atomically; refuses an existing `out` unless `overwrite`."""
+    if not build.configs:
+        raise ValueError(f"{build.benchmark}: nothing to write (no configs were found in the raw files)")
+    blobs: dict[str, bytes] = {}
+    sizes: dict[tuple[str, str], int] = {}
+    for cfg in build.configs:
+        schemas = {s: t.schema.remove_metadata() for s, t in cfg.splits.items()}
+        first = next(iter(schemas.values()))
+        for s, sch in schemas.items():
+            if not sch.equals(first):
+                raise ValueError(f"config {cfg.name}: split {s} has a different schema from the others")
+        for split, table in cfg.splits.items():
+            data = parquet_bytes(table)
+            blobs[parquet_path(cfg.name, split)] = data
+            sizes[(cfg.name, split)] = len(data)
+    report = dict(build.report)
+    if extra_report:
+        report.update(extra_report)
+    report = {
+        "benchmark": build.benchmark,
+        "hardneg_version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "raw_files": build.raw_files,
+        "counts": {c.name: {s: t.num_rows for s, t in c.splits.items()} for c in build.configs},
+        **report,
+    }
+    blobs[REPORT_NAME] = (json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    blobs["README.md"] = render_card(build, sizes).encode()
+    with atomic_directory(out, overwrite=overwrite) as tmp:
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; a repo folder is meant to be shared
+        for rel, data in sorted(blobs.items()):
+            write_blob(tmp / rel, data)
+    return Path(out)

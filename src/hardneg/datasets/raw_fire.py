@@ -1,0 +1,247 @@
+"""FIRE: extra relevance judgments for MSR-VTT (1k-A test) and MSVD (test) text-to-video retrieval.
+
+The release is one JSON with `annotations` (pairs whose judgments agree, with a
+`label`) and `disagreements` (pairs whose judgments do not), each row carrying
+`annotator_ids, video_id, query, annotator_labels, response_ids, queue_ids, models,
+dataset`. Judgments of one (query, video) pair are pooled and decided by majority
+vote; a tie is kept as an `unresolved` row with label 0, never dropped.
+
+The JSON names queries by their text only, so the original positive of each query
+comes from the test split's captions: `<config>_queries.csv` with columns
+`video_id,sentence` (optionally `query_id`; the JSFusion MSR-VTT test CSV
+`key,vid_key,video_id,sentence` works as is).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData
+from hardneg.datasets.raw_common import RawFormatError, load_json_strict, read_delimited
+from hardneg.schema import QREL_SCHEMA, QUERY_SCHEMA, VIDEO_SCHEMA
+
+DATASETS = {"MSRVTT": "msrvtt", "MSVD": "msvd"}
+SOURCE_SPLIT = {"msrvtt": "test-1k-A", "msvd": "test"}
+LABELS = {"relevant": 1, "irrelevant": 0}
+FIELDS = ("annotator_ids", "video_id", "query", "annotator_labels", "response_ids", "queue_ids", "models", "dataset")
+#: The paper's Table 2, for the build report to compare against.
+PAPER_TABLE2 = {
+    "msrvtt": {"pairs": 24_183, "labels": 24_507, "agreement": 24_167, "relevant": 2_855, "irrelevant": 21_312, "disagreement": 16},
+    "msvd": {"pairs": 555_391, "labels": 659_126, "agreement": 553_832, "relevant": 39_909, "irrelevant": 513_923, "disagreement": 1_559},
+}
+
+CITATION = """@inproceedings{rodriguez2023fighting,
+  title     = {Fighting {FIRe} with {FIRE}: Assessing the Validity of Text-to-Video Retrieval Benchmarks},
+  author    = {Rodriguez, Pedro and Azab, Mahmoud and Silvert, Becka and Sanchez, Renato and Labson, Linzy and Shah, Hardik and Moon, Seungwhan},
+  booktitle = {Findings of the Association for Computational Linguistics: EACL 2023},
+  year      = {2023}
+}"""
+
+
+def normalize(text: str) -> str:
+    """Query text as matched between the FIRE JSON and the captions file."""
+    return " ".join(text.split())
+
+
+def find_release(raw: Path) -> Path:
+    candidates = []
+    for path in sorted(raw.glob("*.json")):
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        if '"annotations"' in head or '"disagreements"' in head:
+            candidates.append(path)
+    if not candidates:
+        raise FileNotFoundError(f"{raw}: no FIRE release JSON found (a .json with 'annotations' and 'disagreements')")
+    if len(candidates) > 1:
+        raise ValueError(f"{raw}: several FIRE JSON files {[p.name for p in candidates]}; keep one release in the raw folder")
+    return candidates[0]
+
+
+def _check_row(row: Any, path: Path, where: str, with_label: bool) -> tuple[str, str, str, list[int]]:
+    """(config, query, video, judgments as 0/1) of one annotation or disagreement row."""
+    if not isinstance(row, dict):
+        raise RawFormatError(path, "entry is not an object", "each entry is an object with the FIRE fields", where)
+    needed = FIELDS + (("label",) if with_label else ())
+    missing = [f for f in needed if f not in row]
+    if missing:
+        raise RawFormatError(path, f"missing fields {missing}", f"entries need {list(needed)}", where)
+    dataset = DATASETS.get(str(row["dataset"]).upper())
+    if dataset is None:
+        raise RawFormatError(path, f"dataset {row['dataset']!r} is unknown", f"use one of {list(DATASETS)}", where)
+    for f in ("query", "video_id"):
+        if not isinstance(row[f], str) or not row[f].strip():
+            raise RawFormatError(path, f"field '{f}' is missing or empty", f"every entry needs a {f}", where)
+    labels = row["annotator_labels"]
+    if not isinstance(labels, list) or any(lab not in LABELS for lab in labels):
+        raise RawFormatError(path, f"annotator_labels {labels!r} are not a list of 'relevant'/'irrelevant'", "re-download the release", where)
+    votes = [LABELS[lab] for lab in labels]
+    if with_label:
+        if row["label"] not in LABELS:
+            raise RawFormatError(path, f"label {row['label']!r} is not 'relevant' or 'irrelevant'", "re-download the release", where)
+        if not votes:
+            votes = [LABELS[row["label"]]]
+    elif not votes:
+        raise RawFormatError(path, "a disagreement without annotator_labels", "re-download the release", where)
+    return dataset, row["query"], row["video_id"].strip(), votes
+
+
+def read_release(path: Path) -> tuple[dict[str, dict], dict[str, Any]]:
+    """Pooled judgments per config: {(normalized query, video): [0/1 votes]}, and row statistics."""
+    data = load_json_strict(path)
+    if not isinstance(data, dict) or not isinstance(data.get("annotations"), list) or not isinstance(data.get("disagreements", []), list):
+        raise RawFormatError(path, "top level must be an object with lists 'annotations' and 'disagreements'", "re-download the FIRE release")
+    pooled: dict[str, dict[tuple[str, str], list[int]]] = {}
+    stats: dict[str, dict[str, int]] = {}
+    for kind, with_label in (("annotations", True), ("disagreements", False)):
+        for i, row in enumerate(data.get(kind, [])):
+            config, query, video, votes = _check_row(row, path, f"{kind}[{i}]", with_label)
+            s = stats.setdefault(config, {"annotation_rows": 0, "disagreement_rows": 0, "labels": 0, "label_differs_from_vote": 0})
+            s["annotation_rows" if with_label else "disagreement_rows"] += 1
+            s["labels"] += len(votes)
+            if with_label and 2 * sum(votes) != len(votes) and int(2 * sum(votes) > len(votes)) != LABELS[row["label"]]:
+                s["label_differs_from_vote"] += 1
+            pooled.setdefault(config, {}).setdefault((normalize(query), video), []).extend(votes)
+    meta = {k: data[k] for k in ("license", "website", "source_ds", "created_ds", "datasets") if k in data}
+    return pooled, {"rows": stats, "release_metadata": meta}
+
+
+def read_queries(path: Path, config: str) -> list[dict[str, str]]:
+    """Queries in file order with ids; error on duplicate ids."""
+    rows = []
+    seen: dict[str, int] = {}
+    for row_no, row in read_delimited(path, "\t" if path.suffix == ".tsv" else ",", ["video_id", "sentence"], optional=["query_id", "key", "vid_key"]):
+        text, video = row["sentence"].strip(), row["video_id"].strip()
+        if not text or not video:
+            raise RawFormatError(path, "missing sentence or video_id", "every query needs its text and its original video", row_no)
+        qid = (row.get("query_id") or row.get("key") or f"{config}-q{len(rows):05d}").strip()
+        if qid in seen:
+            raise RawFormatError(path, f"duplicate query id {qid!r} (first at row {seen[qid]})", "query ids must be unique", row_no)
+        seen[qid] = row_no
+        rows.append({"query_id": qid, "text": text, "video_id": video})
+    if not rows:
+        raise RawFormatError(path, "no queries after the header", "list the test split's captions")
+    return rows
+
+
+def vote(votes: list[int]) -> tuple[int, float, bool]:
+    """(label, agreement with it, unresolved) by majority; a tie is unresolved with label 0."""
+    n, r = len(votes), sum(votes)
+    if 2 * r == n:
+        return 0, 0.5, True
+    label = int(2 * r > n)
+    return label, (r if label else n - r) / n, False
+
+
+def build_config(config: str, queries: list[dict], pairs: dict[tuple[str, str], list[int]], queries_path: Path, release: Path):
+    """The qrels, queries and videos tables of one source dataset, and its counts."""
+    by_text: dict[str, list[int]] = {}
+    for qi, q in enumerate(queries):
+        by_text.setdefault(normalize(q["text"]), []).append(qi)
+    unmatched = sorted({t for t, _ in pairs if t not in by_text})
+    if unmatched:
+        raise RawFormatError(
+            release,
+            f"{len(unmatched)} {config} queries are not in {queries_path.name}, e.g. {unmatched[0]!r}",
+            f"give the captions of the split FIRE annotated ({SOURCE_SPLIT[config]}) in {queries_path.name}",
+        )
+    per_query: list[list[tuple[str, list[int]]]] = [[] for _ in queries]
+    for (text, video), votes in pairs.items():
+        for qi in by_text[text]:
+            per_query[qi].append((video, votes))
+    rows: dict[str, list] = {f.name: [] for f in QREL_SCHEMA}
+    counts = {"pairs": len(pairs), "relevant": 0, "irrelevant": 0, "unresolved": 0, "original_judged_irrelevant": 0, "fire_positive_rows": 0}
+    for (text, video), votes in pairs.items():
+        label, _, unresolved = vote(votes)
+        counts["unresolved" if unresolved else ("relevant" if label else "irrelevant")] += 1
+
+    def add(qid, video, label, source, n, agreement, unresolved):
+        for name, value in zip(("query_id", "video_id", "label", "source", "n_judgments", "agreement", "unresolved"), (qid, video, label, source, n, agreement, unresolved)):
+            rows[name].append(value)
+
+    for q, judged in zip(queries, per_query):
+        judged_map = dict(judged)
+        orig = judged_map.pop(q["video_id"], None)
+        if orig is None:
+            add(q["query_id"], q["video_id"], 1, "original", 0, None, False)
+        else:
+            agree = sum(orig) / len(orig)
+            counts["original_judged_irrelevant"] += int(2 * sum(orig) < len(orig))
+            add(q["query_id"], q["video_id"], 1, "original", len(orig), agree, False)
+        for video in sorted(judged_map):
+            label, agreement, unresolved = vote(judged_map[video])
+            counts["fire_positive_rows"] += label
+            add(q["query_id"], video, label, "fire", len(judged_map[video]), agreement, unresolved)
+    qrels = pa.Table.from_pydict(rows, schema=QREL_SCHEMA)
+    qtable = pa.Table.from_pylist(
+        [{**q, "source_dataset": config, "source_split": SOURCE_SPLIT[config]} for q in queries], schema=QUERY_SCHEMA
+    )
+    order = list(dict.fromkeys(q["video_id"] for q in queries))
+    extra = sorted({v for _, v in pairs} - set(order))
+    videos = pa.Table.from_pylist([{"video_id": v, "source_dataset": config} for v in order + extra], schema=VIDEO_SCHEMA)
+    counts.update({"queries": len(queries), "videos": videos.num_rows, "qrel_rows": qrels.num_rows, "videos_only_in_fire": len(extra)})
+    return qrels, qtable, videos, counts
+
+
+def parse(raw: Path) -> BenchmarkBuild:
+    """Validate and convert the FIRE release JSON and the queries files in `raw`."""
+    release = find_release(raw)
+    pooled, stats = read_release(release)
+    configs: list[ConfigData] = []
+    raw_files = [release.name]
+    report: dict[str, Any] = {"release": stats, "paper_table2": PAPER_TABLE2, "counts_by_vote": {}}
+    for config in ("msrvtt", "msvd"):
+        if config not in pooled:
+            continue
+        qpath = next((raw / n for n in (f"{config}_queries.csv", f"{config}_queries.tsv") if (raw / n).exists()), None)
+        if qpath is None:
+            raise FileNotFoundError(
+                f"{raw}: FIRE has {config} judgments but no {config}_queries.csv (columns video_id,sentence[,query_id]) "
+                f"listing the {SOURCE_SPLIT[config]} captions with their original video; for MSR-VTT the JSFusion "
+                "test CSV (key,vid_key,video_id,sentence) can be copied as is"
+            )
+        queries = read_queries(qpath, config)
+        qrels, qtable, videos, counts = build_config(config, queries, pooled[config], qpath, release)
+        report["counts_by_vote"][config] = counts
+        raw_files.append(qpath.name)
+        name = config.upper().replace("MSRVTT", "MSR-VTT")
+        configs += [
+            ConfigData(config, {"test": qrels}, f"{name} relevance rows (original + FIRE)"),
+            ConfigData(f"{config}-queries", {"test": qtable}, f"{name} queries (captions) with their original video"),
+            ConfigData(f"{config}-videos", {"test": videos}, f"{name} video collection"),
+        ]
+    if not configs:
+        raise RawFormatError(release, "no annotations for MSRVTT or MSVD", "re-download the FIRE release")
+    return BenchmarkBuild(
+        benchmark="fire",
+        pretty_name="FIRE: extra relevance labels for MSR-VTT and MSVD text-to-video retrieval",
+        hub_repo="video-hardneg/fire",
+        configs=configs,
+        licenses=["cc-by-nc-sa-4.0", "cc-by-nc-2.0"],
+        license_note=(
+            "The FIRE data's LICENSE file says CC BY-NC-SA 4.0 while its README says CC BY-NC 2.0; both are recorded "
+            "here until the authors resolve it: use the data under the stricter terms (non-commercial, share-alike). "
+            "Captions and videos belong to MSR-VTT and MSVD."
+        ),
+        citation=CITATION,
+        description=(
+            "Text-to-video retrieval benchmarks count only a caption's own video as relevant, so a model that returns "
+            "another matching video is marked wrong. FIRE adds human relevance judgments of the top-10 predictions of "
+            "several models on MSR-VTT (1k-A test) and MSVD (test), so metrics can be computed with the original "
+            "positives only, with FIRE positives, and their difference (\"A (B + C)\")."
+        ),
+        negatives=(
+            "Not negatives but extra positives: annotators marked a (caption, video) pair relevant only if everything the "
+            "caption mentions is in the video. Judgments of one pair are pooled and decided by majority vote; ties are "
+            "kept with `unresolved = true` and label 0. Rows with `source = original` are the benchmark's own pairs."
+        ),
+        task="retrieval",
+        raw_files=raw_files,
+        report=report,
+        tags=["fire", "text-to-video-retrieval", "msr-vtt", "msvd"],
+        usage_note=(
+            "Relevant videos of a query: rows of the `<name>` config with `label == 1` (original positives only: also "
+            "`source == 'original'`). Score vectors follow the order of `<name>-videos`."
+        ),
+    )

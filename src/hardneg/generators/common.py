@@ -1,0 +1,151 @@
+"""Pieces every generator shares: per-caption random streams, provenance records, MC rows.
+
+Determinism rule: every random choice for a caption comes from a stream seeded by
+``sha256(seed, generator, caption id, purpose)``, so the output depends only on
+(input, seed), never on batch boundaries, worker count or Python's ``hash()``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import Any, Iterable, Mapping
+
+from hardneg.schema import MC_ITEM_SCHEMA
+
+MC_COLUMNS = tuple(MC_ITEM_SCHEMA.names)
+#: Extra output column: the input caption's id, so a batch runner can match outputs to inputs.
+SOURCE_ID = "source_id"
+
+
+def caption_rng(seed: int, generator: str, caption_id: str, purpose: str = "") -> random.Random:
+    """A random stream private to one caption (and purpose) under one seed."""
+    key = f"{int(seed)}\x1f{generator}\x1f{caption_id}\x1f{purpose}".encode("utf-8")
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def _round_floats(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, dict):
+        return {k: _round_floats(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_round_floats(v) for v in value]
+    return value
+
+
+def details_json(details: Mapping[str, Any] | None) -> str | None:
+    """Canonical JSON of a record's details (sorted keys, floats to 6 significant digits)."""
+    if not details:
+        return None
+    return json.dumps(_round_floats(dict(details)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def positive_record() -> dict[str, Any]:
+    return {
+        "origin": "positive", "generator": None, "generator_version": None, "rule": None,
+        "pos": None, "span": None, "replacement": None, "seed": None, "details": None,
+    }
+
+
+def negative_record(
+    generator: str, version: str, rule: str, *, pos: str | None, span: str | None,
+    replacement: str | None, seed: int, details: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One `hardneg.schema.PROVENANCE_TYPE` value for a generated negative."""
+    return {
+        "origin": "generator", "generator": generator, "generator_version": version, "rule": rule,
+        "pos": pos, "span": span, "replacement": replacement, "seed": int(seed),
+        "details": details_json(details),
+    }
+
+
+def mc_row(
+    source_id: str, item_id: str, video_id: str, positive: str, negatives: list[tuple[str, str, dict[str, Any]]], *,
+    category: str | None, source_dataset: str | None = None, source_split: str | None = None,
+    manipulated_index: int | None = None,
+) -> dict[str, Any]:
+    """An `MC_ITEM_SCHEMA` row: the positive first (label 0), then (caption, type, record) negatives."""
+    return {
+        SOURCE_ID: source_id,
+        "id": item_id,
+        "video_id": video_id,
+        "source_dataset": source_dataset,
+        "source_split": source_split,
+        "category": category,
+        "captions": [positive] + [c for c, _, _ in negatives],
+        "label": 0,
+        "manipulated_index": manipulated_index,
+        "negative_types": ["positive"] + [t for _, t, _ in negatives],
+        "provenance": [positive_record()] + [r for _, _, r in negatives],
+    }
+
+
+def rows_to_columns(rows: Iterable[Mapping[str, Any]]) -> dict[str, list]:
+    """Rows -> a dict of lists: `source_id` plus the MC columns (what a batch function returns)."""
+    names = (SOURCE_ID,) + MC_COLUMNS
+    cols: dict[str, list] = {name: [] for name in names}
+    for row in rows:
+        for name in names:
+            cols[name].append(row.get(name))
+    return cols
+
+
+def to_mc_table(columns: Mapping[str, list] | Any) -> Any:
+    """A batch function's output (dict of lists or Arrow table) as a table of `MC_ITEM_SCHEMA`."""
+    import pyarrow as pa
+
+    if isinstance(columns, pa.Table):
+        columns = columns.to_pydict()
+    return pa.table({name: columns[name] for name in MC_COLUMNS}, schema=MC_ITEM_SCHEMA)
+
+
+def batch_records(batch: Mapping[str, list], required: tuple[str, ...] = ("id", "caption")) -> list[dict[str, Any]]:
+    """Turn a column batch into per-caption dicts, with a clear error for a missing column/value."""
+    if "id" in required and SOURCE_ID in batch:  # fed by the runner: the caption id travels as source_id
+        batch = {("id" if k == SOURCE_ID else k): v for k, v in batch.items() if k != "id"}
+    missing = [c for c in required if c not in batch]
+    if missing:
+        raise ValueError(
+            f"input batch has no column(s) {missing} (columns: {sorted(batch)}); "
+            "name the caption and id columns with --caption-column/--id-column"
+        )
+    n = len(batch[required[0]])
+    out = []
+    for i in range(n):
+        rec = {k: v[i] for k, v in batch.items()}
+        for c in required:
+            if rec[c] is None or (isinstance(rec[c], str) and not rec[c].strip()):
+                raise ValueError(f"input row {i} (id={rec.get('id')!r}) has an empty '{c}'")
+        rec["id"] = str(rec["id"])
+        rec.setdefault("video_id", None)
+        if rec["video_id"] is None:
+            rec["video_id"] = rec["id"]
+        out.append(rec)
+    return out
+
+
+def match_case(replacement: str, original: str) -> str:
+    """Give `replacement` the capitalisation pattern of `original` (UPPER, Title or lower)."""
+    if len(original) > 1 and original.isupper():
+        return replacement.upper()
+    if original[:1].isupper():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
+
+
+def fix_article(text_before: str, replacement: str) -> tuple[str, bool]:
+    """Make an 'a'/'an' right before the replaced word agree with it; return (new prefix, changed)."""
+    stripped = text_before.rstrip()
+    gap = text_before[len(stripped):]
+    if not gap or not replacement:
+        return text_before, False
+    head, _, last = stripped.rpartition(" ")
+    if last.lower() not in ("a", "an"):
+        return text_before, False
+    want = "an" if replacement[0].lower() in "aeiou" else "a"
+    if last.lower() == want:
+        return text_before, False
+    new = match_case(want, last)
+    return (head + " " if head else "") + new + gap, True

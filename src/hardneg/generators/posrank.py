@@ -1,0 +1,412 @@
+"""PoSRank single-word (and phrase-level) negatives (Chen et al., Sections 4 and 6.3).
+
+For one part of speech, one word of the caption is chosen and replaced by up to K
+other words of the same part of speech, tried in priority order:
+
+1. ``antonym``: a WordNet antonym of the word (prepositions: an explicit map, WordNet has none);
+2. ``hypernym-antonym``: an antonym of a hypernym or hyponym (adjectives: of a similar-to head);
+   then ``similar-antonym``: for a satellite adjective, an antonym of its head adjective;
+3. ``sibling``: another hyponym of one of the word's hypernyms (nouns, verbs);
+4. ``vocabulary``: a random word of the same part of speech from the corpus vocabulary.
+
+Replacements keep the inflection (``is pushing`` -> ``is pulling``, ``men`` -> ``women``) and
+the capitalisation of the replaced word; no two negatives are equal and none equals the
+caption. Phrase-level negatives (training) change a word and one neighbour of it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from hardneg.generators.common import (
+    batch_records, caption_rng, fix_article, match_case, mc_row, negative_record, rows_to_columns,
+)
+from hardneg.generators.inflection import inflect, lemmatize
+from hardneg.schema import PARTS_OF_SPEECH
+
+NAME = "posrank-single-word"
+PHRASE_NAME = "posrank-phrase"
+VERSION = "1.0"
+
+#: PoSRank part of speech -> spaCy universal tags it covers.
+UPOS = {"noun": ("NOUN",), "verb": ("VERB",), "adj": ("ADJ",), "adv": ("ADV",), "prep": ("ADP",)}
+UPOS_TO_POS = {u: p for p, us in UPOS.items() for u in us}
+#: PoSRank part of speech -> WordNet synset types.
+WN_POS = {"noun": ("n",), "verb": ("v",), "adj": ("a", "s"), "adv": ("r",)}
+#: Vocabulary-file keys accepted as aliases (the published VLN-UVO dictionary says 'adp').
+POS_ALIASES = {"adp": "prep", "adjective": "adj", "adverb": "adv", "preposition": "prep"}
+
+#: WordNet has no prepositions: their antonyms, by hand.
+PREPOSITION_ANTONYMS: dict[str, tuple[str, ...]] = {
+    "into": ("out of",), "in": ("out of",), "inside": ("outside",), "outside": ("inside",),
+    "within": ("outside",), "on": ("off",), "onto": ("off",), "upon": ("off",), "off": ("on",),
+    "up": ("down",), "down": ("up",), "above": ("below",), "below": ("above",),
+    "over": ("under",), "under": ("over",), "beneath": ("above",), "underneath": ("above",),
+    "before": ("after",), "after": ("before",), "with": ("without",), "without": ("with",),
+    "to": ("from",), "from": ("to",), "toward": ("away from",), "towards": ("away from",),
+    "behind": ("in front of",), "near": ("far from",), "for": ("against",), "against": ("for",),
+    "inside of": ("outside of",), "out": ("in",), "across": ("along",), "along": ("across",),
+}
+RULES = ("antonym", "hypernym-antonym", "similar-antonym", "sibling", "vocabulary")
+#: Words never chosen for replacement: sequencing/degree/focus words with nothing to see in a video.
+SKIP_TARGETS = frozenset(
+    "then also there here now just only very too so again still even not ever already yet soon "
+    "as when while where how why really quite rather almost".split()
+)
+
+
+# ------------------------------------------------------------------ vocabulary
+def normalize_vocabulary(vocab: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, ...]]:
+    """{pos: words} (any casing/inflection, 'adp' allowed) -> {pos: sorted unique lemmas}."""
+    out: dict[str, set[str]] = {p: set() for p in PARTS_OF_SPEECH}
+    for key, words in vocab.items():
+        pos = POS_ALIASES.get(key.lower(), key.lower())
+        if pos not in out:
+            continue
+        upos = UPOS[pos][0]
+        for w in words:
+            if isinstance(w, str) and w.strip() and all(part.isalpha() for part in w.split()):
+                out[pos].add(lemmatize(w.strip(), upos))
+    return {p: tuple(sorted(ws)) for p, ws in out.items()}
+
+
+def load_vocabulary(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """Read a {pos: [words]} JSON file (e.g. the published ``vln_uvo_word_dic_*.json``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"vocabulary file {p} not found (a JSON object {{pos: [words]}})")
+    data = json.loads(p.read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"vocabulary file {p}: expected a JSON object {{pos: [words]}}")
+    return normalize_vocabulary(data)
+
+
+def vocabulary_from_docs(docs: Iterable[Any], min_count: int = 1) -> dict[str, tuple[str, ...]]:
+    """Corpus vocabulary: lemmas per part of speech seen at least `min_count` times in tagged docs."""
+    counts: dict[str, dict[str, int]] = {p: {} for p in PARTS_OF_SPEECH}
+    for doc in docs:
+        for tok in doc:
+            pos = UPOS_TO_POS.get(tok.pos_)
+            if pos and tok.is_alpha:
+                lem = lemmatize(tok.text, tok.pos_) if pos != "prep" else tok.lower_
+                counts[pos][lem] = counts[pos].get(lem, 0) + 1
+    return {p: tuple(sorted(w for w, c in cs.items() if c >= min_count)) for p, cs in counts.items()}
+
+
+# ------------------------------------------------------------------ WordNet candidates
+@dataclass
+class CandidateSource:
+    """Ordered replacement lemmas of one (lemma, pos) from WordNet, cached per generator instance."""
+
+    wordnet: Any
+    sibling_limit: int = 5
+    _cache: dict = field(default_factory=dict)
+
+    def _synsets(self, lemma: str, pos: str) -> list:
+        out = []
+        for wp in WN_POS[pos]:
+            out += self.wordnet.synsets(lemma, wp)
+        return [s for s in out if s.pos() in WN_POS[pos]]
+
+    @staticmethod
+    def _single(name: str) -> str | None:
+        return None if "_" in name or "-" in name or not name.isalpha() else name.lower()
+
+    def tiers(self, lemma: str, pos: str) -> dict[str, tuple[str, ...]]:
+        """{rule: lemmas} for antonym, hypernym-antonym and sibling (vocabulary is added later)."""
+        key = (lemma, pos)
+        if key in self._cache:
+            return self._cache[key]
+        if pos == "prep":
+            result = {"antonym": PREPOSITION_ANTONYMS.get(lemma, ()), "hypernym-antonym": (), "similar-antonym": (),
+                      "sibling": ()}
+            self._cache[key] = result
+            return result
+        synsets = self._synsets(lemma, pos)
+        ant: list[str] = []
+        for s in synsets:
+            for lem in s.lemmas():
+                if lem.name().lower() == lemma:
+                    ant += [a.name() for a in lem.antonyms()]
+        if not ant:  # no antonym on the word itself: antonyms of its synonyms ('backwards' -> 'forward')
+            for s in synsets[:3]:
+                for lem in s.lemmas():
+                    ant += [a.name() for a in lem.antonyms()]
+        if pos == "adv":  # flat adverbs ('fast', 'far', 'wide') take the antonyms of the same-form adjective
+            for s in self.wordnet.synsets(lemma, "a"):
+                for lem in s.lemmas():
+                    if lem.name().lower() == lemma:
+                        ant += [a.name() for a in lem.antonyms()]
+        similar_ant: list[str] = []
+        for s in synsets:
+            if s.pos() == "s":  # satellite adjective: antonyms of its head adjective
+                for head in s.similar_tos():
+                    for lem in head.lemmas():
+                        similar_ant += [a.name() for a in lem.antonyms()]
+        related: list = []
+        for s in synsets:
+            related += s.hypernyms() + s.instance_hypernyms() + s.hyponyms()
+            if pos == "adj":
+                related += s.also_sees()
+        hyp_ant = [a.name() for r in related for lem in r.lemmas() for a in lem.antonyms()]
+        sib: list[str] = []
+        if pos in ("noun", "verb"):
+            for s in synsets[:2]:  # the most frequent senses only
+                for h in s.hypernyms():
+                    for sister in h.hyponyms():
+                        if sister != s:
+                            sib += [lem.name() for lem in sister.lemmas()]
+        result = {}
+        seen = {lemma}
+        tiers = (("antonym", ant), ("hypernym-antonym", hyp_ant), ("similar-antonym", similar_ant), ("sibling", sib))
+        for rule, names in tiers:
+            kept = []
+            for n in names:
+                w = self._single(n)
+                if w and w not in seen:
+                    seen.add(w)
+                    kept.append(w)
+            result[rule] = tuple(kept)
+        self._cache[key] = result
+        return result
+
+
+# ------------------------------------------------------------------ one caption
+@dataclass(frozen=True)
+class Target:
+    """The word chosen for replacement: character offsets into the caption, tag and lemma."""
+
+    start: int
+    end: int
+    text: str
+    tag: str
+    upos: str
+    lemma: str
+    index: int
+
+
+def targets_of(doc: Any, pos: str) -> list[Target]:
+    """Alphabetic tokens of part of speech `pos` in a tagged spaCy doc."""
+    out = []
+    for tok in doc:
+        if tok.pos_ in UPOS[pos] and tok.is_alpha and tok.lower_ not in SKIP_TARGETS:
+            lemma = tok.lower_ if pos == "prep" else (tok.lemma_.lower() if tok.lemma_.isalpha() else lemmatize(tok.text, tok.pos_))
+            out.append(Target(tok.idx, tok.idx + len(tok.text), tok.text, tok.tag_, tok.pos_, lemma, tok.i))
+    return out
+
+
+def surface(lemma: str, target: Target) -> str:
+    """`lemma` inflected like `target` and cased like it."""
+    return match_case(inflect(lemma, target.tag), target.text)
+
+
+def substitute(text: str, target: Target, replacement: str) -> tuple[str, bool]:
+    """`text` with the target replaced (and an 'a'/'an' before it fixed); returns (text, article_fixed)."""
+    prefix, fixed = fix_article(text[: target.start], replacement)
+    return prefix + replacement + text[target.end :], fixed
+
+
+def ranked_candidates(
+    target: Target, pos: str, source: CandidateSource, vocabulary: Sequence[str], rng: Any, k: int
+) -> list[tuple[str, str]]:
+    """Up to `k` (rule, lemma) replacements for `target` in priority order, sibling/vocabulary seeded."""
+    tiers = source.tiers(target.lemma, pos)
+    banned = {target.lemma, target.text.lower()}
+    out: list[tuple[str, str]] = []
+    seen_forms: set[str] = set()
+
+    def take(rule: str, lemma: str) -> None:
+        if lemma in banned:
+            return
+        form = inflect(lemma, target.tag).lower()
+        if form in seen_forms or form == target.text.lower():
+            return
+        seen_forms.add(form)
+        out.append((rule, lemma))
+
+    for rule in ("antonym", "hypernym-antonym", "similar-antonym"):
+        for lem in tiers[rule]:
+            take(rule, lem)
+    siblings = list(tiers["sibling"])
+    if vocabulary:
+        vocab_set = set(vocabulary)
+        siblings = [s for s in siblings if s in vocab_set]
+    rng.shuffle(siblings)
+    for lem in siblings[: source.sibling_limit]:
+        take("sibling", lem)
+    if len(out) < k and vocabulary:
+        order = rng.sample(range(len(vocabulary)), len(vocabulary)) if len(vocabulary) <= 4 * k else None
+        if order is None:  # large vocabulary: draw without replacement lazily
+            drawn: set[int] = set()
+            tries = 0
+            while len(out) < k and tries < 20 * k and len(drawn) < len(vocabulary):
+                i = rng.randrange(len(vocabulary))
+                tries += 1
+                if i not in drawn:
+                    drawn.add(i)
+                    take("vocabulary", vocabulary[i])
+            order = [i for i in range(len(vocabulary)) if i not in drawn] if len(out) < k else []
+        for i in order:
+            if len(out) >= k:
+                break
+            take("vocabulary", vocabulary[i])
+    return out[:k]
+
+
+def choose_target(targets: list[Target], pos: str, source: CandidateSource, rng: Any, prefer_antonym: bool) -> Target:
+    """Uniform choice among the words of `pos`; among those with an antonym first when asked."""
+    if prefer_antonym:
+        with_ant = [t for t in targets if source.tiers(t.lemma, pos)["antonym"]]
+        if with_ant:
+            return with_ant[rng.randrange(len(with_ant))]
+    return targets[rng.randrange(len(targets))]
+
+
+def word_negatives(
+    rec: Mapping[str, Any], doc: Any, pos: str, *, source: CandidateSource,
+    vocabulary: Mapping[str, Sequence[str]], k: int, seed: int, prefer_antonym_targets: bool = True,
+) -> dict[str, Any] | None:
+    """The MC row of one caption for one part of speech, or None when it has no word of `pos`."""
+    text = rec["caption"]
+    targets = targets_of(doc, pos)
+    if not targets:
+        return None
+    rng = caption_rng(seed, NAME, rec["id"], pos)
+    target = choose_target(targets, pos, source, rng, prefer_antonym_targets)
+    negatives = []
+    seen = {text}
+    for rule, lemma in ranked_candidates(target, pos, source, vocabulary.get(pos, ()), rng, k):
+        repl = surface(lemma, target)
+        new, fixed = substitute(text, target, repl)
+        if new in seen:
+            continue
+        seen.add(new)
+        details = {"lemma": lemma, "tag": target.tag, "token_index": target.index}
+        if fixed:
+            details["article_fixed"] = True
+        negatives.append((new, pos, negative_record(
+            NAME, VERSION, rule, pos=pos, span=target.text, replacement=repl, seed=seed, details=details)))
+    if not negatives:
+        return None
+    return mc_row(rec["id"], f"{rec['id']}/{pos}", rec["video_id"], text, negatives, category=pos,
+                  source_dataset=rec.get("source_dataset"), source_split=rec.get("source_split"))
+
+
+def phrase_negatives(
+    rec: Mapping[str, Any], doc: Any, *, source: CandidateSource,
+    vocabulary: Mapping[str, Sequence[str]], k: int, seed: int,
+) -> dict[str, Any] | None:
+    """Phrase-level negatives: a word of the five parts of speech and, 50:50, the word before or
+    after it (also of the five) both replaced, antonyms first, each pair of replacements new."""
+    text = rec["caption"]
+    by_index: dict[int, tuple[str, Target]] = {}
+    for pos in PARTS_OF_SPEECH:
+        for t in targets_of(doc, pos):
+            by_index[t.index] = (pos, t)
+    pairs = []
+    for i in sorted(by_index):
+        for j in (i - 1, i + 1):
+            if j in by_index:
+                pairs.append((i, j))
+    if not pairs:
+        return None
+    rng = caption_rng(seed, PHRASE_NAME, rec["id"], "phrase")
+    cands: dict[int, list[tuple[str, str]]] = {}
+    negatives, seen, tries = [], {text}, 0
+    firsts = sorted({i for i, _ in pairs})
+    while len(negatives) < k and tries < 10 * k:
+        tries += 1
+        i = firsts[rng.randrange(len(firsts))]
+        side = i - 1 if rng.random() < 0.5 else i + 1
+        j = side if (i, side) in pairs else (2 * i - side)
+        a, b = sorted((i, j))
+        picks = []
+        for idx in (a, b):
+            pos, t = by_index[idx]
+            if idx not in cands:
+                cands[idx] = ranked_candidates(t, pos, source, vocabulary.get(pos, ()),
+                                               caption_rng(seed, PHRASE_NAME, rec["id"], f"cands-{idx}"), k)
+            if not cands[idx]:
+                break
+            # antonyms first: take the first candidate, later tries walk down the list
+            rank = min(int(rng.expovariate(0.5)), len(cands[idx]) - 1)
+            picks.append((pos, t, *cands[idx][rank]))
+        if len(picks) < 2:
+            continue
+        (pa, ta, ra, la), (pb, tb, rb, lb) = picks
+        sa, sb = surface(la, ta), surface(lb, tb)
+        new = text[: ta.start] + sa + text[ta.end : tb.start] + sb + text[tb.end :]
+        if new in seen:
+            continue
+        seen.add(new)
+        details = {"parts": [{"pos": pa, "rule": ra, "span": ta.text, "replacement": sa},
+                             {"pos": pb, "rule": rb, "span": tb.text, "replacement": sb}]}
+        negatives.append((new, "phrase", negative_record(
+            PHRASE_NAME, VERSION, f"{ra}+{rb}", pos=f"{pa}+{pb}", span=text[ta.start : tb.end],
+            replacement=sa + text[ta.end : tb.start] + sb, seed=seed, details=details)))
+    if not negatives:
+        return None
+    return mc_row(rec["id"], f"{rec['id']}/phrase", rec["video_id"], text, negatives, category="phrase",
+                  source_dataset=rec.get("source_dataset"), source_split=rec.get("source_split"))
+
+
+# ------------------------------------------------------------------ batch function
+class PosRankBatchFn:
+    """Pure batch function: caption columns in, one MC row per (caption, part of speech) out."""
+
+    def __init__(self, nlp: Any, wordnet: Any, vocabulary: Mapping[str, Sequence[str]], *, k: int = 20,
+                 seed: int = 0, parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
+                 sibling_limit: int = 5, prefer_antonym_targets: bool = True, batch_size: int = 256) -> None:
+        bad = [p for p in parts_of_speech if p not in PARTS_OF_SPEECH]
+        if bad:
+            raise ValueError(f"parts_of_speech {bad} unknown; choose from {PARTS_OF_SPEECH}")
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        self.nlp, self.k, self.seed, self.batch_size = nlp, int(k), int(seed), batch_size
+        self.parts_of_speech, self.phrase = tuple(parts_of_speech), phrase
+        self.vocabulary = {p: tuple(v) for p, v in vocabulary.items()}
+        self.prefer_antonym_targets = prefer_antonym_targets
+        self.source = CandidateSource(wordnet, sibling_limit=sibling_limit)
+
+    def __call__(self, batch: Mapping[str, list]) -> dict[str, list]:
+        recs = batch_records(batch)
+        rows = []
+        for rec, doc in zip(recs, self.nlp.pipe([r["caption"] for r in recs], batch_size=self.batch_size)):
+            if self.phrase:
+                row = phrase_negatives(rec, doc, source=self.source, vocabulary=self.vocabulary, k=self.k, seed=self.seed)
+                if row:
+                    rows.append(row)
+                continue
+            for pos in self.parts_of_speech:
+                row = word_negatives(rec, doc, pos, source=self.source, vocabulary=self.vocabulary, k=self.k,
+                                     seed=self.seed, prefer_antonym_targets=self.prefer_antonym_targets)
+                if row:
+                    rows.append(row)
+        return rows_to_columns(rows)
+
+
+def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None, k: int = 20, seed: int = 0,
+                  parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False, sibling_limit: int = 5,
+                  prefer_antonym_targets: bool = True, batch_size: int = 256) -> PosRankBatchFn:
+    """Factory (run once per worker): loads spaCy and WordNet and the vocabulary (a JSON path or
+    a {pos: words} mapping; without one the vocabulary tier is empty and rows may hold fewer than k)."""
+    from hardneg.resources import load_spacy, load_wordnet
+
+    if vocabulary is None:
+        vocab: dict[str, tuple[str, ...]] = {}
+    elif isinstance(vocabulary, (str, Path)):
+        vocab = load_vocabulary(vocabulary)
+    else:
+        vocab = normalize_vocabulary(vocabulary)
+    return PosRankBatchFn(load_spacy(("parser", "ner")), load_wordnet(), vocab, k=k, seed=seed,
+                          parts_of_speech=parts_of_speech, phrase=phrase, sibling_limit=sibling_limit,
+                          prefer_antonym_targets=prefer_antonym_targets, batch_size=batch_size)
+
+
+def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
+    """Factory of the phrase-level (two consecutive words) training negatives."""
+    settings["phrase"] = True
+    return make_batch_fn(**settings)

@@ -1,0 +1,102 @@
+"""The one interface every scored model implements, and the helpers adapters share.
+
+A model turns captions into text embeddings and a video's frames into a video embedding,
+and scores a (video, caption) pair from the two. Keeping the two encoders separate is what
+lets the scorer cache video embeddings across runs and benchmarks. Adding a model is one
+small subclass registered by name (see `hardneg.models.registry`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+
+def pick_device(device: str | None) -> str:
+    """`device` as given, else "cuda" when a GPU is visible, else "cpu"."""
+    import torch
+
+    if device in (None, "", "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"--device {device} asked for a GPU but none is visible; use --device cpu")
+    return device
+
+
+def torch_dtype(device: str, fp16: bool):
+    import torch
+
+    if fp16 and not device.startswith("cuda"):
+        raise ValueError("--fp16 needs a GPU (--device cuda); on the CPU models run in float32")
+    return torch.float16 if fp16 else torch.float32
+
+
+def local_revision(path: str | Path) -> str:
+    """Content hash of a local model folder (weights + configs): its revision when not from the Hub."""
+    h = hashlib.sha256()
+    for p in sorted(Path(path).rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(path).as_posix().encode())
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+    return "sha256:" + h.hexdigest()[:16]
+
+
+def hub_revision(model_id: str, revision: str | None, loaded: Any) -> str:
+    """The exact revision of a loaded Hub model (commit hash when known), else a local content hash."""
+    if Path(model_id).is_dir():
+        return local_revision(model_id)
+    commit = getattr(getattr(loaded, "config", None), "_commit_hash", None)
+    return commit or revision or "main"
+
+
+def l2_normalize(x: np.ndarray) -> np.ndarray:
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.maximum(norm, 1e-12)
+
+
+class VideoTextModel(ABC):
+    """A video-text model behind the scorer, the demo and the analyses.
+
+    Subclasses set `model_id`, `revision` and `adapter` and implement `encode_text` and
+    `encode_video`; `similarity` defaults to the cosine of L2-normalised embeddings.
+    `uses_video=False` marks a blind (text-only) baseline: its video embedding is empty.
+    """
+
+    adapter: str = "base"
+    uses_video: bool = True
+    model_id: str = ""
+    revision: str = ""
+    device: str = "cpu"
+    dtype: str = "float32"
+
+    @abstractmethod
+    def encode_text(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), D) float32 text embeddings."""
+
+    @abstractmethod
+    def encode_video(self, videos: Sequence[np.ndarray]) -> np.ndarray:
+        """(len(videos), D_v) float32 video embeddings; each video is (T, H, W, 3) uint8 frames."""
+
+    def similarity(self, video_embeddings: np.ndarray, text_embeddings: np.ndarray) -> np.ndarray:
+        """(V, T) scores of every video against every text (cosine by default)."""
+        return l2_normalize(np.asarray(video_embeddings, np.float32)) @ l2_normalize(
+            np.asarray(text_embeddings, np.float32)).T
+
+    def score(self, video: np.ndarray | None, captions: Sequence[str]) -> np.ndarray:
+        """(len(captions),) scores of the captions for one video (frames (T, H, W, 3))."""
+        v = self.encode_video([video]) if self.uses_video else np.zeros((1, 0), np.float32)
+        return self.similarity(v, self.encode_text(list(captions)))[0]
+
+    def identity(self) -> dict[str, Any]:
+        """What makes this model's scores what they are (goes into predictions and cache keys)."""
+        return {"model_id": self.model_id, "model_revision": self.revision, "adapter": self.adapter,
+                "dtype": self.dtype}
+
+    def cache_key(self) -> str:
+        ident = {k: v for k, v in self.identity().items()}
+        return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:20]

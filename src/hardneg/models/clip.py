@@ -1,0 +1,90 @@
+"""CLIP-family image-text models on video: embed each sampled frame, average, normalise.
+
+This is the "CLIP zero-shot" baseline of the contrast-set and Feint6K papers. Any
+`transformers` CLIP checkpoint works (default `openai/clip-vit-base-patch32`); `tiny-clip`
+is the random-weight model shipped in the package for offline runs and tests.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
+from hardneg.models.registry import register
+
+DEFAULT_CLIP = "openai/clip-vit-base-patch32"
+
+
+def _is_clip_id(model: str) -> bool:
+    low = model.lower()
+    return "clip" in low and "xclip" not in low and "x-clip" not in low
+
+
+@register("clip", f"CLIP image-text model, frame embeddings mean-pooled (default {DEFAULT_CLIP})", matches=_is_clip_id)
+class CLIPVideoModel(VideoTextModel):
+    adapter = "clip-mean-pool"
+
+    def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
+                 revision: str | None = None, text_batch: int = 256, frame_batch: int = 256):
+        import torch
+        from transformers import AutoTokenizer, CLIPImageProcessorPil, CLIPModel
+
+        self.model_id = model_id or DEFAULT_CLIP
+        self.device = pick_device(device)
+        dt = torch_dtype(self.device, fp16)
+        self.dtype = str(dt).replace("torch.", "")
+        kw = {"revision": revision} if revision else {}
+        self.model = CLIPModel.from_pretrained(self.model_id, dtype=dt, **kw).to(self.device).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(self.model_id, **kw)
+        self.processor = CLIPImageProcessorPil.from_pretrained(self.model_id, **kw)
+        self.revision = hub_revision(self.model_id, revision, self.model)
+        self.max_length = int(self.model.config.text_config.max_position_embeddings)
+        self.text_batch, self.frame_batch = text_batch, frame_batch
+        self._torch = torch
+
+    def encode_text(self, texts: Sequence[str]) -> np.ndarray:
+        torch = self._torch
+        out = []
+        for i in range(0, len(texts), self.text_batch):
+            tok = self.tokenizer(list(texts[i:i + self.text_batch]), padding=True, truncation=True,
+                                 max_length=self.max_length, return_tensors="pt").to(self.device)
+            with torch.inference_mode():
+                emb = self.model.get_text_features(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"])
+            emb = getattr(emb, "pooler_output", emb)
+            out.append(emb.float().cpu().numpy())
+        dim = self.model.config.projection_dim
+        return np.concatenate(out) if out else np.zeros((0, dim), np.float32)
+
+    def _frame_embeddings(self, frames: np.ndarray) -> np.ndarray:
+        torch = self._torch
+        out = []
+        for i in range(0, len(frames), self.frame_batch):
+            pix = self.processor(images=list(frames[i:i + self.frame_batch]), return_tensors="pt")["pixel_values"]
+            with torch.inference_mode():
+                emb = self.model.get_image_features(pixel_values=pix.to(self.device, self.model.dtype))
+            emb = getattr(emb, "pooler_output", emb)
+            out.append(emb.float().cpu().numpy())
+        return np.concatenate(out)
+
+    def encode_video(self, videos: Sequence[np.ndarray]) -> np.ndarray:
+        if not len(videos):
+            return np.zeros((0, self.model.config.projection_dim), np.float32)
+        counts = [len(v) for v in videos]
+        frames = np.concatenate([np.asarray(v) for v in videos])
+        emb = l2_normalize(self._frame_embeddings(frames))
+        bounds = np.cumsum([0, *counts])
+        return np.stack([emb[a:b].mean(0) for a, b in zip(bounds[:-1], bounds[1:])]).astype(np.float32)
+
+
+@register("tiny-clip", "built-in tiny random-weight CLIP (offline quickstart, tests, demo default)")
+class TinyCLIPVideoModel(CLIPVideoModel):
+    adapter = "clip-mean-pool"
+
+    def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
+                 revision: str | None = None):
+        from hardneg.models.tiny_clip import tiny_clip_path
+
+        super().__init__(str(tiny_clip_path()), device=device, fp16=fp16)
+        self.model_id = "hardneg/tiny-clip"

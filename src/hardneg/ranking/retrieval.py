@@ -1,0 +1,300 @@
+"""Retrieval: each query ranks every item (FIRE-style text-to-video with extra positives).
+
+The original single positive and the extra positives are scored apart: ``R@k``, ``MeanR``,
+``MedianR``, ``MRR`` and ``AP_original`` use the original positive only (the benchmark's
+own numbers), ``C@k``, ``AP`` and ``rank_first`` use every relevant item (original plus
+extra positives), so both can be reported side by side as in FIRE's "A (B + C)".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .multiple_choice import rank_metrics, rank_spec
+from .qrels import Qrels
+from .results import Aggregation, RankingResult, aggregate, breakdown
+from .ties import (
+    FIRE_AP_CUTOFF,
+    check_tie_rule,
+    expected_precision_terms,
+    harmonic_table,
+    hypergeometric_miss,
+    log_factorial_table,
+)
+from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
+
+_CHUNK = 1 << 22  # elements per block when comparing tied items against whole rows
+
+
+# --- counting candidates above / tied with a given score, for many (row, score) pairs ------
+
+class RowCounter:
+    """Answers "how many items of row q score > s / == s" for many pairs, exactly.
+
+    Rows are sorted once. For float32 scores each value maps to an order-preserving
+    uint32 code packed with its row index into one uint64 key, so one ``np.searchsorted``
+    over the flat sorted keys answers all pairs. Other dtypes use a vectorized binary search.
+    """
+
+    def __init__(self, scores: np.ndarray):
+        self.n_rows, self.n_cols = scores.shape
+        if scores.dtype != np.float32:
+            as32 = scores.astype(np.float32)
+            if np.array_equal(as32.astype(scores.dtype), scores):
+                scores = as32
+        self.sorted = np.sort(scores, axis=1)
+        self.packed = scores.dtype == np.float32
+        if self.packed:
+            rows = (np.arange(self.n_rows, dtype=np.uint64) << np.uint64(32))[:, None]
+            self.keys = (rows | _ordered_u32(self.sorted)).ravel()
+
+    def above_and_tied(self, rows: np.ndarray, values: np.ndarray):
+        """(h, e): per pair, items scoring strictly above / exactly equal to the value."""
+        if self.packed:
+            key = (rows.astype(np.uint64) << np.uint64(32)) | _ordered_u32(values.astype(np.float32))
+            lo = np.searchsorted(self.keys, key, side="left")
+            hi = np.searchsorted(self.keys, key, side="right")
+            row_end = (rows + 1) * self.n_cols
+            return row_end - hi, hi - lo
+        lo = self._search(rows, values, strict=True)
+        hi = self._search(rows, values, strict=False)
+        return self.n_cols - hi, hi - lo
+
+    def _search(self, rows, values, strict):
+        flat = self.sorted.ravel()
+        lo = np.zeros(rows.shape, dtype=np.int64)
+        hi = np.full(rows.shape, self.n_cols, dtype=np.int64)
+        base = rows * self.n_cols
+        for _ in range(int(np.ceil(np.log2(self.n_cols + 1))) + 1):
+            active = lo < hi
+            mid = (lo + hi) // 2
+            v = flat[base + np.minimum(mid, self.n_cols - 1)]
+            go = (v < values) if strict else (v <= values)
+            lo = np.where(active & go, mid + 1, lo)
+            hi = np.where(active & ~go, mid, hi)
+        return lo
+
+
+def _ordered_u32(x: np.ndarray) -> np.ndarray:
+    """Float32 -> uint32 codes with the same order (and -0.0 == +0.0)."""
+    bits = (np.asarray(x, dtype=np.float32) + np.float32(0.0)).view(np.uint32).astype(np.uint64)
+    neg = (bits >> np.uint64(31)).astype(bool)
+    return np.where(neg, bits ^ np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
+
+
+def tied_before(scores, rows, cols, values, tiebreak) -> np.ndarray:
+    """Per (row, col) pair: items tied with it that come first under ``tiebreak``.
+
+    ``tiebreak`` is None for item-index order (stable argsort) or a (Q, V) array of
+    random keys (lower key first). Compares whole rows, in blocks, only for tied pairs.
+    """
+    out = np.zeros(rows.shape, dtype=np.int64)
+    n_cols = scores.shape[1]
+    step = max(1, _CHUNK // n_cols)
+    arange = np.arange(n_cols)
+    for start in range(0, rows.size, step):
+        r = rows[start : start + step]
+        c = cols[start : start + step]
+        eq = scores[r] == values[start : start + step, None]
+        if tiebreak is None:
+            first = arange[None, :] < c[:, None]
+        else:
+            first = tiebreak[r] < tiebreak[r, c][:, None]
+        out[start : start + step] = np.count_nonzero(eq & first, axis=1)
+    return out
+
+
+# --- validation of relevance judgements -------------------------------------------------
+
+def relevant_pairs(relevant, original, shape, mask):
+    """Relevant (query, item) pairs sorted by query then item; the original positive is always relevant."""
+    n_q, n_v = shape
+    if relevant is None:
+        if original is None:
+            raise ValueError("retrieval needs relevant= (Qrels or a (Q, V) bool matrix) and/or original=")
+        q = np.arange(n_q, dtype=np.int64)
+        d = np.asarray(original, dtype=np.int64)
+    else:
+        if not isinstance(relevant, Qrels):
+            arr = np.asarray(relevant)
+            if arr.shape != shape:
+                raise ValueError(
+                    f"relevant has shape {arr.shape} but scores has shape {shape}; pass a Qrels "
+                    "or a (Q, V) bool matrix of the same shape"
+                )
+            relevant = Qrels.from_dense(arr)
+        keep = relevant.relevance > 0
+        q, d = relevant.query[keep], relevant.item[keep]
+        for name, arr, n in (("query", q, n_q), ("item", d, n_v)):
+            bad = (arr < 0) | (arr >= n)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise ValueError(
+                    f"relevant.{name} has index {arr[i]} out of range 0..{n - 1} ({int(bad.sum())} such pairs); "
+                    f"{name} indices must address rows/columns of scores"
+                )
+        flat = q * n_v + d
+        uniq, counts = np.unique(flat, return_counts=True)
+        if uniq.size != flat.size:
+            dup = uniq[counts > 1][0]
+            raise ValueError(
+                f"relevant lists (query {dup // n_v}, item {dup % n_v}) more than once; "
+                "each relevant pair must appear once (deduplicate the qrels)"
+            )
+        if original is not None:
+            flat = np.union1d(uniq, np.arange(n_q, dtype=np.int64) * n_v + original)
+        else:
+            flat = uniq
+        q, d = flat // n_v, flat % n_v
+    n_rel = np.bincount(q, minlength=n_q)
+    if (n_rel == 0).any():
+        i = int(np.argmax(n_rel == 0))
+        raise ValueError(
+            f"query {i} has no relevant item ({int((n_rel == 0).sum())} such queries); "
+            "add its positive to relevant= or pass original=, or drop the query"
+        )
+    if mask is not None:
+        off = ~mask[q, d]
+        if off.any():
+            i = int(np.argmax(off))
+            raise ValueError(
+                f"relevant item {d[i]} of query {q[i]} is masked out (mask[{q[i]}, {d[i]}] is False); "
+                "a relevant item must be a real candidate: fix the qrels or the mask"
+            )
+    return q, d, n_rel
+
+
+# --- the measures over a set of relevant items --------------------------------------------
+
+def score_relevant(scores, counter, q, d, n_rel, ks, ties, tiebreak, logfact, harmonic):
+    """Per query: C@k, AP, first relevant rank, tie flag, for relevant pairs (q, d) sorted by q."""
+    n_q = scores.shape[0]
+    s = scores[q, d]
+    h, e = counter.above_and_tied(q, s)
+    # relevant items of a query in descending score order; runs of equal score = tie groups
+    order = np.lexsort((-s, q))
+    q, d, s, h, e = q[order], d[order], s[order], h[order], e[order]
+    idx = np.arange(q.size)
+    new_query = np.r_[True, q[1:] != q[:-1]]
+    new_group = new_query | np.r_[True, s[1:] != s[:-1]]
+    query_start = np.maximum.accumulate(np.where(new_query, idx, 0))
+    group_start = np.maximum.accumulate(np.where(new_group, idx, 0))
+    group_id = np.cumsum(new_group) - 1
+    r = np.bincount(group_id)[group_id]
+    r_before = group_start - query_start
+    within = idx - group_start  # index among the relevant items of the tie group
+    per: dict[str, np.ndarray] = {}
+    tied = np.bincount(q, weights=(e > 1), minlength=n_q) > 0
+    first = new_query  # the first relevant of each query is in its top tie group
+    h0, g0, r0 = h[first], e[first], r[first]
+    if ties == "expected":
+        for k in ks:
+            per[f"C@{k}"] = 1.0 - hypergeometric_miss(g0, r0, k - h0, logfact)
+        per["rank_first"] = h0 + (g0 + 1.0) / (r0 + 1.0)
+        terms = expected_precision_terms(h, e, r, r_before, harmonic)
+        per["AP"] = np.bincount(q, weights=terms, minlength=n_q) / n_rel
+        per["tied"] = tied.astype(np.float64)
+        return per
+    if ties in ("optimistic", "feint6k"):
+        pos = h + 1 + within
+    elif ties in ("pessimistic", "posrank"):
+        pos = h + (e - r) + 1 + within
+    else:  # "fire" (index order) or "random" (random keys)
+        pos = h + 1
+        sel = np.nonzero(e > 1)[0]
+        if sel.size:
+            pos = pos.copy()
+            pos[sel] += tied_before(scores, q[sel], d[sel], s[sel], tiebreak)
+    # precision at each relevant item: (its place among the query's relevant items) / position
+    order = np.lexsort((pos, q))
+    pos_sorted = pos[order]
+    hit_number = idx - query_start + 1  # q is already grouped, so query_start is unchanged by the sort
+    first_pos = pos_sorted[first]
+    for k in ks:
+        per[f"C@{k}"] = (first_pos <= k).astype(np.float64)
+    per["rank_first"] = first_pos.astype(np.float64)
+    precision = hit_number / pos_sorted
+    if ties == "fire":
+        in_top = pos_sorted <= FIRE_AP_CUTOFF
+        hits = np.bincount(q, weights=in_top, minlength=n_q)
+        total = np.bincount(q, weights=np.where(in_top, precision, 0.0), minlength=n_q)
+        per["AP"] = total / np.maximum(hits, 1)
+    else:
+        per["AP"] = np.bincount(q, weights=precision, minlength=n_q) / n_rel
+    per["tied"] = tied.astype(np.float64)
+    return per
+
+
+def retrieval(
+    scores,
+    relevant=None,
+    original=None,
+    ks=(1, 5, 10),
+    ties: str = "expected",
+    seed: int | None = None,
+    mask=None,
+    groups=None,
+    ids=None,
+) -> RankingResult:
+    """Retrieval metrics for Q queries over V items.
+
+    scores: (Q, V) floats. relevant: ``Qrels`` (sparse triplets) or (Q, V) bool matrix.
+    original: optional (Q,) index of each query's original positive; it is always counted
+    as relevant, and the original-only measures (R@k, MeanR, MedianR, MRR, AP_original)
+    are reported next to the all-positives ones (C@k, mAP, MeanR_first).
+    mask: optional (Q, V) bool, False = item not a candidate for that query.
+    """
+    check_tie_rule(ties, seed)
+    ks = check_ks(ks)
+    scores_arr = np.asarray(scores)
+    m = as_mask(mask, scores_arr.shape if scores_arr.ndim == 2 else (-1, -1))
+    s = as_scores(scores_arr, "scores", m)
+    n_q, n_v = s.shape
+    orig = None if original is None else as_index(original, n_q, n_v, "original", m)
+    group_cols = as_groups(groups, n_q)
+    check_ids(ids, n_q, "ids")
+    q, d, n_rel = relevant_pairs(relevant, orig, s.shape, m)
+    if m is not None:
+        s = np.where(m, s, -np.inf).astype(s.dtype, copy=False)
+
+    counter = RowCounter(s)
+    tiebreak = np.random.default_rng(seed).random(s.shape) if ties == "random" else None
+    logfact = log_factorial_table(n_v)
+    harmonic = harmonic_table(n_v + 1)
+    per = score_relevant(s, counter, q, d, n_rel, ks, ties, tiebreak, logfact, harmonic)
+    per["n_relevant"] = n_rel.astype(np.int64)
+    spec = [Aggregation(f"C@{k}", f"C@{k}") for k in ks]
+    spec += [Aggregation("mAP", "AP"), Aggregation("MeanR_first", "rank_first")]
+    spec += [Aggregation("MedianR_first", "rank_first", "median")]
+    if orig is not None:
+        rows = np.arange(n_q, dtype=np.int64)
+        orig_only = score_relevant(
+            s, counter, rows, orig, np.ones(n_q), (), ties, tiebreak, logfact, harmonic
+        )
+        per["AP_original"] = orig_only["AP"]
+        h, e = counter.above_and_tied(rows, s[rows, orig])
+        before = None
+        if ties in ("fire", "random"):
+            before = np.zeros(n_q, dtype=np.int64)
+            sel = np.nonzero(e > 1)[0]
+            if sel.size:
+                before[sel] = tied_before(s, sel, orig[sel], s[sel, orig[sel]], tiebreak)
+        single = rank_metrics(h, e - 1, ks, ties, seed, before)
+        per["rank_original"] = single.pop("rank")
+        per["RR_original"] = single.pop("RR")
+        per.update(single)
+        spec += [
+            Aggregation(a.name, {"rank": "rank_original", "RR": "RR_original"}.get(a.source, a.source), a.how)
+            for a in rank_spec(ks)
+            if a.name != "tie_rate"
+        ]
+        spec += [Aggregation("mAP_original", "AP_original")]
+    spec += [Aggregation("tie_rate", "tied")]
+    return RankingResult(
+        per_example=per,
+        aggregate=aggregate(per, spec),
+        by_group=breakdown(per, spec, group_cols),
+        ties=ties,
+        task="retrieval",
+        ks=ks,
+    )
