@@ -53,7 +53,7 @@ Examples:
     >>> import evaluate
     >>> mean_ap = evaluate.load("metrics/mean_average_precision")
     >>> mean_ap.compute(predictions=[[0.9, 0.1, 0.2], [0.3, 0.8, 0.1]], references=[[0], [0, 2]], n_resamples=0)
-    {'mAP': 0.6666666666666666, 'tie_rate': 0.0, 'n': 2, 'ties': 'expected'}
+    {'mAP': 0.7916666666666666, 'tie_rate': 0.0, 'n': 2, 'ties': 'expected'}
 """
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from hardneg.metric_base import COMMON_KWARGS_DOC
 from hardneg.metric_base import TIES_DOC
 from hardneg.metric_base import HardnegMetric
+from hardneg.metric_base import Stat
 from hardneg.metric_base import check_resampling
 from hardneg.metric_base import cluster_ids
 from hardneg.metric_base import decode_ints
@@ -76,14 +77,10 @@ class MeanRank(HardnegMetric):
         positive = decode_ints(references)
         videos = decode_optional(video_ids, "video_ids")
         result = multiple_choice(rows.scores, positive, mask=rows.mask, ks=(1,), ties=ties, seed=seed)
-        clusters = cluster_ids(videos, positive.shape[0])
+        rank = np.asarray(result.per_example["rank"], dtype=np.float64)
         out = scores_with_intervals(result.aggregate, result.per_example, [("MeanR", "MeanR", "rank")],
-                                    clusters, n_resamples, confidence_level, seed)
-        out["MeanR"] = float(result.aggregate["MeanR"])
-        out["MedianR"] = float(result.aggregate["MedianR"])
-        if n_resamples:
-            out["MedianR_ci"] = median_interval(result.per_example["rank"], clusters, n_resamples, confidence_level, seed)
-        out = {k: out[k] for k in ["MeanR", "MeanR_ci", "MedianR", "MedianR_ci"] if k in out}
+                                    cluster_ids(videos, positive.shape[0]), n_resamples, confidence_level, seed,
+                                    extra={"MedianR": (result.aggregate["MedianR"], Stat("median", rank))})
         out["tie_rate"] = float(result.aggregate["tie_rate"])
         out["n"] = int(result.aggregate["n"])
         out["ties"] = ties

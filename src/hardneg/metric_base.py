@@ -16,6 +16,7 @@ The ranking math lives in `hardneg.ranking`; modules only convert and select.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -348,8 +349,11 @@ def decode_relevant(col: Any) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------------------------
 
 
-class HardnegMetric(evaluate.Metric):
+class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     """evaluate.Metric with whole-batch Arrow encoding and optional streamed columns.
+
+    Abstract, so that `evaluate.load`, which takes the first concrete Metric class it finds in a
+    module script, skips this imported base and picks the module's own class.
 
     Subclasses define `_info()` via `self._make_info(...)`, `INPUT_KIND` (`"multiple_choice"`
     or `"retrieval"`), `OPTIONAL_INPUTS` (streamed columns a user may leave out) and `_compute`.
@@ -401,6 +405,8 @@ class HardnegMetric(evaluate.Metric):
         table = self._encode_batch({"predictions": predictions, "references": references, **kwargs})
         if self.writer is None:
             self.selected_feature_format = self.features
+            # one Arrow record batch per add_batch call instead of one per 1,000 rows
+            self.writer_batch_size = max(len(table), 1)
             self._init_writer()
         self.writer.write_table(table)
 
@@ -421,6 +427,14 @@ class HardnegMetric(evaluate.Metric):
             for name in self.OPTIONAL_INPUTS:
                 kwargs.setdefault(name, None)
         return evaluate.Metric.compute(self, predictions=predictions, references=references, **kwargs)
+
+    @abc.abstractmethod
+    def _info(self):
+        """The module's `evaluate.MetricInfo` (build it with `self._make_info`)."""
+
+    @abc.abstractmethod
+    def _compute(self, *, predictions, references, **kwargs):
+        """Decode the Arrow columns, call `hardneg.ranking`, return the scores."""
 
     def _encode_batch(self, batch: dict[str, Any]) -> pa.Table:
         scores = encode_scores(batch["predictions"])
@@ -484,33 +498,120 @@ def cluster_ids(video_ids: np.ndarray | None, n: int) -> np.ndarray:
     return inverse.astype(np.int64, copy=False)
 
 
-def interval(values: np.ndarray, clusters: np.ndarray, n_resamples: int, confidence_level: float,
-             seed: int, statistic: str = "mean") -> list[float]:
-    """Cluster bootstrap interval of one per-example score, from the ranking core."""
-    from hardneg.ranking import bootstrap_ci
+class Stat:
+    """One bootstrapped statistic of per-example values.
 
-    ci = bootstrap_ci(values, clusters, n_resamples=n_resamples, confidence=confidence_level, seed=seed)
-    lo, hi = (ci.low, ci.high) if hasattr(ci, "low") else ci
-    return [float(lo), float(hi)]
+    kind `"mean"`: mean of `values` (optionally only rows where `select` is True);
+    `"median"`: median of `values` (NumPy's rule: mean of the two middle values when even);
+    `"mean_of_group_means"`: mean over the groups in `groups` of each group's mean.
+    """
+
+    __slots__ = ("kind", "values", "select", "groups")
+
+    def __init__(self, kind: str, values: np.ndarray, select: np.ndarray | None = None,
+                 groups: np.ndarray | None = None):
+        if kind not in ("mean", "median", "mean_of_group_means"):  # pragma: no cover - programming error
+            raise ValueError(kind)
+        self.kind = kind
+        self.values = np.asarray(values, dtype=np.float64)
+        self.select = select
+        self.groups = groups
+
+
+def joint_intervals(stats: Mapping[str, Stat], clusters: np.ndarray, n_resamples: int, confidence_level: float,
+                    seed: int) -> dict[str, list[float]]:
+    """Cluster-bootstrap percentile intervals for several statistics from ONE set of resamples.
+
+    Uses the ranking core's resampling (`hardneg.ranking.bootstrap.resampled_means`: whole clusters
+    drawn with replacement, seeded), so a single mean gets the same interval as
+    `hardneg.ranking.bootstrap_ci(values, clusters, seed=seed)`; drawing once for all scores keeps
+    the module as fast as one core call. Medians and per-group means, which `bootstrap_ci` does
+    not cover, are computed from the same resamples via per-cluster sums.
+    """
+    from hardneg.ranking.bootstrap import resampled_means
+
+    codes = np.asarray(clusters)
+    k = int(codes.max()) + 1 if codes.size else 0
+    if k == 0:
+        return {}
+    columns: list[np.ndarray] = []
+
+    def add(weights: np.ndarray) -> int:
+        columns.append(np.bincount(codes, weights=weights, minlength=k))
+        return len(columns) - 1
+
+    plan: dict[str, tuple] = {}
+    estimates: dict[str, float] = {}
+    for name, st in stats.items():
+        v = st.values
+        sel = np.ones(v.shape[0], dtype=bool) if st.select is None else np.asarray(st.select, dtype=bool)
+        if st.kind == "mean":
+            plan[name] = ("ratio", add(np.where(sel, v, 0.0)), add(sel.astype(np.float64)))
+            estimates[name] = float(v[sel].mean()) if sel.any() else float("nan")
+        elif st.kind == "mean_of_group_means":
+            labels, g = np.unique(st.groups, return_inverse=True)
+            parts = [(add(np.where(g == i, v, 0.0)), add((g == i).astype(np.float64))) for i in range(labels.size)]
+            plan[name] = ("group_means", parts)
+            estimates[name] = float(np.mean([v[g == i].mean() for i in range(labels.size)]))
+        else:  # median: per-cluster histogram over the distinct values
+            uniq, inv = np.unique(v, return_inverse=True)
+            plan[name] = ("median", uniq, [add((inv == i).astype(np.float64)) for i in range(uniq.size)])
+            estimates[name] = float(np.median(v))
+    sums = np.stack(columns, axis=1)
+    # counts = 1 per cluster: the divisor is the (constant) number of clusters drawn, so scaling back
+    # by k recovers the exact resampled sums.
+    draws = resampled_means(sums, np.ones(k), int(n_resamples), np.random.default_rng(seed)) * k
+    alpha = (1.0 - confidence_level) / 2.0
+    out: dict[str, list[float]] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name, step in plan.items():
+            if step[0] == "ratio":
+                stat = draws[:, step[1]] / draws[:, step[2]]
+            elif step[0] == "group_means":
+                stat = np.mean([draws[:, a] / draws[:, b] for a, b in step[1]], axis=0)
+            else:
+                uniq, cols = step[1], step[2]
+                counts = np.rint(draws[:, cols])  # (B, U) exact integers
+                cum = np.cumsum(counts, axis=1)
+                total = cum[:, -1:]
+                lower = (cum >= np.floor((total + 1) / 2)).argmax(axis=1)  # position ceil(n/2)
+                upper = (cum >= np.floor(total / 2) + 1).argmax(axis=1)  # position n/2 + 1
+                stat = (uniq[lower] + uniq[upper]) / 2.0
+            lo, hi = np.nanquantile(stat, [alpha, 1.0 - alpha])
+            est = estimates[name]
+            out[name] = [float(min(lo, est)), float(max(hi, est))]
+    return out
 
 
 def scores_with_intervals(aggregate: Mapping[str, float], per_example: Mapping[str, np.ndarray],
                           keys: Sequence[tuple[str, ...]], clusters: np.ndarray, n_resamples: int,
-                          confidence_level: float, seed: int) -> dict[str, Any]:
-    """`{out_key: score, out_key_ci: [lo, hi]}` for each key, in order.
+                          confidence_level: float, seed: int,
+                          extra: Mapping[str, tuple[float, Stat]] | None = None) -> dict[str, Any]:
+    """`{out_key: score, out_key_ci: [lo, hi]}` for each key, in order, all from one set of resamples.
 
     A key is `(output name, aggregate name)` or `(output name, aggregate name, per-example name)`
     when the core names the per-example column differently (e.g. `mAP` is the mean of `AP`).
+    `extra` adds `{output name: (score, Stat)}` for statistics the core aggregates differently
+    (medians, per-group means).
     """
     out: dict[str, Any] = {}
+    stats: dict[str, Stat] = {}
     for key in keys:
         out_key, agg_key = key[0], key[1]
         per_key = key[2] if len(key) > 2 else agg_key
         out[out_key] = float(aggregate[agg_key])
-        if n_resamples:
-            out[f"{out_key}_ci"] = interval(np.asarray(per_example[per_key], dtype=np.float64), clusters,
-                                            n_resamples, confidence_level, seed)
-    return out
+        stats[out_key] = Stat("mean", per_example[per_key])
+    for out_key, (score, st) in (extra or {}).items():
+        out[out_key] = float(score)
+        stats[out_key] = st
+    if not n_resamples:
+        return out
+    cis = joint_intervals(stats, clusters, n_resamples, confidence_level, seed)
+    ordered: dict[str, Any] = {}
+    for key, value in out.items():
+        ordered[key] = value
+        ordered[f"{key}_ci"] = cis[key]
+    return ordered
 
 
 def retrieval_result(predictions: Any, references: Any, original: Any, video_ids: Any, ks: tuple[int, ...],

@@ -35,7 +35,7 @@ def test_card_yaml_names_every_split_file(tmp_path):
     assert config["config_name"] == "vln_uvo" and config["default"] is True
     for entry in config["data_files"]:
         assert (out / entry["path"]).is_file()
-    assert [s["name"] for s in config["data_files"]] == ["noun", "adv"]  # paper order of parts of speech
+    assert [s["split"] for s in config["data_files"]] == ["noun", "adv"]  # paper order of parts of speech
     info = meta["dataset_info"][0]
     assert [f["name"] for f in info["features"]][:3] == ["id", "video_id", "source_dataset"]
     assert {s["name"]: s["num_examples"] for s in info["splits"]} == {"noun": 2, "adv": 3}
@@ -99,3 +99,14 @@ def test_build_samples_builds_all_four(tmp_path):
     assert sorted(outs) == ["contrast_sets", "feint6k", "fire", "posrank"]
     for folder in outs.values():
         assert (folder / "README.md").is_file() and (folder / "build_report.json").is_file()
+
+
+@pytest.mark.parametrize("name", ["feint6k", "contrast_sets", "posrank", "fire"])
+def test_every_config_in_the_card_loads_offline(name, tmp_path, hf_cache):
+    datasets = pytest.importorskip("datasets")
+    out = build_benchmark(name, sample_raw_dir(name), tmp_path / name).out
+    meta = yaml.safe_load((out / "README.md").read_text().split("---\n")[1])
+    report = __import__("json").loads((out / "build_report.json").read_text())
+    for config in meta["configs"]:
+        ds = datasets.load_dataset(str(out), config["config_name"], cache_dir=hf_cache)
+        assert {s: d.num_rows for s, d in ds.items()} == report["counts"][config["config_name"]]

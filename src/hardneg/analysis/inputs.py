@@ -173,7 +173,8 @@ class Judgments:
         sel = self.judged_label > 0
         if keep is not None:
             sel &= keep
-        return Qrels(self.judged_query[sel], self.judged_video[sel])
+        keys = np.unique(self.judged_query[sel] * len(self.video_ids) + self.judged_video[sel])
+        return Qrels(keys // len(self.video_ids), keys % len(self.video_ids))
 
     def n_positives(self) -> np.ndarray:
         """Known positives per query: the original plus every FIRE positive other than it."""

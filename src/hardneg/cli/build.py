@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 DESCRIPTION = """\
 Validate a benchmark's raw release and write its Hugging Face dataset repo:
@@ -50,17 +51,24 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.datasets.samples import sample_raw_dir
 
     raw = sample_raw_dir(args.benchmark) if args.sample else args.raw
+    print(f"validating {args.benchmark} raw files in {raw} ...", file=sys.stderr, flush=True)
     result = build_benchmark(args.benchmark, raw, args.out, overwrite=args.overwrite, videos=args.videos)
     print(f"built {args.benchmark} -> {result.out}")
     for config, splits in result.report["counts"].items():
         for split, n in splits.items():
             print(f"  {config}/{split}: {n:,} rows")
-    for key in ("manipulated_index", "c_label_absent", "captions_joined", "negatives_per_caption", "counts_by_vote", "video_coverage"):
+    for key in ("manipulated_index", "c_label_absent", "captions_joined", "negatives_per_caption", "single_word_diffs", "video_coverage"):
         if result.report.get(key):
             value = result.report[key]
             if key == "video_coverage":
                 value = {k: value[k] for k in ("n_videos", "n_found", "n_missing", "coverage")}
             print(f"  {key}: {json.dumps(value, sort_keys=True)}")
+    for config, c in result.report.get("counts_by_vote", {}).items():
+        paper = result.report["paper_table2"][config]
+        print(
+            f"  {config}: {c['pairs']:,} judged pairs, {c['relevant']:,} relevant, {c['unresolved']:,} unresolved "
+            f"(paper Table 2: {paper['pairs']:,} pairs, {paper['relevant']:,} relevant, {paper['disagreement']:,} disagreements)"
+        )
     print(f'  load with: datasets.load_dataset("{result.out}", "{result.build.configs[0].name}")')
     if args.push:
         from hardneg.datasets.push import push_folder

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -37,7 +38,7 @@ def read_delimited(path: Path, delimiter: str, required: Iterable[str], optional
     """
     required = list(required)
     allowed = set(required) | set(optional)
-    with open(path, newline="", encoding="utf-8") as fh:
+    with open(path, newline="", encoding="utf-8-sig") as fh:  # -sig: tolerate a spreadsheet's BOM
         reader = csv.reader(fh, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE)
         try:
             header = next(reader)
@@ -90,11 +91,11 @@ def _no_duplicate_keys(path: Path):
     return hook
 
 
-def load_json_strict(path: Path) -> Any:
-    """json.load that names truncation and duplicate keys instead of silently keeping the last one."""
+def load_json_strict(path: Path, check_duplicate_keys: bool = True) -> Any:
+    """json.load that names truncation and (optionally) duplicate keys instead of silently keeping the last one."""
     text = path.read_text(encoding="utf-8")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys(path))
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys(path) if check_duplicate_keys else None)
     except json.JSONDecodeError as exc:
         truncated = exc.pos >= len(text.rstrip()) - 1
         problem = f"invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})"
@@ -129,9 +130,15 @@ def provenance(
     }
 
 
+_WORDS = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
+
+
 def single_word_diff(positive: str, negative: str) -> tuple[str | None, str | None]:
-    """The (source span, replacement) where two captions differ, if they differ in one contiguous run of words."""
-    a, b = positive.split(), negative.split()
+    """The (source span, replacement) where two captions differ, if they differ in one contiguous run of words.
+
+    Punctuation is its own token, so "backward," vs "forward," gives ("backward", "forward").
+    """
+    a, b = _WORDS.findall(positive), _WORDS.findall(negative)
     start = 0
     while start < min(len(a), len(b)) and a[start] == b[start]:
         start += 1

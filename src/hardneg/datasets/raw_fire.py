@@ -27,6 +27,8 @@ DATASETS = {"MSRVTT": "msrvtt", "MSVD": "msvd"}
 SOURCE_SPLIT = {"msrvtt": "test-1k-A", "msvd": "test"}
 LABELS = {"relevant": 1, "irrelevant": 0}
 FIELDS = ("annotator_ids", "video_id", "query", "annotator_labels", "response_ids", "queue_ids", "models", "dataset")
+_NEEDED = frozenset(FIELDS)
+_NEEDED_WITH_LABEL = frozenset(FIELDS + ("label",))
 #: The paper's Table 2, for the build report to compare against.
 PAPER_TABLE2 = {
     "msrvtt": {"pairs": 24_183, "labels": 24_507, "agreement": 24_167, "relevant": 2_855, "irrelevant": 21_312, "disagreement": 16},
@@ -49,7 +51,8 @@ def normalize(text: str) -> str:
 def find_release(raw: Path) -> Path:
     candidates = []
     for path in sorted(raw.glob("*.json")):
-        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
         if '"annotations"' in head or '"disagreements"' in head:
             candidates.append(path)
     if not candidates:
@@ -63,10 +66,10 @@ def _check_row(row: Any, path: Path, where: str, with_label: bool) -> tuple[str,
     """(config, query, video, judgments as 0/1) of one annotation or disagreement row."""
     if not isinstance(row, dict):
         raise RawFormatError(path, "entry is not an object", "each entry is an object with the FIRE fields", where)
-    needed = FIELDS + (("label",) if with_label else ())
-    missing = [f for f in needed if f not in row]
-    if missing:
-        raise RawFormatError(path, f"missing fields {missing}", f"entries need {list(needed)}", where)
+    needed = _NEEDED_WITH_LABEL if with_label else _NEEDED
+    if not needed <= row.keys():
+        missing = sorted(needed - row.keys())
+        raise RawFormatError(path, f"missing fields {missing}", f"entries need {sorted(needed)}", where)
     dataset = DATASETS.get(str(row["dataset"]).upper())
     if dataset is None:
         raise RawFormatError(path, f"dataset {row['dataset']!r} is unknown", f"use one of {list(DATASETS)}", where)
@@ -74,11 +77,14 @@ def _check_row(row: Any, path: Path, where: str, with_label: bool) -> tuple[str,
         if not isinstance(row[f], str) or not row[f].strip():
             raise RawFormatError(path, f"field '{f}' is missing or empty", f"every entry needs a {f}", where)
     labels = row["annotator_labels"]
-    if not isinstance(labels, list) or any(lab not in LABELS for lab in labels):
+    try:
+        votes = [LABELS[lab] for lab in labels] if isinstance(labels, list) else None
+    except (KeyError, TypeError):
+        votes = None
+    if votes is None:
         raise RawFormatError(path, f"annotator_labels {labels!r} are not a list of 'relevant'/'irrelevant'", "re-download the release", where)
-    votes = [LABELS[lab] for lab in labels]
     if with_label:
-        if row["label"] not in LABELS:
+        if not isinstance(row["label"], str) or row["label"] not in LABELS:
             raise RawFormatError(path, f"label {row['label']!r} is not 'relevant' or 'irrelevant'", "re-download the release", where)
         if not votes:
             votes = [LABELS[row["label"]]]
@@ -89,7 +95,7 @@ def _check_row(row: Any, path: Path, where: str, with_label: bool) -> tuple[str,
 
 def read_release(path: Path) -> tuple[dict[str, dict], dict[str, Any]]:
     """Pooled judgments per config: {(normalized query, video): [0/1 votes]}, and row statistics."""
-    data = load_json_strict(path)
+    data = load_json_strict(path, check_duplicate_keys=False)  # records are a list; repeated pairs are pooled
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list) or not isinstance(data.get("disagreements", []), list):
         raise RawFormatError(path, "top level must be an object with lists 'annotations' and 'disagreements'", "re-download the FIRE release")
     pooled: dict[str, dict[tuple[str, str], list[int]]] = {}
@@ -150,30 +156,26 @@ def build_config(config: str, queries: list[dict], pairs: dict[tuple[str, str], 
     for (text, video), votes in pairs.items():
         for qi in by_text[text]:
             per_query[qi].append((video, votes))
-    rows: dict[str, list] = {f.name: [] for f in QREL_SCHEMA}
     counts = {"pairs": len(pairs), "relevant": 0, "irrelevant": 0, "unresolved": 0, "original_judged_irrelevant": 0, "fire_positive_rows": 0}
-    for (text, video), votes in pairs.items():
+    for votes in pairs.values():
         label, _, unresolved = vote(votes)
         counts["unresolved" if unresolved else ("relevant" if label else "irrelevant")] += 1
 
-    def add(qid, video, label, source, n, agreement, unresolved):
-        for name, value in zip(("query_id", "video_id", "label", "source", "n_judgments", "agreement", "unresolved"), (qid, video, label, source, n, agreement, unresolved)):
-            rows[name].append(value)
-
+    rows: list[tuple] = []  # (query_id, video_id, label, source, n_judgments, agreement, unresolved)
     for q, judged in zip(queries, per_query):
         judged_map = dict(judged)
         orig = judged_map.pop(q["video_id"], None)
         if orig is None:
-            add(q["query_id"], q["video_id"], 1, "original", 0, None, False)
+            rows.append((q["query_id"], q["video_id"], 1, "original", 0, None, False))
         else:
-            agree = sum(orig) / len(orig)
             counts["original_judged_irrelevant"] += int(2 * sum(orig) < len(orig))
-            add(q["query_id"], q["video_id"], 1, "original", len(orig), agree, False)
+            rows.append((q["query_id"], q["video_id"], 1, "original", len(orig), sum(orig) / len(orig), False))
         for video in sorted(judged_map):
             label, agreement, unresolved = vote(judged_map[video])
             counts["fire_positive_rows"] += label
-            add(q["query_id"], video, label, "fire", len(judged_map[video]), agreement, unresolved)
-    qrels = pa.Table.from_pydict(rows, schema=QREL_SCHEMA)
+            rows.append((q["query_id"], video, label, "fire", len(judged_map[video]), agreement, unresolved))
+    columns = list(zip(*rows)) if rows else [[] for _ in QREL_SCHEMA]
+    qrels = pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, QREL_SCHEMA)], schema=QREL_SCHEMA)
     qtable = pa.Table.from_pylist(
         [{**q, "source_dataset": config, "source_split": SOURCE_SPLIT[config]} for q in queries], schema=QUERY_SCHEMA
     )

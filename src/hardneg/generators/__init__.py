@@ -10,21 +10,29 @@ columns) to rows of `hardneg.schema.MC_ITEM_SCHEMA`.
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import Callable
 
-#: generator name -> module implementing it
+#: generator name -> "module:factory"
 GENERATORS = {
-    "gender": "hardneg.generators.gender",
-    "character_id": "hardneg.generators.character_id",
-    "posrank": "hardneg.generators.posrank",
-    "posrank_phrase": "hardneg.generators.posrank",
-    "verb_phrase": "hardneg.generators.verb_phrase",
-    "llm_teacher": "hardneg.generators.llm_teacher",
+    "gender": "hardneg.generators.gender:make_batch_fn",
+    "character_id": "hardneg.generators.character_id:make_batch_fn",
+    "posrank": "hardneg.generators.posrank:make_batch_fn",
+    "posrank_phrase": "hardneg.generators.posrank:make_phrase_batch_fn",
+    "verb_phrase": "hardneg.generators.verb_phrase:make_batch_fn",
+    "llm_teacher": "hardneg.generators.llm_teacher:make_batch_fn",
 }
 
 
-def generator_module(name: str) -> ModuleType:
-    """The module of generator `name`, with a clear error for an unknown name."""
+def generator_factory(name: str) -> Callable[..., Callable]:
+    """The batch-function factory of generator `name`, with a clear error for an unknown name."""
     if name not in GENERATORS:
         raise ValueError(f"unknown generator {name!r}; choose one of {sorted(GENERATORS)}")
-    return importlib.import_module(GENERATORS[name])
+    module, attr = GENERATORS[name].split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def generator_info(name: str) -> tuple[str, str]:
+    """(record name, version) that generator `name` writes into its provenance."""
+    generator_factory(name)
+    mod = importlib.import_module(GENERATORS[name].split(":")[0])
+    return (mod.PHRASE_NAME if name == "posrank_phrase" else mod.NAME), mod.VERSION

@@ -29,57 +29,47 @@ _CHUNK = 1 << 22  # elements per block when comparing tied items against whole r
 # --- counting candidates above / tied with a given score, for many (row, score) pairs ------
 
 class RowCounter:
-    """Answers "how many items of row q score > s / == s" for many pairs, exactly.
+    """Answers "how many items of row q score > s / == s" for many (q, s) pairs, exactly.
 
-    Rows are sorted once. For float32 scores each value maps to an order-preserving
-    uint32 code packed with its row index into one uint64 key, so one ``np.searchsorted``
-    over the flat sorted keys answers all pairs. Other dtypes use a vectorized binary search.
+    Rows are sorted once (NumPy's SIMD sort); then a branchless binary search runs for
+    all pairs at once, a fixed ~log2(V) vectorized steps, with no loop over pairs.
     """
 
     def __init__(self, scores: np.ndarray):
         self.n_rows, self.n_cols = scores.shape
-        if scores.dtype != np.float32:
-            as32 = scores.astype(np.float32)
-            if np.array_equal(as32.astype(scores.dtype), scores):
-                scores = as32
         self.sorted = np.sort(scores, axis=1)
-        self.packed = scores.dtype == np.float32
-        if self.packed:
-            rows = (np.arange(self.n_rows, dtype=np.uint64) << np.uint64(32))[:, None]
-            self.keys = (rows | _ordered_u32(self.sorted)).ravel()
+        self.flat = self.sorted.ravel()
+
+    def count_at_most(self, rows: np.ndarray, values: np.ndarray, strict: bool = False) -> np.ndarray:
+        """Per pair: items of the row with score <= value (< value when ``strict``)."""
+        n = self.n_cols
+        base = rows.astype(np.int64) * n - 1
+        pos = np.zeros(rows.shape, dtype=np.int64)
+        step = 1 << (n.bit_length() - 1)
+        less = np.less if strict else np.less_equal
+        while step:
+            cand = pos + step
+            ok = cand <= n
+            got = self.flat[np.where(ok, base + cand, base + 1)]
+            ok &= less(got, values)
+            pos = np.where(ok, cand, pos)
+            step >>= 1
+        return pos
 
     def above_and_tied(self, rows: np.ndarray, values: np.ndarray):
-        """(h, e): per pair, items scoring strictly above / exactly equal to the value."""
-        if self.packed:
-            key = (rows.astype(np.uint64) << np.uint64(32)) | _ordered_u32(values.astype(np.float32))
-            lo = np.searchsorted(self.keys, key, side="left")
-            hi = np.searchsorted(self.keys, key, side="right")
-            row_end = (rows + 1) * self.n_cols
-            return row_end - hi, hi - lo
-        lo = self._search(rows, values, strict=True)
-        hi = self._search(rows, values, strict=False)
-        return self.n_cols - hi, hi - lo
+        """(h, e): per pair, items scoring strictly above / exactly equal to the value.
 
-    def _search(self, rows, values, strict):
-        flat = self.sorted.ravel()
-        lo = np.zeros(rows.shape, dtype=np.int64)
-        hi = np.full(rows.shape, self.n_cols, dtype=np.int64)
-        base = rows * self.n_cols
-        for _ in range(int(np.ceil(np.log2(self.n_cols + 1))) + 1):
-            active = lo < hi
-            mid = (lo + hi) // 2
-            v = flat[base + np.minimum(mid, self.n_cols - 1)]
-            go = (v < values) if strict else (v <= values)
-            lo = np.where(active & go, mid + 1, lo)
-            hi = np.where(active & ~go, mid, hi)
-        return lo
-
-
-def _ordered_u32(x: np.ndarray) -> np.ndarray:
-    """Float32 -> uint32 codes with the same order (and -0.0 == +0.0)."""
-    bits = (np.asarray(x, dtype=np.float32) + np.float32(0.0)).view(np.uint32).astype(np.uint64)
-    neg = (bits >> np.uint64(31)).astype(bool)
-    return np.where(neg, bits ^ np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
+        Assumes each value occurs in its row (it is the score of a relevant item).
+        """
+        n = self.n_cols
+        at_most = self.count_at_most(rows, values)
+        below = at_most - 1  # the value itself sits at sorted index at_most - 1
+        base = rows.astype(np.int64) * n
+        maybe = np.nonzero(below > 0)[0]
+        tied_below = maybe[self.flat[base[maybe] + below[maybe] - 1] == values[maybe]]
+        if tied_below.size:
+            below[tied_below] = self.count_at_most(rows[tied_below], values[tied_below], strict=True)
+        return n - at_most, at_most - below
 
 
 def tied_before(scores, rows, cols, values, tiebreak) -> np.ndarray:
@@ -172,11 +162,13 @@ def score_relevant(scores, counter, q, d, n_rel, ks, ties, tiebreak, logfact, ha
     s = scores[q, d]
     h, e = counter.above_and_tied(q, s)
     # relevant items of a query in descending score order; runs of equal score = tie groups
-    order = np.lexsort((-s, q))
+    # within a row, equal h <=> equal score, and higher score <=> smaller h
+    n_v = scores.shape[1]
+    order = np.argsort(q * (n_v + 1) + h, kind="stable")
     q, d, s, h, e = q[order], d[order], s[order], h[order], e[order]
     idx = np.arange(q.size)
     new_query = np.r_[True, q[1:] != q[:-1]]
-    new_group = new_query | np.r_[True, s[1:] != s[:-1]]
+    new_group = new_query | np.r_[True, h[1:] != h[:-1]]
     query_start = np.maximum.accumulate(np.where(new_query, idx, 0))
     group_start = np.maximum.accumulate(np.where(new_group, idx, 0))
     group_id = np.cumsum(new_group) - 1
@@ -206,8 +198,7 @@ def score_relevant(scores, counter, q, d, n_rel, ks, ties, tiebreak, logfact, ha
             pos = pos.copy()
             pos[sel] += tied_before(scores, q[sel], d[sel], s[sel], tiebreak)
     # precision at each relevant item: (its place among the query's relevant items) / position
-    order = np.lexsort((pos, q))
-    pos_sorted = pos[order]
+    pos_sorted = pos[np.argsort(q * (n_v + 1) + pos, kind="stable")]
     hit_number = idx - query_start + 1  # q is already grouped, so query_start is unchanged by the sort
     first_pos = pos_sorted[first]
     for k in ks:

@@ -53,14 +53,13 @@ class ShardWorker:
 
 def _shard_dataset(table: pa.Table, tasks: list[ShardTask]):
     """One single-row block per shard: Ray schedules shards, never fragments of them."""
-    blocks = [
-        pa.table({
-            "shard": [t.index], "start": [t.start], "stop": [t.stop], "digest": [t.digest],
-            "ipc": pa.array([table_to_ipc(table.slice(t.start, t.stop - t.start))], pa.binary()),
-        })
+    items = [
+        {"shard": t.index, "start": t.start, "stop": t.stop, "digest": t.digest,
+         "ipc": table_to_ipc(table.slice(t.start, t.stop - t.start))}
         for t in tasks
     ]
-    return ray.data.from_arrow(blocks)
+    # built in the driver (no metadata tasks), one block per item
+    return ray.data.from_items(items, override_num_blocks=len(items))
 
 
 def _connect(address: str | None, num_workers: int, runtime_env: dict | None) -> bool:

@@ -29,7 +29,7 @@ def bin_edges(lengths: np.ndarray, width: int, max_bins: int = 12) -> np.ndarray
     if width < 1:
         raise ValueError("bin width must be at least 1")
     lo = int(lengths.min()) // width * width
-    hi = int(np.quantile(lengths, 0.99))
+    hi = int(np.quantile(lengths, 0.99, method="higher"))
     edges = np.arange(lo, hi + 1, width)
     return edges[:max_bins] if edges.size else np.asarray([lo])
 
@@ -62,7 +62,7 @@ class CaptionLengthResult(AnalysisResult):
         tw.set_ylabel("positives per query")
         h1, l1 = ax1.get_legend_handles_labels()
         h2, l2 = tw.get_legend_handles_labels()
-        ax1.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper right")
+        ax1.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.22), ncols=3)
         ax1.set_title("Known positives by caption length")
         metric = self.params["metric"]
         if self.breakdown:
@@ -83,7 +83,7 @@ class CaptionLengthResult(AnalysisResult):
         ax2.set_ylim(0, 1)
         ax2.set_xticks(x, labels, rotation=30, ha="right")
         ax2.set_xlabel(f"caption length ({unit})")
-        ax2.legend(fontsize=8, loc="lower right")
+        ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.suptitle("Caption length and generality")
 
 
@@ -117,12 +117,11 @@ def caption_length_analysis(
         last = b == edges.size - 1
         label = f"{left}+" if last else (f"{left}" if bin_width == 1 else f"{left}-{left + bin_width - 1}")
         n = int(sel.sum())
+        if not n:  # empty bins carry no information; the table lists only lengths that occur
+            continue
         row: dict[str, Any] = {"length_bin": label, "queries": n}
-        if n:
-            row.update({"mean_positives": float(n_pos[sel].mean()), "median_positives": float(np.median(n_pos[sel])),
-                        "max_positives": int(n_pos[sel].max())})
-        else:
-            row.update({"mean_positives": float("nan"), "median_positives": float("nan"), "max_positives": 0})
+        row.update({"mean_positives": float(n_pos[sel].mean()), "median_positives": float(np.median(n_pos[sel])),
+                    "max_positives": int(n_pos[sel].max())})
         for s in names:
             row[f"{s} {metric}"] = float(np.asarray(correct[s])[sel].mean()) if n else float("nan")
         rows.append(row)

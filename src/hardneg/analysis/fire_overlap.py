@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from hardneg.analysis.base import AnalysisResult
-from hardneg.analysis.pooling_bias import topk_indices
+from hardneg.analysis.fire_pooling_bias import topk_indices
 from hardneg.analysis.rbo import rbo_ext_topk, topk_overlap
 
 

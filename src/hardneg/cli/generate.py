@@ -1,0 +1,177 @@
+"""`hardneg generate`: rebuild a benchmark's negatives (or make new ones) for a caption corpus.
+
+A recipe (``generators/<name>.yaml``) pins the generator, its settings and the seed of a
+published split; a bare generator name runs it with its defaults. Execution (batches,
+processes or Ray, resume, atomic shards) is the shared `hardneg.runner`; this command adds
+the input mapping, the recipe, and the final `MC_ITEM_SCHEMA` file ``<out>/items.parquet``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """Generate hard negatives for a caption corpus, each with its provenance record.
+
+RECIPE is a recipe name from generators/ (e.g. posrank_uvo_adverb, contrast_gender_msrvtt),
+a path to a recipe .yaml/.json, or a generator name (gender, character_id, posrank,
+posrank_phrase, verb_phrase, llm_teacher) run with its defaults.
+
+Output: OUT/items.parquet (hardneg.schema.MC_ITEM_SCHEMA: positive first, label 0, one
+provenance record per candidate, sorted by id), OUT/recipe.json (what ran), and OUT/shards/
+(the runner's resumable shards: rerun the same command after an interruption to resume).
+
+example:
+  hardneg generate posrank --input captions.txt --out negs/ --set vocabulary=vocab.json --workers 2
+"""
+
+
+def recipe_dirs() -> list[Path]:
+    """Where recipe files live: the checkout's generators/ and the copy shipped in the wheel."""
+    here = Path(__file__).resolve()
+    return [here.parents[3] / "generators", here.parents[1] / "_shipped" / "generators"]
+
+
+def load_recipe(spec: str) -> dict[str, Any]:
+    """A recipe dict {name, generator, version, seed, settings, ...} from a name, a path or a generator."""
+    import yaml
+
+    from hardneg.generators import GENERATORS
+
+    path = Path(spec)
+    if not path.is_file():
+        for d in recipe_dirs():
+            for ext in (".yaml", ".yml", ".json"):
+                if (d / f"{spec}{ext}").is_file():
+                    path = d / f"{spec}{ext}"
+                    break
+            if path.is_file():
+                break
+    if path.is_file():
+        recipe = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(recipe, dict) or "generator" not in recipe:
+            raise ValueError(f"recipe {path} must be a mapping with at least a 'generator' key")
+        recipe.setdefault("name", path.stem)
+        recipe["path"] = str(path)
+    elif spec in GENERATORS:
+        recipe = {"name": spec, "generator": spec}
+    else:
+        raise ValueError(
+            f"{spec!r} is neither a recipe file, a recipe in {recipe_dirs()[0]}, nor a generator "
+            f"({', '.join(sorted(GENERATORS))})"
+        )
+    if recipe["generator"] not in GENERATORS:
+        raise ValueError(f"recipe {recipe['name']}: unknown generator {recipe['generator']!r}")
+    recipe.setdefault("seed", 0)
+    recipe["settings"] = dict(recipe.get("settings") or {})
+    return recipe
+
+
+def parse_set(values: list[str]) -> dict[str, Any]:
+    """--set key=value pairs; values are read as JSON when they parse, else as strings."""
+    out = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set {item!r}: expected key=value, e.g. --set k=20")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def read_captions(args: argparse.Namespace) -> Any:
+    """The input as an Arrow table with `source_id`, `caption` (+ video_id/movie if present)."""
+    import pyarrow as pa
+
+    from hardneg.runner import load_input
+
+    src = Path(args.input)
+    if src.exists():
+        table = load_input(src, id_column=args.id_column)
+    elif args.input.count("/") == 1 and not args.input.startswith((".", "/")):
+        try:
+            import datasets
+        except ImportError as exc:
+            raise ValueError(f"{args.input} looks like a Hub dataset; pip install 'video-hardneg[datasets]'") from exc
+        ds = datasets.load_dataset(args.input, args.config, split=args.split)
+        table = ds.with_format("arrow")[:]
+        if args.id_column not in table.column_names:
+            table = table.append_column(args.id_column, pa.array([f"{i:08d}" for i in range(table.num_rows)]))
+    else:
+        raise FileNotFoundError(f"--input {args.input} is neither a file nor a Hub dataset id (owner/name)")
+    caption_col = args.caption_column
+    if caption_col not in table.column_names and caption_col == "caption" and "text" in table.column_names:
+        caption_col = "text"  # plain-text input
+    for col, flag in ((caption_col, "--caption-column"), (args.id_column, "--id-column")):
+        if col not in table.column_names:
+            raise ValueError(f"input {args.input} has no column {col!r} (columns: {table.column_names}); pass {flag}")
+    cols = {"source_id": table[args.id_column].cast(pa.string()), "caption": table[caption_col]}
+    for name, col in (("video_id", args.video_id_column), ("movie", "movie"),
+                      ("source_dataset", "source_dataset"), ("source_split", "source_split")):
+        if col and col in table.column_names:
+            cols[name] = table[col]
+    out = pa.table(cols)
+    if args.limit:
+        out = out.slice(0, args.limit)
+    return out
+
+
+def add_parser(subparsers: Any) -> None:
+    from hardneg.runner import add_backend_arguments
+
+    p = subparsers.add_parser("generate", help="generate hard negatives for a caption corpus",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("recipe", metavar="RECIPE", help="recipe name or file, or a generator name")
+    p.add_argument("--input", required=True, help="captions: .txt (one per line), .csv/.tsv, .jsonl, .parquet, or a Hub dataset id")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--caption-column", default="caption", help="caption column (default caption; .txt: text)")
+    p.add_argument("--id-column", default="id", help="unique caption id column (default id; .txt: line number)")
+    p.add_argument("--video-id-column", default="video_id", help="video id column (default video_id; else the caption id)")
+    p.add_argument("--split", default="train", help="split of a Hub dataset input (default train)")
+    p.add_argument("--config", default=None, help="config of a Hub dataset input")
+    p.add_argument("--seed", type=int, default=None, help="override the recipe's seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a generator setting (JSON value), e.g. --set k=20 --set vocabulary=vocab.json")
+    p.add_argument("--limit", type=int, default=None, help="only the first N captions (for a quick look)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output instead of resuming")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_backend_arguments(p, default_batch_size=256)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hardneg.generators import generator_factory, generator_info
+    from hardneg.generators.common import to_mc_table
+    from hardneg.io import atomic_write_parquet, atomic_write_text, refuse_overwrite
+    from hardneg.runner import backend_kwargs, read_output, run_map
+
+    recipe = load_recipe(args.recipe)
+    recipe["settings"].update(parse_set(args.set))
+    if args.seed is not None:
+        recipe["seed"] = args.seed
+    name, version = generator_info(recipe["generator"])
+    if recipe.get("version") and str(recipe["version"]) != version:
+        raise ValueError(
+            f"recipe {recipe['name']} pins {name} version {recipe['version']} but this package has {version}; "
+            "install the matching video-hardneg release to rebuild it exactly"
+        )
+    factory = functools.partial(generator_factory(recipe["generator"]), seed=int(recipe["seed"]), **recipe["settings"])
+    table = read_captions(args)
+    out = Path(args.out)
+    items = out / "items.parquet"
+    if args.overwrite and out.exists():
+        refuse_overwrite(out, True)
+    summary = run_map(factory, table, out / "shards", id_column="source_id", overwrite=args.overwrite,
+                      progress=not args.no_progress, **backend_kwargs(args))
+    mc = to_mc_table(read_output(out / "shards"))
+    mc = mc.sort_by([("id", "ascending")])
+    atomic_write_parquet(mc, items)
+    resolved = {k: v for k, v in recipe.items() if k != "path"} | {"generator_record_name": name, "generator_version": version}
+    atomic_write_text(out / "recipe.json", json.dumps(resolved, indent=2, sort_keys=True, default=str) + "\n")
+    print(f"{mc.num_rows} items from {summary.rows_in} captions -> {items}")
+    return 0

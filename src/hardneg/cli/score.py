@@ -1,0 +1,72 @@
+"""`hardneg score`: run a video-text model over a benchmark config and write predictions."""
+
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = """Score a video-text model on a benchmark and write a predictions Parquet file
+(ids and scores, plus the model revision, frame settings and data revision in its metadata).
+
+Videos are read from --videos DIR by video id (<id>.mp4, .webm, .mkv, ...); missing or
+unreadable videos are counted and reported, and their items are left out of the file
+(hardneg evaluate states the coverage). Video embeddings are cached under --cache-dir, keyed
+by model revision + frame settings + video content, so a rerun or another benchmark on the
+same videos recomputes nothing. An interrupted run resumes when the same command is rerun.
+
+examples:
+  hardneg score --model openai/clip-vit-base-patch32 --dataset video-hardneg/feint6k \\
+      --config msrvtt --videos ~/videos/msrvtt --out clip-feint6k.parquet
+  hardneg score --model blind-unigram --dataset built/contrast_sets --config verb_human --out blind.parquet
+  hardneg score --model tiny-clip --dataset built/posrank --config vln_uvo --videos vids --out p.parquet
+models: a CLIP or X-CLIP Hub id or folder, st:<sentence-transformers id>, blind-unigram,
+blind-lm:<causal LM id>, blind-st:<sentence-transformers id>, tiny-clip (built in)."""
+
+
+def add_parser(subparsers) -> None:
+    from hardneg.runner import add_backend_arguments
+
+    p = subparsers.add_parser("score", help="score a video-text model on a benchmark and write predictions",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, help="model name, Hub id or local folder (see below)")
+    p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
+    p.add_argument("--dataset", required=True, help="built dataset folder or Hub dataset id (e.g. video-hardneg/feint6k)")
+    p.add_argument("--config", required=True, help="dataset config (e.g. msrvtt, verb_human, vln_uvo)")
+    p.add_argument("--split", default=None,
+                   help="split(s), comma-separated (default: every split of the config, e.g. all parts of speech)")
+    p.add_argument("--benchmark", default=None, help="benchmark name when the dataset does not say (feint6k, contrast_sets, posrank, fire)")
+    p.add_argument("--data-revision", default=None, help="Hub revision of the dataset")
+    p.add_argument("--videos", default=None, help="folder of videos named by video id (not needed for blind baselines)")
+    p.add_argument("--out", required=True, help="predictions Parquet to write")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    g = p.add_argument_group("frames and device")
+    g.add_argument("--frames", type=int, default=8, help="frames sampled uniformly per video (default 8)")
+    g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling (default: all frames)")
+    g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames in pixels (default 224; 0 keeps the size)")
+    g.add_argument("--decoder", default="pyav", choices=("pyav",), help="video decoder (default pyav)")
+    g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
+    g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_backend_arguments(p, default_batch_size=64)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hardneg.runner import backend_kwargs
+    from hardneg.scoring import score_benchmark
+    from hardneg.video import FrameSettings
+
+    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None, decoder=args.decoder)
+    kw = backend_kwargs(args)
+    splits = [s for s in args.split.split(",") if s] if args.split else None
+    res = score_benchmark(
+        args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
+        cache_dir=args.cache_dir, device=args.device, fp16=args.fp16, revision=args.model_revision,
+        benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite,
+        progress=not args.no_progress, **kw)
+    print(res.summary())
+    vr = res.video_report
+    if vr["missing"] or vr["unreadable"]:
+        print(f"warning: {vr['missing']} videos missing, {vr['unreadable']} unreadable "
+              f"(e.g. {(vr['missing_ids'] or list(vr['unreadable_ids']))[:3]}); their items are not in the file")
+    return 0

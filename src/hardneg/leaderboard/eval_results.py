@@ -1,0 +1,51 @@
+"""Export a model's recomputed results in the Hub's `.eval_results/` YAML format.
+
+The Hub reads `.eval_results/<name>.yaml` from a model repo: a list of entries, each
+with `dataset` (`id`, `task_id`), `value`, `date`, `source` (`url`, `name`) and
+optional `notes`. One file per benchmark; one entry per metric and part, from the
+newest visible version on the board, with the interval and revisions in `notes`.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from hardneg.leaderboard.store import Store
+
+#: benchmark -> Hub dataset repo of the built benchmark
+DATASET_REPOS = {
+    "feint6k": "video-hardneg/feint6k",
+    "contrast_sets": "video-hardneg/contrast-sets",
+    "posrank": "video-hardneg/posrank",
+    "fire": "video-hardneg/fire",
+}
+DEFAULT_SPACE_URL = "https://huggingface.co/spaces/video-hardneg/leaderboard"
+
+#: metrics shown as percentages
+_PERCENT = ("R@", "C@", "mAP")
+
+
+def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPACE_URL) -> dict[str, str]:
+    """{'.eval_results/hardneg-<benchmark>.yaml': YAML text} for every benchmark the model is on."""
+    current = sorted((s for s in store.current() if s.model_id == model_id),
+                     key=lambda s: (s.benchmark, s.config, s.split))
+    if not current:
+        raise ValueError(f"model {model_id!r} has no visible results on the board; submit predictions first")
+    files: dict[str, list] = {}
+    for sub in current:
+        for metric, m in sorted(sub.results["metrics"].items()):
+            scale = 100.0 if metric.startswith(_PERCENT) else 1.0
+            files.setdefault(sub.benchmark, []).append({
+                "dataset": {"id": DATASET_REPOS.get(sub.benchmark, sub.benchmark),
+                            "task_id": f"{sub.config}/{sub.split}/{metric}"},
+                "value": round(m["estimate"] * scale, 4),
+                "date": sub.created_at[:10],
+                "source": {"url": space_url, "name": "video-hardneg leaderboard (recomputed from predictions)"},
+                "notes": (
+                    f"95% cluster-bootstrap interval [{m['low'] * scale:.4g}, {m['high'] * scale:.4g}]; "
+                    f"ties={sub.results.get('ties', 'expected')}; data revision {sub.data_revision}; "
+                    f"model revision {sub.metadata.get('model_revision', '')}; submission {sub.id} v{sub.version}"
+                ),
+            })
+    return {f".eval_results/hardneg-{b.replace('_', '-')}.yaml": yaml.safe_dump(entries, sort_keys=False)
+            for b, entries in files.items()}

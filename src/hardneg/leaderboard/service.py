@@ -1,0 +1,224 @@
+"""The leaderboard as one object: validate, recompute, store, mirror, moderate, build the board.
+
+The Space (`spaces/leaderboard/app.py`) and `hardneg submit` with a local folder both
+call this; it owns no global state, so tests build one per temporary folder.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from hardneg.leaderboard.baselines import BLIND_MODEL, Baseline, blind_baseline, random_baseline
+from hardneg.leaderboard.board import (BENCHMARK_TITLES, KINDS, BoardRow, Cell, Column, bar_chart, board_columns,
+                                       cells_from_results, render)
+from hardneg.leaderboard.eval_results import eval_results_files
+from hardneg.leaderboard.items import ItemSet, load_benchmarks
+from hardneg.leaderboard.recompute import recompute
+from hardneg.leaderboard.reported import reported_rows
+from hardneg.leaderboard.store import OwnershipError, Store, StoredSubmission
+from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, validate_submission
+
+log = logging.getLogger(__name__)
+
+ADMIN_TOKEN_ENV = "HARDNEG_ADMIN_TOKEN"
+
+
+@dataclass
+class SubmitOutcome:
+    ok: bool
+    message: str
+    submission: StoredSubmission | None = None
+
+
+class Leaderboard:
+    """Submissions in, board tables out. `item_sets` come from built benchmark folders."""
+
+    def __init__(self, data_dir: str | Path, item_sets: dict[tuple[str, str, str], ItemSet] | None = None,
+                 benchmarks_dir: str | Path | None = None, n_resamples: int = 1000, max_bytes: int = MAX_FILE_BYTES,
+                 mirror=None, blind_model=None, compute_blind: bool = True):
+        if item_sets is None:
+            if benchmarks_dir is None:
+                raise ValueError("pass item_sets or benchmarks_dir (a folder of `hardneg build` outputs)")
+            item_sets = load_benchmarks(benchmarks_dir)
+        self.item_sets = item_sets
+        self.store = Store(data_dir)
+        self.n_resamples = n_resamples
+        self.max_bytes = max_bytes
+        self.mirror = mirror
+        self._blind_model = blind_model
+        self._compute_blind = compute_blind
+        self._baselines: dict[tuple, list[Baseline]] | None = None
+
+    @property
+    def benchmarks(self) -> list[str]:
+        order = list(BENCHMARK_TITLES)
+        return sorted({b for b, _, _ in self.item_sets}, key=order.index)
+
+    # --- submissions --------------------------------------------------------------------
+    def submit(self, data: bytes, submitter: str) -> SubmitOutcome:
+        """Validate, recompute and store one predictions file; the message says what happened or what to fix."""
+        submitter = (submitter or "").strip()
+        try:
+            sub = validate_submission(data, submitter, self.item_sets, self.store.owner_of, self.max_bytes)
+        except SubmissionError as exc:
+            return SubmitOutcome(False, str(exc))
+        result = recompute(sub.items, sub.scores, sub.mask, n_resamples=self.n_resamples)
+        try:
+            stored = self.store.add_submission(
+                model_id=sub.model_id, submitter=submitter, benchmark=sub.items.benchmark, config=sub.items.config,
+                split=sub.items.split, data_revision=sub.items.revision, metadata=sub.metadata,
+                results=result.to_dict(), per_example=result.per_example, file_bytes=data,
+            )
+        except OwnershipError as exc:  # lost a race for the name
+            return SubmitOutcome(False, f"submission refused:\n- {exc}")
+        if self.mirror is not None:
+            try:
+                self.mirror.push_submission(self.store, stored)
+            except Exception as exc:  # the store is the source of truth; `sync` retries later
+                log.warning("mirror push of %s failed: %s", stored.id, exc)
+        head = ", ".join(
+            f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
+            for k, v in list(result.metrics.items())[:4]
+        )
+        msg = (f"stored {stored.model_id} v{stored.version} on {stored.benchmark}/{stored.config}/{stored.split} "
+               f"(submission {stored.id}): {head}")
+        return SubmitOutcome(True, msg, stored)
+
+    def history(self, model_id: str) -> list[dict]:
+        """Every version of a model, hidden ones included (marked), oldest first."""
+        return [
+            {"id": s.id, "benchmark": s.benchmark, "config": s.config, "split": s.split, "version": s.version,
+             "state": s.state, "created_at": s.created_at, "data_revision": s.data_revision}
+            for s in self.store.history(model_id.strip())
+        ]
+
+    def moderate(self, token: str, target: str, action: str, reason: str = "") -> str:
+        """Hide / delete / restore a submission id, or every version of a model id; needs the admin token."""
+        expected = os.environ.get(ADMIN_TOKEN_ENV, "")
+        if not expected:
+            raise PermissionError(f"moderation is off: set {ADMIN_TOKEN_ENV} in the Space's secrets")
+        if not hmac.compare_digest((token or "").encode(), expected.encode()):
+            raise PermissionError("wrong admin token")
+        target = (target or "").strip()
+        ids = [s.id for s in self.store.history(target)] or [target]
+        for sub_id in ids:
+            self.store.add_tombstone(sub_id, action, reason)
+            if self.mirror is not None:
+                try:
+                    self.mirror.push_tombstone(sub_id, action, reason)
+                except Exception as exc:
+                    log.warning("mirror tombstone of %s failed: %s", sub_id, exc)
+        return f"{action}: {len(ids)} submission(s) of {target!r}"
+
+    def eval_results(self, model_id: str) -> dict[str, str]:
+        return eval_results_files(self.store, model_id.strip())
+
+    # --- the board ------------------------------------------------------------------------
+    def baselines(self) -> dict[tuple, list[Baseline]]:
+        if self._baselines is None:
+            blind_model = self._blind_model
+            out: dict[tuple, list[Baseline]] = {}
+            for key, items in self.item_sets.items():
+                rows = [random_baseline(items, self.n_resamples)]
+                if self._compute_blind:
+                    if blind_model is None:
+                        blind_model = self._load_blind()
+                    rows.append(blind_baseline(items, blind_model, self.n_resamples) if blind_model is not False
+                                else Baseline(f"text-only ({BLIND_MODEL})", f"pending: {self._blind_error}", None))
+                out[key] = rows
+            self._baselines = out
+        return self._baselines
+
+    def _load_blind(self):
+        """The text-only model once per board; False (baseline pending) when it cannot load here."""
+        try:
+            from hardneg.models import load_model
+
+            self._blind_model = load_model(BLIND_MODEL)
+            return self._blind_model
+        except Exception as exc:  # the models extra or its word list is missing
+            self._blind_error = f"{type(exc).__name__}: {exc}"
+            return False
+
+    def columns(self, benchmark: str) -> list[Column]:
+        return board_columns(benchmark, self.item_sets)
+
+    def rows(self, benchmark: str) -> list[BoardRow]:
+        cols = self.columns(benchmark)
+        by_part = {(c.config, c.split): [] for c in cols if c.split != "*"}
+        for c in cols:
+            if c.split != "*":
+                by_part[(c.config, c.split)].append(c)
+        rows: list[BoardRow] = []
+        # submitted models: newest visible version per part
+        per_model: dict[str, list[StoredSubmission]] = {}
+        for s in self.store.current(benchmark):
+            per_model.setdefault(s.model_id, []).append(s)
+        for model, subs in sorted(per_model.items()):
+            results = {(s.config, s.split): s.results["metrics"] for s in subs}
+            row = BoardRow(model, "submitted", cells_from_results(cols, results),
+                           version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
+                           submitter=subs[0].submitter)
+            for s in subs:
+                per = self.store.per_example(s.id)
+                clusters = self.item_sets[(benchmark, s.config, s.split)].clusters
+                for c in by_part.get((s.config, s.split), []):
+                    row.per_example[c.name] = per[c.metric]
+                    row.clusters[c.name] = clusters
+            rows.append(row)
+        # computed baselines
+        baselines = self.baselines()
+        names: dict[str, BoardRow] = {}
+        for key, items in self.item_sets.items():
+            if key[0] != benchmark:
+                continue
+            for b in baselines[key]:
+                row = names.setdefault(b.name, BoardRow(b.name, "baseline", {}, note=b.note))
+                if b.result is None:
+                    row.note = b.note
+                    continue
+                for c in by_part.get((key[1], key[2]), []):
+                    m = b.result.metrics[c.metric]
+                    row.cells[c.name] = Cell(m["estimate"], m["low"], m["high"], m["std_error"])
+                    row.per_example[c.name] = b.result.per_example[c.metric]
+                    row.clusters[c.name] = items.clusters
+        for row in names.values():
+            # PoSRank means of baselines from their per-part cells
+            results = {}
+            for c in cols:
+                if c.split != "*" and c.name in row.cells:
+                    cell = row.cells[c.name]
+                    results.setdefault((c.config, c.split), {})[c.metric] = {
+                        "estimate": cell.estimate, "low": cell.low, "high": cell.high, "std_error": cell.std_error}
+            row.cells.update(cells_from_results(cols, results))
+            rows.append(row)
+        # reported numbers: only columns this board has
+        names_by_key = {(c.config, c.split, c.metric): c.name for c in cols}
+        for rep in reported_rows(benchmark):
+            cells = {names_by_key[k]: Cell(v) for k, v in rep.values.items() if k in names_by_key}
+            if cells:
+                rows.append(BoardRow(rep.model, "reported", cells, source=rep.source))
+        return rows
+
+    def table(self, benchmark: str, sort_by: str | None = None, descending: bool | None = None, search: str = "",
+              kinds=KINDS, shown: list[str] | None = None):
+        return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown)
+
+    def chart(self, benchmark: str, column: str | None = None, search: str = "", kinds=KINDS):
+        cols = self.columns(benchmark)
+        col = next((c for c in cols if c.name == column), cols[0])
+        needle = (search or "").lower()
+        rows = [r for r in self.rows(benchmark) if r.kind in kinds and needle in r.model.lower()]
+        return bar_chart(rows, col, BENCHMARK_TITLES.get(benchmark, benchmark))
+
+    def counts(self) -> dict[str, int]:
+        """Stored versions, and board rows of submitted models, per benchmark."""
+        out = {"stored_versions": self.store.count()}
+        for b in self.benchmarks:
+            out[f"board_rows_{b}"] = len({s.model_id for s in self.store.current(b)})
+            out[f"current_parts_{b}"] = len(self.store.current(b))
+        return out

@@ -1,0 +1,294 @@
+"""Append-only submission store: SQLite in WAL mode in a data folder.
+
+Why SQLite: one file, atomic transactions, readers never block the writer (WAL), and a
+process killed mid-write leaves the last committed state. Rows are never updated or
+deleted (triggers refuse it): a resubmission is a new version, hiding a row appends a
+tombstone. The uploaded file lives inside the database under a generated id, so an
+uploaded file name never becomes a path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import random
+import sqlite3
+import time
+import uuid
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+DB_NAME = "leaderboard.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS owners (
+    model_id TEXT PRIMARY KEY,
+    submitter TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    model_id TEXT NOT NULL REFERENCES owners(model_id),
+    submitter TEXT NOT NULL,
+    benchmark TEXT NOT NULL,
+    config TEXT NOT NULL,
+    split TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data_revision TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    results TEXT NOT NULL,
+    per_example BLOB NOT NULL,
+    file_sha256 TEXT NOT NULL,
+    file BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (model_id, benchmark, config, split, version)
+);
+CREATE TABLE IF NOT EXISTS tombstones (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    submission_id TEXT NOT NULL REFERENCES submissions(id),
+    action TEXT NOT NULL CHECK (action IN ('hide', 'delete', 'restore')),
+    reason TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mirrored (
+    submission_id TEXT PRIMARY KEY REFERENCES submissions(id),
+    repo_path TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS submissions_no_update BEFORE UPDATE ON submissions
+BEGIN SELECT RAISE(ABORT, 'submissions are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS submissions_no_delete BEFORE DELETE ON submissions
+BEGIN SELECT RAISE(ABORT, 'submissions are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS tombstones_no_update BEFORE UPDATE ON tombstones
+BEGIN SELECT RAISE(ABORT, 'tombstones are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS tombstones_no_delete BEFORE DELETE ON tombstones
+BEGIN SELECT RAISE(ABORT, 'tombstones are append-only'); END;
+CREATE INDEX IF NOT EXISTS submissions_part ON submissions (benchmark, config, split, model_id, version);
+"""
+
+
+class OwnershipError(ValueError):
+    """The model name belongs to another submitter."""
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def pack_arrays(arrays: dict[str, np.ndarray]) -> bytes:
+    """Per-example values as an .npz (plain float arrays; read back without pickle)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()})
+    return buf.getvalue()
+
+
+def unpack_arrays(blob: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(blob), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+@dataclass
+class StoredSubmission:
+    """One stored version (the file bytes and per-example arrays load on request)."""
+
+    id: str
+    seq: int
+    model_id: str
+    submitter: str
+    benchmark: str
+    config: str
+    split: str
+    version: int
+    data_revision: str
+    metadata: dict
+    results: dict
+    file_sha256: str
+    created_at: str
+    state: str = "visible"  # visible | hide | delete
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row, state: str | None = None) -> "StoredSubmission":
+        return cls(
+            id=row["id"], seq=row["seq"], model_id=row["model_id"], submitter=row["submitter"],
+            benchmark=row["benchmark"], config=row["config"], split=row["split"], version=row["version"],
+            data_revision=row["data_revision"], metadata=json.loads(row["metadata"]), results=json.loads(row["results"]),
+            file_sha256=row["file_sha256"], created_at=row["created_at"],
+            state="visible" if state in (None, "restore") else state,
+        )
+
+
+_COLUMNS = "seq, id, model_id, submitter, benchmark, config, split, version, data_revision, metadata, results, file_sha256, created_at"
+_STATE = (
+    "(SELECT t.action FROM tombstones t WHERE t.submission_id = s.id ORDER BY t.seq DESC LIMIT 1) AS state"
+)
+
+
+class Store:
+    """The leaderboard's durable state; every method opens its own connection (thread-safe)."""
+
+    def __init__(self, data_dir: str | Path, busy_timeout_s: float = 60.0, retries: int = 20,
+                 before_commit: Callable[[], None] | None = None):
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.data_dir / DB_NAME
+        self.busy_timeout_s = busy_timeout_s
+        self.retries = retries
+        self._before_commit = before_commit  # test hook: runs inside the write transaction
+        with closing(self._connect()) as con:
+            con.execute("PRAGMA journal_mode=WAL")
+            self._write(lambda c: c.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;"), con, script=True)
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
+        con.row_factory = sqlite3.Row
+        con.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
+        con.execute("PRAGMA synchronous=FULL")
+        con.execute("PRAGMA foreign_keys=ON")
+        return con
+
+    def _write(self, work: Callable[[sqlite3.Connection], object], con: sqlite3.Connection | None = None, script=False):
+        """Run `work` in one IMMEDIATE transaction, retrying when another writer holds the lock."""
+        own = con is None
+        con = con or self._connect()
+        try:
+            for attempt in range(self.retries + 1):
+                try:
+                    if script:
+                        return work(con)
+                    con.execute("BEGIN IMMEDIATE")
+                    try:
+                        out = work(con)
+                        if self._before_commit is not None:
+                            self._before_commit()
+                        con.execute("COMMIT")
+                        return out
+                    except BaseException:
+                        if con.in_transaction:
+                            con.execute("ROLLBACK")
+                        raise
+                except sqlite3.OperationalError as exc:
+                    if con.in_transaction:
+                        con.execute("ROLLBACK")
+                    if "locked" not in str(exc) and "busy" not in str(exc) or attempt == self.retries:
+                        raise
+                    time.sleep(min(1.0, 0.02 * 2**attempt) * (0.5 + random.random()))
+        finally:
+            if own:
+                con.close()
+
+    # --- writes ---------------------------------------------------------------------------
+    def add_submission(self, *, model_id: str, submitter: str, benchmark: str, config: str, split: str,
+                       data_revision: str, metadata: dict, results: dict, per_example: dict[str, np.ndarray],
+                       file_bytes: bytes) -> StoredSubmission:
+        """Store one validated, scored submission as the next version of its (model, part)."""
+        sub_id = uuid.uuid4().hex
+        sha = hashlib.sha256(file_bytes).hexdigest()
+        blob = pack_arrays(per_example)
+        meta_json = json.dumps(metadata, sort_keys=True)
+        results_json = json.dumps(results, sort_keys=True)
+
+        def work(con: sqlite3.Connection):
+            row = con.execute("SELECT submitter FROM owners WHERE model_id = ?", (model_id,)).fetchone()
+            if row is None:
+                con.execute("INSERT INTO owners VALUES (?, ?, ?)", (model_id, submitter, now()))
+            elif row["submitter"] != submitter:
+                raise OwnershipError(
+                    f"model name {model_id!r} already belongs to submitter {row['submitter']!r}; "
+                    "submit under that name or rename your model"
+                )
+            version = con.execute(
+                "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE model_id=? AND benchmark=? AND config=? AND split=?",
+                (model_id, benchmark, config, split),
+            ).fetchone()[0]
+            con.execute(
+                "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version, data_revision,"
+                " metadata, results, per_example, file_sha256, file, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (sub_id, model_id, submitter, benchmark, config, split, version, data_revision, meta_json,
+                 results_json, blob, sha, file_bytes, now()),
+            )
+            return version
+
+        self._write(work)
+        return self.get(sub_id)
+
+    def add_tombstone(self, submission_id: str, action: str, reason: str) -> None:
+        if action not in ("hide", "delete", "restore"):
+            raise ValueError(f"action must be 'hide', 'delete' or 'restore'; got {action!r}")
+
+        def work(con):
+            if con.execute("SELECT 1 FROM submissions WHERE id = ?", (submission_id,)).fetchone() is None:
+                raise ValueError(f"no submission with id {submission_id!r}; copy the id from the model's history")
+            con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
+                        (submission_id, action, reason or "", now()))
+
+        self._write(work)
+
+    def mark_mirrored(self, submission_id: str, repo_path: str) -> None:
+        self._write(lambda con: con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (submission_id, repo_path, now())))
+
+    # --- reads ----------------------------------------------------------------------------
+    def _query(self, sql: str, params=()) -> list[sqlite3.Row]:
+        with closing(self._connect()) as con:
+            return con.execute(sql, params).fetchall()
+
+    def owner_of(self, model_id: str) -> str | None:
+        rows = self._query("SELECT submitter FROM owners WHERE model_id = ?", (model_id,))
+        return rows[0]["submitter"] if rows else None
+
+    def get(self, submission_id: str) -> StoredSubmission:
+        rows = self._query(f"SELECT {_COLUMNS}, {_STATE} FROM submissions s WHERE id = ?", (submission_id,))
+        if not rows:
+            raise KeyError(f"no submission with id {submission_id!r}")
+        return StoredSubmission.from_row(rows[0], rows[0]["state"])
+
+    def file_bytes(self, submission_id: str) -> bytes:
+        rows = self._query("SELECT file FROM submissions WHERE id = ?", (submission_id,))
+        if not rows:
+            raise KeyError(f"no submission with id {submission_id!r}")
+        return bytes(rows[0]["file"])
+
+    def per_example(self, submission_id: str) -> dict[str, np.ndarray]:
+        rows = self._query("SELECT per_example FROM submissions WHERE id = ?", (submission_id,))
+        if not rows:
+            raise KeyError(f"no submission with id {submission_id!r}")
+        return unpack_arrays(bytes(rows[0]["per_example"]))
+
+    def all_submissions(self, benchmark: str | None = None) -> list[StoredSubmission]:
+        """Every stored version (hidden ones too, with their state), oldest first."""
+        where, params = ("WHERE benchmark = ?", (benchmark,)) if benchmark else ("", ())
+        rows = self._query(f"SELECT {_COLUMNS}, {_STATE} FROM submissions s {where} ORDER BY seq", params)
+        return [StoredSubmission.from_row(r, r["state"]) for r in rows]
+
+    def history(self, model_id: str) -> list[StoredSubmission]:
+        rows = self._query(f"SELECT {_COLUMNS}, {_STATE} FROM submissions s WHERE model_id = ? ORDER BY seq", (model_id,))
+        return [StoredSubmission.from_row(r, r["state"]) for r in rows]
+
+    def current(self, benchmark: str | None = None) -> list[StoredSubmission]:
+        """Per (model, benchmark, config, split): the newest version that is not hidden or deleted."""
+        best: dict[tuple, StoredSubmission] = {}
+        for s in self.all_submissions(benchmark):
+            if s.state != "visible":
+                continue
+            key = (s.model_id, s.benchmark, s.config, s.split)
+            if key not in best or s.version > best[key].version:
+                best[key] = s
+        return list(best.values())
+
+    def unmirrored(self) -> list[StoredSubmission]:
+        rows = self._query(
+            f"SELECT {_COLUMNS}, {_STATE} FROM submissions s WHERE id NOT IN (SELECT submission_id FROM mirrored) ORDER BY seq"
+        )
+        return [StoredSubmission.from_row(r, r["state"]) for r in rows]
+
+    def count(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM submissions")[0][0])
+
+    def integrity_check(self) -> str:
+        return str(self._query("PRAGMA integrity_check")[0][0])

@@ -1,0 +1,455 @@
+"""Score a video-text model on a benchmark and write the predictions file.
+
+Scoring is a pure function over batches of items (`make_batch_fn`), built once per worker
+(the model loads there), and mapped by the shared runner (`hardneg.runner.run_map`), so
+the same code runs in this process, in a process pool, or on Ray, and resumes after an
+interruption. Video embeddings go to an on-disk cache keyed by the model's identity
+(id + revision + adapter + dtype), the frame settings and the video file's content hash:
+a rerun, or a second benchmark over the same videos, decodes and encodes nothing again.
+
+Multiple-choice benchmarks (Feint6K, contrast sets, PoSRank) give one row per item;
+retrieval (FIRE) gives one row per query with a score for every video of the collection.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hardneg import __version__
+from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrite
+from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
+from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_frames, file_fingerprint
+
+#: Hub dataset repos of the four benchmarks, by benchmark name.
+HUB_REPOS = {
+    "video-hardneg/feint6k": "feint6k",
+    "video-hardneg/contrast-sets": "contrast_sets",
+    "video-hardneg/posrank": "posrank",
+    "video-hardneg/fire": "fire",
+}
+RETRIEVAL_BENCHMARKS = ("fire",)
+
+
+def default_cache_dir() -> Path:
+    """$HARDNEG_CACHE, else ~/.cache/hardneg (embeddings, built-in sample videos, tiny model)."""
+    return Path(os.environ.get("HARDNEG_CACHE") or Path.home() / ".cache" / "hardneg")
+
+
+# --------------------------------------------------------------------------------------- data
+
+
+@dataclass
+class BenchmarkData:
+    """One benchmark config, loaded: items (multiple choice) or queries + videos + qrels."""
+
+    dataset: str
+    benchmark: str
+    config: str
+    splits: list[str]
+    data_revision: str
+    items: pa.Table | None = None  # MC_ITEM_SCHEMA rows, all chosen splits
+    queries: pa.Table | None = None  # retrieval
+    videos: pa.Table | None = None
+    qrels: pa.Table | None = None
+
+    @property
+    def task(self) -> str:
+        return "retrieval" if self.queries is not None else "multiple_choice"
+
+
+def _card_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
+    """{config: {split: [data file paths]}} from a repo folder's README YAML."""
+    import yaml
+
+    card = folder / "README.md"
+    if not card.is_file():
+        return {}
+    text = card.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return {}
+    header = yaml.safe_load(text.split("---", 2)[1]) or {}
+    out: dict[str, dict[str, list[str]]] = {}
+    for cfg in header.get("configs", []):
+        splits: dict[str, list[str]] = {}
+        for df in cfg.get("data_files", []):
+            paths = df["path"] if isinstance(df["path"], list) else [df["path"]]
+            splits.setdefault(df["split"], []).extend(paths)
+        out[cfg["config_name"]] = splits
+    return out
+
+
+def _folder_config(folder: Path, config: str) -> dict[str, list[Path]]:
+    configs = _card_configs(folder)
+    if configs:
+        if config not in configs:
+            raise ValueError(f"dataset {folder} has no config {config!r}; choose one of {sorted(configs)}")
+        return {s: [folder / p for p in ps] for s, ps in configs[config].items()}
+    sub = folder / config
+    if not sub.is_dir():
+        raise ValueError(f"dataset folder {folder} has no README.md configs and no {config}/ folder")
+    splits: dict[str, list[Path]] = {}
+    for p in sorted(sub.glob("*.parquet")):
+        splits.setdefault(p.name.split("-")[0], []).append(p)
+    return splits
+
+
+def _folder_benchmark(folder: Path) -> str | None:
+    report = folder / "build_report.json"
+    if report.is_file():
+        return json.loads(report.read_text()).get("benchmark")
+    return None
+
+
+def _read_folder_table(folder: Path, config: str, splits: list[str] | None) -> tuple[pa.Table, list[str], str]:
+    files = _folder_config(folder, config)
+    chosen = list(files) if not splits else splits
+    unknown = [s for s in chosen if s not in files]
+    if unknown:
+        raise ValueError(f"config {config!r} of {folder} has no split(s) {unknown}; choose from {sorted(files)}")
+    h = hashlib.sha256()
+    tables = []
+    for s in chosen:
+        for p in files[s]:
+            if not p.is_file():
+                raise FileNotFoundError(f"data file {p} listed in {folder}/README.md is missing; rebuild the dataset")
+            h.update(p.read_bytes())
+            tables.append(pq.read_table(p).replace_schema_metadata(None))
+    return pa.concat_tables(tables, promote_options="permissive"), chosen, "sha256:" + h.hexdigest()[:16]
+
+
+def _read_hub_table(repo: str, config: str, splits: list[str] | None, revision: str | None):
+    import datasets
+    from huggingface_hub import HfApi
+
+    sha = HfApi().dataset_info(repo, revision=revision).sha
+    dd = datasets.load_dataset(repo, config, revision=sha)
+    chosen = list(dd) if not splits else splits
+    unknown = [s for s in chosen if s not in dd]
+    if unknown:
+        raise ValueError(f"config {config!r} of {repo} has no split(s) {unknown}; choose from {sorted(dd)}")
+    table = pa.concat_tables([dd[s].data.table for s in chosen], promote_options="permissive")
+    return table, chosen, sha
+
+
+def load_benchmark(dataset: str, config: str, splits: list[str] | None = None, benchmark: str | None = None,
+                   revision: str | None = None) -> BenchmarkData:
+    """Load a benchmark config from a built repo folder or a Hub dataset id."""
+    folder = Path(dataset)
+    if folder.is_dir():
+        bench = benchmark or _folder_benchmark(folder)
+        read = functools.partial(_read_folder_table, folder)
+    elif "/" in dataset and not folder.exists():
+        bench = benchmark or HUB_REPOS.get(dataset)
+        read = lambda c, s: _read_hub_table(dataset, c, s, revision)  # noqa: E731
+    else:
+        raise FileNotFoundError(f"dataset {dataset} is neither a folder nor a Hub id (owner/name)")
+    if not bench:
+        raise ValueError(f"cannot tell which benchmark {dataset} is; pass --benchmark (feint6k, contrast_sets, posrank, fire)")
+    if bench in RETRIEVAL_BENCHMARKS:
+        qrels, chosen, rev_q = read(config, splits)
+        queries, _, rev_a = read(f"{config}-queries", chosen)
+        videos, _, rev_b = read(f"{config}-videos", chosen)
+        rev = rev_q if rev_q == rev_a == rev_b else "sha256:" + hashlib.sha256(
+            f"{rev_q}{rev_a}{rev_b}".encode()).hexdigest()[:16]
+        return BenchmarkData(dataset, bench, config, chosen, rev, queries=queries, videos=videos, qrels=qrels)
+    items, chosen, rev = read(config, splits)
+    for col in ("id", "video_id", "captions", "label"):
+        if col not in items.column_names:
+            raise ValueError(f"dataset {dataset} config {config}: no column {col!r}; is it a multiple-choice benchmark?")
+    return BenchmarkData(dataset, bench, config, chosen, rev, items=items)
+
+
+# -------------------------------------------------------------------------------------- cache
+
+
+class EmbeddingCache:
+    """Video embeddings on disk: one .npy per (model identity, frame settings, video content)."""
+
+    def __init__(self, root: str | os.PathLike, model_key: str, frames: FrameSettings):
+        frames_key = hashlib.sha256(json.dumps(frames.identity(), sort_keys=True).encode()).hexdigest()[:12]
+        self.root = Path(root) / "embeddings" / model_key / frames_key
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, fingerprint: str) -> Path:
+        return self.root / fingerprint[:2] / f"{fingerprint}.npy"
+
+    def get(self, fingerprint: str) -> np.ndarray | None:
+        p = self._path(fingerprint)
+        if p.is_file():
+            try:
+                arr = np.load(p, allow_pickle=False)
+            except (OSError, ValueError):  # a damaged entry is recomputed
+                return None
+            self.hits += 1
+            return arr
+        return None
+
+    def put(self, fingerprint: str, embedding: np.ndarray) -> None:
+        self.misses += 1
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(embedding, np.float32), allow_pickle=False)
+        atomic_write_bytes(self._path(fingerprint), buf.getvalue())
+
+
+# -------------------------------------------------------------------------------- batch function
+
+
+@dataclass(frozen=True)
+class ScoreSpec:
+    """Everything a worker needs to build its batch function (picklable)."""
+
+    model: str
+    frames: FrameSettings = FrameSettings()
+    videos: str | None = None
+    cache_dir: str | None = None
+    device: str | None = None
+    fp16: bool = False
+    revision: str | None = None
+
+
+def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
+                  cache: EmbeddingCache | None, report: VideoReport) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, bool]]:
+    """Embeddings of the given videos (cache first), their status, and whether each came from the cache."""
+    emb: dict[str, np.ndarray] = {}
+    status: dict[str, str] = {}
+    cached: dict[str, bool] = {}
+    if not model.uses_video:
+        for v in video_ids:
+            emb[v], status[v], cached[v] = np.zeros(0, np.float32), "not used", False
+        return emb, status, cached
+    todo: list[tuple[str, str, np.ndarray]] = []
+    for v in dict.fromkeys(video_ids):
+        path = folder.path(v) if folder is not None else None
+        if path is None:
+            report.missing.append(v)
+            status[v] = "missing"
+            continue
+        fp = file_fingerprint(path)
+        hit = cache.get(fp) if cache is not None else None
+        if hit is not None:
+            emb[v], status[v], cached[v] = hit, "ok", True
+            report.ok += 1
+            continue
+        try:
+            todo.append((v, fp, decode_frames(path, frames)))
+        except Exception as exc:  # VideoDecodeError, or a decoder bug on a strange file
+            report.unreadable[v] = str(exc)
+            status[v] = "unreadable"
+    if todo:
+        vecs = model.encode_video([t[2] for t in todo])
+        for (v, fp, _), vec in zip(todo, vecs):
+            if cache is not None:
+                cache.put(fp, vec)
+            emb[v], status[v], cached[v] = vec, "ok", False
+            report.ok += 1
+    return emb, status, cached
+
+
+_BATCH_OUTPUT_SCHEMA = pa.schema([
+    ("id", pa.string()), ("scores", pa.list_(pa.float32())), ("video_id", pa.string()), ("video_status", pa.string()),
+    ("video_error", pa.string()), ("video_cached", pa.bool_()), ("skipped", pa.bool_()), ("skip_reason", pa.string()),
+])
+
+
+def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], dict[str, list]]:
+    """Build the batch function of one worker: load the model (unless given) and the cache once.
+
+    Input rows carry `id`, `video_id` and either `captions` (multiple choice: returns their
+    scores) or nothing else (retrieval collection: the video embedding is cached, no scores).
+    Output rows: id, scores, video status, whether the embedding came from the cache, and the
+    runner's `skipped`/`skip_reason` for rows whose video is missing or unreadable.
+    """
+    from hardneg.models import load_model
+
+    model = model or load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
+    folder = VideoFolder(spec.videos) if (spec.videos and model.uses_video) else None
+    cache = EmbeddingCache(spec.cache_dir or default_cache_dir(), model.cache_key(), spec.frames)
+    text_memo: dict[str, np.ndarray] = {}
+
+    def text_embeddings(texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in text_memo]
+        if new:
+            for t, e in zip(new, model.encode_text(new)):
+                text_memo[t] = e
+        if len(text_memo) > 200_000:  # bounded memory on huge runs
+            text_memo.clear()
+            return model.encode_text(texts)
+        return np.stack([text_memo[t] for t in texts])
+
+    def fn(batch: dict[str, list]) -> dict[str, list]:
+        report = VideoReport()
+        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report)
+        out: dict[str, list] = {"id": [], "scores": [], "video_id": [], "video_status": [], "video_error": [],
+                                "video_cached": [], "skipped": [], "skip_reason": []}
+        has_captions = "captions" in batch
+        for i, vid in enumerate(batch["video_id"]):
+            st = status.get(vid, "missing")
+            scores = None
+            if st in ("ok", "not used") and has_captions:
+                caps = list(batch["captions"][i])
+                scores = model.similarity(emb[vid][None, :], text_embeddings(caps))[0].astype(np.float32).tolist()
+            out["id"].append(batch["id"][i])
+            out["scores"].append(scores)
+            out["video_id"].append(vid)
+            out["video_status"].append(st)
+            out["video_error"].append(report.unreadable.get(vid))
+            out["video_cached"].append(bool(cached.get(vid, False)))
+            out["skipped"].append(st not in ("ok", "not used"))
+            out["skip_reason"].append(None if st in ("ok", "not used") else f"video {st}")
+        return pa.Table.from_pydict(out, schema=_BATCH_OUTPUT_SCHEMA)
+
+    fn.model = model  # for callers that want the identity without loading twice
+    fn.cache = cache
+    return fn
+
+
+# ------------------------------------------------------------------------------------- running
+
+
+@dataclass
+class ScoreRun:
+    """What `score_benchmark` did."""
+
+    out: Path
+    rows: int
+    scored: int
+    video_report: dict[str, Any]
+    embeddings_computed: int
+    embeddings_cached: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        vr = self.video_report
+        return (f"wrote {self.out}: {self.scored}/{self.rows} {'queries' if self.metadata.get('task') == 'retrieval' else 'items'} scored; "
+                f"videos {vr['ok']} ok, {vr['missing']} missing, {vr['unreadable']} unreadable; "
+                f"video embeddings computed {self.embeddings_computed}, from cache {self.embeddings_cached}")
+
+
+def _run_key(parts: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _report_from_rows(rows: pa.Table) -> tuple[VideoReport, int, int]:
+    report = VideoReport()
+    seen: dict[str, tuple[str, str | None, bool]] = {}
+    for vid, st, err, c in zip(rows["video_id"].to_pylist(), rows["video_status"].to_pylist(),
+                               rows["video_error"].to_pylist(), rows["video_cached"].to_pylist()):
+        seen.setdefault(vid, (st, err, bool(c)))
+    computed = cached = 0
+    for vid, (st, err, c) in seen.items():
+        if st == "ok":
+            report.ok += 1
+            cached += c
+            computed += not c
+        elif st == "missing":
+            report.missing.append(vid)
+        elif st == "unreadable":
+            report.unreadable[vid] = err or "unreadable"
+    return report, computed, cached
+
+
+def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None,
+                    videos: str | None = None, frames: FrameSettings = FrameSettings(), cache_dir: str | None = None,
+                    device: str | None = None, fp16: bool = False, revision: str | None = None,
+                    benchmark: str | None = None, data_revision: str | None = None, batch_size: int = 64,
+                    backend: str = "local", num_workers: int = 1, ray_address: str | None = None,
+                    num_gpus: float = 0, ray_runtime_env: dict | None = None, overwrite: bool = False,
+                    progress: bool = True, loaded_model=None) -> ScoreRun:
+    """Score `model` on one benchmark config and write the predictions Parquet atomically.
+
+    An interrupted run leaves its finished batches in `<out>.parts-<key>/`; running the same
+    command again resumes from there. Settings that change the scores change the key.
+    """
+    from hardneg.models import load_model
+    from hardneg.runner import read_output, run_map
+
+    out = Path(out)
+    refuse_overwrite(out, overwrite)
+    data = load_benchmark(dataset, config, splits, benchmark=benchmark, revision=data_revision)
+    m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)
+    if m.uses_video and not videos:
+        raise ValueError(f"model {model} needs videos: pass --videos DIR with <video_id>.mp4 files "
+                         "(or use a blind baseline such as --model blind-unigram)")
+    spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
+                     cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
+                     revision=revision)
+    key = _run_key({"model": m.identity(), "frames": frames.identity(), "data": data.data_revision,
+                    "config": config, "splits": data.splits, "videos": spec.videos, "task": data.task})
+    parts = out.with_name(f"{out.name}.parts-{key}")
+    same_process = backend == "local" and num_workers == 1
+    factory = functools.partial(make_batch_fn, spec, m if same_process else None)
+    run_kw = dict(batch_size=batch_size, backend=backend, num_workers=num_workers, ray_address=ray_address,
+                  num_gpus=num_gpus, progress=progress, ray_runtime_env=ray_runtime_env)
+    meta_common = dict(
+        task=data.task, benchmark=data.benchmark, config=config, split=",".join(data.splits),
+        data_revision=data.data_revision, dataset=str(dataset), model_id=m.model_id, model_revision=m.revision,
+        model=m.identity(), frames=frames.identity(), hardneg_version=__version__,
+    )
+    if data.task == "multiple_choice":
+        inp = data.items.select(["id", "video_id", "captions"])
+        run_map(factory, inp, parts, id_column="id", **run_kw)
+        rows = read_output(parts)
+        report, computed, cached = _report_from_rows(rows)
+        keep = rows.filter(pc.invert(rows["skipped"]))
+        order = {i: k for k, i in enumerate(data.items["id"].to_pylist())}
+        keep = keep.take(np.argsort([order[i] for i in keep["id"].to_pylist()], kind="stable"))
+        table = pa.table({"id": keep["id"], "scores": keep["scores"]}, schema=PREDICTIONS_SCHEMA)
+        n_rows = data.items.num_rows
+        extra: dict[str, Any] = {}
+    else:
+        vids = data.videos.select(["video_id"]).append_column("id", data.videos["video_id"])
+        run_map(factory, vids, parts, id_column="id", **run_kw)
+        rows = read_output(parts)
+        report, computed, cached = _report_from_rows(rows)
+        ok = [v for v, st in zip(rows["video_id"].to_pylist(), rows["video_status"].to_pylist()) if st == "ok"]
+        coll = [v for v in data.videos["video_id"].to_pylist() if v in set(ok)]
+        fn = make_batch_fn(spec, m)  # reads the cached embeddings
+        emb, _, _ = encode_videos(m, VideoFolder(spec.videos) if m.uses_video else None, coll, frames, fn.cache, VideoReport())
+        video_matrix = np.stack([emb[v] for v in coll]) if coll else np.zeros((0, 0), np.float32)
+        texts = data.queries["text"].to_pylist()
+        scores = m.similarity(video_matrix, m.encode_text(texts)).T if coll else np.zeros((len(texts), 0))
+        table = pa.table({"id": data.queries["query_id"],
+                          "scores": pa.array([r.astype(np.float32).tolist() for r in scores], pa.list_(pa.float32()))},
+                         schema=PREDICTIONS_SCHEMA)
+        n_rows = data.queries.num_rows
+        extra = {"video_ids": coll}
+    meta = dict(meta_common, videos=report.to_dict(), rows_total=n_rows, rows_scored=table.num_rows, **extra)
+    table = table.replace_schema_metadata(predictions_metadata(**meta))
+    atomic_write_parquet(table, out)
+    shutil.rmtree(parts, ignore_errors=True)
+    return ScoreRun(out=out, rows=n_rows, scored=table.num_rows,
+                    video_report=report.to_dict(), embeddings_computed=computed, embeddings_cached=cached,
+                    metadata=meta)
+
+
+def read_predictions(path: str | os.PathLike) -> tuple[pa.Table, dict[str, Any]]:
+    """The predictions table and its run settings; clear errors for a file that is not one."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"predictions file {path} not found; write one with hardneg score")
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:
+        raise ValueError(f"{path} is not a readable Parquet file ({exc})") from exc
+    from hardneg.schema import check_columns
+
+    check_columns(table, PREDICTIONS_SCHEMA, f"predictions file {path}")
+    return table, read_predictions_metadata(table.schema)
+
+
+__all__ = ["BenchmarkData", "EmbeddingCache", "ScoreRun", "ScoreSpec", "default_cache_dir", "encode_videos",
+           "load_benchmark", "make_batch_fn", "read_predictions", "score_benchmark"]

@@ -1,0 +1,59 @@
+"""Small benchmark folders in the project's schemas (MC_ITEM_SCHEMA, FIRE schemas), written by the tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hardneg.schema import MC_ITEM_SCHEMA, QREL_SCHEMA, QUERY_SCHEMA, VIDEO_SCHEMA
+
+PROV = {"origin": "human", "generator": None, "generator_version": None, "rule": None, "pos": None,
+        "span": None, "replacement": None, "seed": None, "details": None}
+
+
+def mc_table(prefix: str, n_items: int, n_candidates, category: str, label_of=lambda i: 0, videos_per=1) -> pa.Table:
+    """n_items items; n_candidates an int or a function of the item index (ragged candidate counts)."""
+    rows = []
+    for i in range(n_items):
+        c = n_candidates(i) if callable(n_candidates) else n_candidates
+        label = label_of(i) % c
+        rows.append({
+            "id": f"{prefix}:{i}", "video_id": f"vid{i // videos_per}", "source_dataset": "test", "source_split": "test",
+            "category": category, "captions": [f"caption {j} of item {i} {'right' if j == label else 'wrong'}" for j in range(c)],
+            "label": label, "manipulated_index": None,
+            "negative_types": ["positive" if j == label else category for j in range(c)],
+            "provenance": [PROV] * c,
+        })
+    return pa.Table.from_pylist(rows, schema=MC_ITEM_SCHEMA)
+
+
+def _write(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+
+
+def write_benchmarks(root: Path) -> Path:
+    """feint6k (2 configs), contrast_sets (2 types), posrank (2 parts of speech, ragged), fire (1 config)."""
+    for config in ("msrvtt", "vatex"):
+        _write(mc_table(f"{config}", 8, 6, "counterfactual", label_of=lambda i: i), root / "feint6k" / config / "test-00000-of-00001.parquet")
+    for config in ("gender", "verb_lm"):
+        _write(mc_table(config, 6, 5, config, label_of=lambda i: 2 * i, videos_per=2), root / "contrast_sets" / config / "test-00000-of-00001.parquet")
+    for pos in ("noun", "verb"):
+        _write(mc_table(f"uvo:{pos}", 5, lambda i: 4 + i % 3, pos), root / "posrank" / "vln_uvo" / f"{pos}-00000-of-00001.parquet")
+    videos = [f"v{j}" for j in range(5)]
+    queries = [{"query_id": f"q{i}", "text": f"query {i}", "video_id": videos[i], "source_dataset": "msrvtt", "source_split": "test"} for i in range(4)]
+    qrels = [{"query_id": f"q{i}", "video_id": videos[i], "label": 1, "source": "original", "n_judgments": 1,
+              "agreement": 1.0, "unresolved": False} for i in range(4)]
+    # FIRE labels: q0 also matches v1; q2 also matches v4; q3 judged irrelevant to v0
+    for q, v, lab in (("q0", "v1", 1), ("q2", "v4", 1), ("q3", "v0", 0)):
+        qrels.append({"query_id": q, "video_id": v, "label": lab, "source": "fire", "n_judgments": 3,
+                      "agreement": 1.0, "unresolved": False})
+    _write(pa.Table.from_pylist(qrels, schema=QREL_SCHEMA), root / "fire" / "msrvtt" / "test-00000-of-00001.parquet")
+    _write(pa.Table.from_pylist(queries, schema=QUERY_SCHEMA), root / "fire" / "msrvtt-queries" / "test-00000-of-00001.parquet")
+    _write(pa.Table.from_pylist([{"video_id": v, "source_dataset": "msrvtt"} for v in videos], schema=VIDEO_SCHEMA),
+           root / "fire" / "msrvtt-videos" / "test-00000-of-00001.parquet")
+    (root / "fire" / "build_report.json").write_text(json.dumps({"benchmark": "fire"}))
+    return root

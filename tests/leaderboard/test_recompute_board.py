@@ -1,0 +1,144 @@
+"""Recomputed scores against hand-computed values; baselines at exact chance; ties, sorting, filters, reported rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardneg.leaderboard.baselines import blind_baseline, random_baseline
+from hardneg.leaderboard.board import REPORTED_STATUS, board_columns
+from hardneg.leaderboard.example import predictions_bytes
+from hardneg.leaderboard.recompute import recompute
+from hardneg.ranking import paired_test
+
+FEINT = ("feint6k", "msrvtt", "test")
+
+
+def ranked_scores(items, ranks):
+    """Scores that put each item's positive at the given rank (no ties)."""
+    out = []
+    for i, r in enumerate(ranks):
+        c = int(items.n_candidates[i])
+        s = np.arange(c, 0, -1, dtype=np.float32)  # candidate order 0..c-1 gets scores c..1
+        order = [j for j in range(c) if j != items.label[i]]
+        order.insert(r - 1, int(items.label[i]))
+        scores = np.empty(c, np.float32)
+        scores[order] = s
+        out.append(scores)
+    return out
+
+
+def test_multiple_choice_hand_computed(item_sets):
+    items = item_sets[FEINT]
+    ranks = [1, 2, 3, 1, 2, 3, 1, 2]
+    from hardneg.leaderboard.validate import validate_submission
+
+    sub = validate_submission(predictions_bytes(items, "m", scores=ranked_scores(items, ranks)), "a", item_sets)
+    r = recompute(items, sub.scores, sub.mask, n_resamples=300)
+    assert r.metrics["R@1"]["estimate"] == pytest.approx(3 / 8)
+    assert r.metrics["R@2"]["estimate"] == pytest.approx(6 / 8)
+    assert r.metrics["MeanR"]["estimate"] == pytest.approx(15 / 8)
+    assert r.metrics["MRR"]["estimate"] == pytest.approx((3 + 3 / 2 + 2 / 3) / 8)
+    for m in r.metrics.values():
+        assert m["low"] <= m["estimate"] <= m["high"] and m["n_clusters"] == 8
+    assert r.metrics["R@1"]["high"] > r.metrics["R@1"]["low"]
+
+
+def test_random_baseline_is_exact_chance(item_sets):
+    r = random_baseline(item_sets[FEINT], n_resamples=50).result
+    assert r.metrics["R@1"]["estimate"] == pytest.approx(1 / 6)
+    assert r.metrics["MeanR"]["estimate"] == pytest.approx(3.5)
+    assert r.metrics["R@1"]["low"] == pytest.approx(1 / 6) == r.metrics["R@1"]["high"]
+    pos = item_sets[("posrank", "vln_uvo", "noun")]  # ragged: 4, 5, 6, 4, 5 candidates
+    r = random_baseline(pos, n_resamples=50).result
+    expected = np.mean([sum(1 / k for k in range(1, c + 1)) / c for c in (4, 5, 6, 4, 5)])
+    assert r.metrics["MRR"]["estimate"] == pytest.approx(expected)
+
+
+def test_blind_baseline_uses_captions_only(item_sets):
+    class LongerIsBetter:  # a text-only "model": scores a caption by its length
+        def score(self, video, captions):
+            assert video is None
+            return np.asarray([len(c) for c in captions], np.float32)
+
+    items = item_sets[FEINT]  # the positive caption says "right", negatives "wrong": same length -> ties
+    b = blind_baseline(items, LongerIsBetter(), n_resamples=50)
+    assert b.result.metrics["R@1"]["estimate"] == pytest.approx(1 / 6)
+    fire = blind_baseline(item_sets[("fire", "msrvtt", "test")], LongerIsBetter(), n_resamples=50)
+    assert "equals chance" in fire.note
+
+
+def test_fire_original_vs_fire_labels_hand_computed(item_sets):
+    items = item_sets[("fire", "msrvtt", "test")]
+    # columns v0..v4; q0: v1 > v0; q1: v1 first; q2: v4 > v0 > v2; q3: v3 first
+    scores = np.array([[4, 5, 1, 2, 3], [1, 5, 2, 3, 4], [4, 1, 3, 2, 5], [4, 1, 2, 5, 3]], float)
+    r = recompute(items, scores, None, n_resamples=300)
+    m = {k: v["estimate"] for k, v in r.metrics.items()}
+    assert m["C@1 FIRE"] == pytest.approx(1.0) and m["C@1 orig"] == pytest.approx(0.5)
+    assert m["C@1 delta"] == pytest.approx(0.5)
+    assert m["mAP FIRE"] == pytest.approx((1 + 1 + 5 / 6 + 1) / 4)
+    assert m["mAP orig"] == pytest.approx((1 / 2 + 1 + 1 / 3 + 1) / 4)
+    assert m["mAP delta"] == pytest.approx(m["mAP FIRE"] - m["mAP orig"])
+    assert m["C@5 FIRE"] == m["C@5 orig"] == pytest.approx(1.0)
+
+
+def test_columns_per_benchmark(item_sets):
+    names = {b: [c.name for c in board_columns(b, item_sets)] for b in ("feint6k", "contrast_sets", "posrank", "fire")}
+    assert names["feint6k"][:3] == ["R@1 · msrvtt", "R@2 · msrvtt", "MeanR · msrvtt"]
+    assert names["contrast_sets"] == ["acc · gender", "acc · verb_lm"]
+    assert names["posrank"] == ["mean · vln_uvo", "noun · vln_uvo", "verb · vln_uvo"]
+    assert names["fire"][:3] == ["C@1 FIRE · msrvtt", "C@1 orig · msrvtt", "C@1 delta · msrvtt"]
+    assert len(names["fire"]) == 12
+
+
+def submit_all(board, model, submitter, skill, seed, benchmark="feint6k"):
+    for key, items in board.item_sets.items():
+        if key[0] == benchmark:
+            out = board.submit(predictions_bytes(items, model, seed=seed, skill=skill), submitter)
+            assert out.ok, out.message
+
+
+def test_ties_with_leader_sorting_and_filters(board):
+    submit_all(board, "org/strong", "alice", 8.0, 1)
+    submit_all(board, "org/strong-too", "alice", 8.0, 2)
+    submit_all(board, "org/weak", "bob", -8.0, 3)
+    col = "R@1 · msrvtt"
+    df = board.table("feint6k", sort_by=col)
+    rows = {r["Model"]: r for _, r in df.iterrows()}
+    assert rows["org/strong"]["Status"] in ("leader", "tied with leader (intervals overlap)")
+    assert rows["org/strong-too"]["Status"] in ("leader", "tied with leader (intervals overlap)")
+    assert rows["org/weak"]["Status"] == ""
+    assert float(rows["org/weak"]["p vs leader"]) < 0.05
+    # the board's p-value is the core's paired test on the two models' stored per-example values
+    leader = next(m for m, r in rows.items() if r["Status"] == "leader")
+    subs = {s.model_id: s for s in board.store.current("feint6k") if s.config == "msrvtt"}
+    a, b = board.store.per_example(subs[leader].id)["R@1"], board.store.per_example(subs["org/weak"].id)["R@1"]
+    p = paired_test(a, b, board.item_sets[FEINT].clusters, n_resamples=2000).p_value
+    assert float(rows["org/weak"]["p vs leader"]) == pytest.approx(p, abs=1e-3)
+    # every score of a recomputed row carries its interval
+    assert all("[" in rows["org/weak"][c] for c in df.columns if "·" in c)
+    assert rows["InternVideo w/ LLM-teacher-lgt"]["Status"] == REPORTED_STATUS
+    assert rows["InternVideo w/ LLM-teacher-lgt"][col] == "65.8" and "Table 1" in rows["InternVideo w/ LLM-teacher-lgt"]["Source"]
+    assert rows["random (exact chance)"][col] == "16.7 [16.7, 16.7]"
+    # sort: best first (MeanR: lower is better), and reversed
+    mean_r = board.table("feint6k", sort_by="MeanR · msrvtt", kinds=["submitted"])
+    assert mean_r["Model"].iloc[-1] == "org/weak"
+    assert board.table("feint6k", sort_by="MeanR · msrvtt", descending=False, kinds=["submitted"])["Model"].iloc[0] == "org/weak"
+    # search, kinds, column choice
+    found = board.table("feint6k", search="WEAK")
+    assert found["Model"].tolist() == ["org/weak"]
+    only = board.table("feint6k", kinds=["reported"], shown=["R@2 · vatex"])
+    assert set(only["Kind"]) == {"reported"} and "R@1 · msrvtt" not in only.columns and "R@2 · vatex" in only.columns
+    fig = board.chart("feint6k", col)
+    assert len(fig.axes[0].patches) == len(board.table("feint6k", sort_by=col)[lambda d: d[col] != ""])
+
+
+def test_posrank_mean_needs_every_part(board):
+    items = board.item_sets[("posrank", "vln_uvo", "noun")]
+    assert board.submit(predictions_bytes(items, "org/p", seed=1), "alice").ok
+    row = board.table("posrank", kinds=["submitted"]).iloc[0]
+    assert row["mean · vln_uvo"] == "" and row["noun · vln_uvo"] != ""
+    assert board.submit(predictions_bytes(board.item_sets[("posrank", "vln_uvo", "verb")], "org/p", seed=2), "alice").ok
+    subs = {s.split: s.results["metrics"]["MRR"]["estimate"] for s in board.store.current("posrank")}
+    row = board.table("posrank", kinds=["submitted"]).iloc[0]
+    assert row["mean · vln_uvo"].startswith(f"{(subs['noun'] + subs['verb']) / 2:.3f} [")
