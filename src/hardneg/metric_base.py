@@ -185,7 +185,7 @@ def encode_scores(predictions: Any, name: str = "predictions") -> pa.LargeListAr
         pos = int(np.flatnonzero(~finite)[0])
         row = int(_row_of_flat(offsets, np.array([pos]))[0])
         raise ValueError(
-            f"{name}[{row}] contains {flat[pos]!r}: scores must be finite numbers (no NaN or inf); "
+            f"{name}[{row}] contains {float(flat[pos])}: scores must be finite numbers (no NaN or inf); "
             "check the model's outputs for that example"
         )
     return arr

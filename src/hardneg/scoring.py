@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,11 +152,12 @@ def load_benchmark(dataset: str, config: str, splits: list[str] | None = None, b
     if folder.is_dir():
         bench = benchmark or _folder_benchmark(folder)
         read = functools.partial(_read_folder_table, folder)
-    elif "/" in dataset and not folder.exists():
+    elif re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", dataset) and not folder.exists():
         bench = benchmark or HUB_REPOS.get(dataset)
         read = lambda c, s: _read_hub_table(dataset, c, s, revision)  # noqa: E731
     else:
-        raise FileNotFoundError(f"dataset {dataset} is neither a folder nor a Hub id (owner/name)")
+        raise FileNotFoundError(f"dataset {dataset} is neither an existing folder nor a Hub id (owner/name); "
+                                "build one with hardneg build or pass a Hub dataset id")
     if not bench:
         raise ValueError(f"cannot tell which benchmark {dataset} is; pass --benchmark (feint6k, contrast_sets, posrank, fire)")
     if bench in RETRIEVAL_BENCHMARKS:

@@ -212,12 +212,20 @@ class VideoFolder:
 
 
 def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: int = 16, size: int = 64,
-                          fps: int = 8, codec: str = "mpeg4") -> Path:
+                          fps: int = 8, codec: str | None = None) -> Path:
     """Encode a short video of coloured shapes moving over a plain background (a few KB).
 
     Deterministic in `seed`: the built-in sample videos and the tests' videos come from here.
+    The codec defaults to one browsers play: VP9 for .webm, H.264 otherwise (MPEG-4 Part 2
+    when this PyAV build lacks libx264).
     """
     import av
+
+    if codec is None:
+        if str(path).lower().endswith(".webm"):
+            codec = "libvpx-vp9"
+        else:
+            codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
 
     if isinstance(seed, str):
         seed = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "little")
@@ -240,7 +248,8 @@ def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: in
         stream = container.add_stream(codec, rate=fps)
         stream.width = stream.height = size
         stream.pix_fmt = "yuv420p"
-        stream.options = {"qscale": "8"} if codec == "mpeg4" else {}
+        stream.options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
+                          "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
         for t in range(n_frames):
             img = np.empty((size, size, 3), np.uint8)
             img[:] = background

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 VERBS = ["opening", "closing", "painting", "kicking", "carrying", "washing", "fixing", "holding"]
 

@@ -8,8 +8,11 @@ import pytest
 
 datasets = pytest.importorskip("datasets")
 
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
 from hardneg.datasets import build_benchmark  # noqa: E402
-from hardneg.schema import NEGATIVE_TYPES  # noqa: E402
+from hardneg.schema import MC_ITEM_SCHEMA, NEGATIVE_TYPES  # noqa: E402
 
 
 def test_feint6k_blocks_become_six_way_items(tmp_path, rawfmt, hf_cache):
@@ -82,11 +85,16 @@ def test_contrast_sets_accept_generator_output_as_extra_configs(tmp_path, rawfmt
         }
         for i in (3, 1, 2)
     ]
-    (raw / "gender.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items))
+    # two shards, one JSONL and one Parquet with an extra column (as the batch runner writes them)
+    (raw / "gender-part0.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items[:2]))
+    table = pa.Table.from_pylist(items[2:], schema=MC_ITEM_SCHEMA).append_column("source_id", pa.array(["s2"]))
+    pq.write_table(table, raw / "gender-part1.parquet")
     result = build_benchmark("contrast_sets", raw, tmp_path / "out")
+    assert result.report["counts"] == {"verb_human": {"test": 2}, "gender": {"test": 3}}
     gender = datasets.load_dataset(str(result.out), "gender", split="test", cache_dir=hf_cache)
-    assert gender["id"] == ["gender:video3", "gender:video1", "gender:video2"]
-    assert gender[0]["provenance"][1]["seed"] == 3 and gender[0]["provenance"][1]["replacement"] == "woman"
+    assert gender["id"] == ["gender:video1", "gender:video2", "gender:video3"]  # pooled shards in id order
+    assert gender[2]["provenance"][1]["seed"] == 3 and gender[2]["provenance"][1]["replacement"] == "woman"
+    assert "source_id" not in gender.column_names
 
 
 def test_posrank_joins_negatives_to_their_positive(tmp_path, rawfmt, hf_cache):

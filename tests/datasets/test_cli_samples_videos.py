@@ -44,6 +44,18 @@ def test_cli_push_goes_through_push_folder(tmp_path, monkeypatch, capsys):
     assert "abc123" in capsys.readouterr().out
 
 
+def test_cli_push_failure_is_a_clear_error_and_keeps_the_build(tmp_path, monkeypatch, capsys):
+    def failing_push(folder, repo_id, **kwargs):
+        raise ConnectionError("Hub unreachable")
+
+    monkeypatch.setattr("hardneg.datasets.push.push_folder", failing_push)
+    out = tmp_path / "pr"
+    assert main(["build", "posrank", "--sample", "--out", str(out), "--push", "me/pr"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "upload to me/pr failed" in err and "Hub unreachable" in err and "--token" in err
+    assert (out / "README.md").is_file()
+
+
 def test_cli_help_explains_raw_formats(capsys):
     with pytest.raises(SystemExit):
         main(["build", "--help"])

@@ -110,3 +110,12 @@ def test_every_config_in_the_card_loads_offline(name, tmp_path, hf_cache):
     for config in meta["configs"]:
         ds = datasets.load_dataset(str(out), config["config_name"], cache_dir=hf_cache)
         assert {s: d.num_rows for s, d in ds.items()} == report["counts"][config["config_name"]]
+
+
+def test_output_may_not_replace_the_raw_folder(tmp_path, rawfmt):
+    raw = tmp_path / "data" / "raw"
+    rawfmt.write_csv(raw / "feint6k_msrvtt.csv", ["video_id", "sentence"], rawfmt.feint6k_rows(1))
+    for out in (raw, tmp_path / "data"):
+        with pytest.raises(ValueError, match="would replace the raw files"):
+            build_benchmark("feint6k", raw, out, overwrite=True)
+    assert (raw / "feint6k_msrvtt.csv").is_file()

@@ -96,9 +96,9 @@ def test_rcad_module_on_built_feint6k(tmp_path, hf_cache):
     module = _metric("rcad_accuracy")
     out = build_benchmark("feint6k", sample_raw_dir("feint6k"), tmp_path / "f").out
     ds = datasets.load_dataset(str(out), "msrvtt", split="test", cache_dir=hf_cache)
-    # score = number of words shared with the first word-list of the video's own caption (positive wins here)
+    # oracle scores (1 for the positive), except one video where a counterfactual wins
     scores = [[float(j == 0) for j in range(len(c))] for c in ds["captions"]]
-    scores[0] = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]  # one video where a counterfactual wins
+    scores[0] = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     res = module.compute(predictions=scores, references=ds["label"], video_ids=ds["video_id"], n_resamples=0)
     assert res["R@1"] == pytest.approx(4 / 5)
     # that video's positive shares rank 2 with four others under the expected tie rule: P(rank <= 2) = 1/5

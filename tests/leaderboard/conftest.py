@@ -40,3 +40,23 @@ def load_space_module():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def space(tmp_path_factory, item_sets):
+    """The Space app on a fresh store, served on loopback; yields (url, board)."""
+    app = load_space_module()
+    board = Leaderboard(tmp_path_factory.mktemp("space-store"), item_sets, n_resamples=100)
+    demo = app.create_app(board).queue(default_concurrency_limit=4)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    yield f"http://127.0.0.1:{port}/", board
+    demo.close()

@@ -44,7 +44,7 @@ def test_missing_id(item_sets):
     items = item_sets[FEINT]
     data = predictions_bytes(items, "org/m", scores=[np.zeros(6)] * 7, ids=items.ids[:7].tolist())
     msg = refused(data, item_sets)
-    assert "1 ids of msrvtt/test are missing: 'msrvtt:7'" in msg and "score every item" in msg
+    assert "1 id of msrvtt/test missing: 'msrvtt:7'" in msg and "score every item" in msg
 
 
 def test_extra_and_duplicate_ids(item_sets):
@@ -52,7 +52,7 @@ def test_extra_and_duplicate_ids(item_sets):
     ids = items.ids.tolist() + ["msrvtt:99", "msrvtt:0"]
     msg = refused(predictions_bytes(items, "org/m", scores=[np.zeros(6)] * len(ids), ids=ids), item_sets)
     assert "ids appear more than once: 'msrvtt:0'" in msg
-    assert "1 ids are not in msrvtt/test: 'msrvtt:99'" in msg
+    assert "1 id not in msrvtt/test: 'msrvtt:99'" in msg
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -61,7 +61,7 @@ def test_nan_and_inf(item_sets, bad):
     scores = [np.zeros(6, np.float32) for _ in range(len(items))]
     scores[2][4] = bad
     msg = refused(predictions_bytes(items, "org/m", scores=scores), item_sets)
-    assert "1 items have NaN or infinite scores: 'msrvtt:2'" in msg
+    assert "1 item with NaN or infinite scores: 'msrvtt:2'" in msg
 
 
 def test_wrong_candidate_count(item_sets):

@@ -102,3 +102,13 @@ def test_actor_killed_mid_task_is_retried_exactly_once(ray_cluster, tmp_path):
     assert shard_bytes(tmp_path / "ray") == shard_bytes(tmp_path / "local")
     got = read_output(tmp_path / "ray")["id"].to_pylist()
     assert got == sorted(table["id"].to_pylist())
+
+
+def test_batch_function_error_surfaces_with_the_shard(ray_cluster, tmp_path):
+    table = make_captions(12)
+    bad = table["id"][7].as_py()  # shard 1 (rows 6..11)
+    with pytest.raises(Exception, match=f"shard 1 .*cannot handle {bad}.*rerun to resume"):
+        run_map(functools.partial(runner_fns.make_failing_on, bad), table, tmp_path / "out", batch_size=6,
+                backend="ray", num_workers=1, progress=False)
+    with pytest.raises(ValueError, match="incomplete"):
+        read_output(tmp_path / "out")

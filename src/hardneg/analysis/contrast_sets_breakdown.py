@@ -127,7 +127,9 @@ class ContrastBreakdownResult(AnalysisResult):
             lo = np.asarray([100 * self.values[m][s]["ci_low"] for s in subsets], dtype=float)
             hi = np.asarray([100 * self.values[m][s]["ci_high"] for s in subsets], dtype=float)
             pos = x - 0.4 + width * (i + 0.5)
-            ax.bar(pos, acc, width, label=m, yerr=np.vstack([acc - lo, hi - acc]), capsize=3)
+            bars = ax.bar(pos, np.nan_to_num(acc), width, label=m, yerr=np.nan_to_num(np.vstack([acc - lo, hi - acc])),
+                          capsize=3)
+            ax.bar_label(bars, labels=["n/a" if np.isnan(a) else f"{a:.1f}" for a in acc], fontsize=7, padding=2)
         chance = self.params.get("chance")
         if chance:
             ax.axhline(100 * chance, color="gray", linestyle=":", label="chance")

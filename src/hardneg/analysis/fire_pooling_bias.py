@@ -40,18 +40,19 @@ def pools_from_topk(systems: Mapping[str, np.ndarray], judgments: Judgments, k: 
     return out
 
 
-def pools_from_column(judgments: Judgments, names: list[str]) -> dict[str, np.ndarray]:
-    """For each system name, a (J,) bool from the qrels' `pooled_by` column."""
+def pools_from_column(judgments: Judgments, names: list[str] | None = None) -> dict[str, np.ndarray]:
+    """For each pooled system named in the qrels' `pooled_by` column (or only `names`), a (J,) bool."""
     if judgments.pooled_by is None:
         raise ValueError("the qrels have no 'pooled_by' (or 'models') column; pass pools computed from top-k instead")
     known = sorted({m for ms in judgments.pooled_by for m in ms})
-    unknown = [n for n in names if n not in known]
+    unknown = [n for n in names or [] if n not in known]
     if unknown:
         raise ValueError(
             f"systems {unknown} are not named in the qrels' pooled_by column (it names {known}); "
             "name the predictions NAME=PATH with those names, or use --pool-from topk"
         )
-    return {n: np.fromiter((n in ms for ms in judgments.pooled_by), dtype=bool, count=len(judgments.pooled_by)) for n in names}
+    return {n: np.fromiter((n in ms for ms in judgments.pooled_by), dtype=bool, count=len(judgments.pooled_by))
+            for n in (names or known)}
 
 
 @dataclass
@@ -121,8 +122,11 @@ def pooling_bias(
         rows.append({"system": name, "judgments": "bias (All-New)",
                      **{m: values[name]["All"][m] - values[name]["New"][m] for m in metrics}})
         values[name]["pooled_from"] = others  # type: ignore[assignment]
+    notes = [f"{name} is not a pooled system: its New score uses every pool's judgments, as for a new model"
+             for name in systems if name not in pools]
     return PoolingBiasResult(
         analysis="pooling-bias",
+        notes=notes,
         title="FIRE pooling bias: all judgments vs only other systems' top-k judgments",
         columns=["system", "judgments"] + metrics,
         rows=rows,

@@ -144,8 +144,17 @@ class MCItems:
         return scores, mask
 
 
-def read_mc_items(path: str | Path) -> MCItems:
-    return MCItems.from_table(read_parquet(path, MC_ITEM_SCHEMA, "multiple-choice items"))
+def read_mc_items(paths: str | Path | list) -> MCItems:
+    """Items of one or more MC_ITEM_SCHEMA Parquet files (e.g. every part-of-speech split), in file order."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    tables = [read_parquet(p, MC_ITEM_SCHEMA, "multiple-choice items") for p in paths]
+    table = pa.concat_tables([t.select([c for c in tables[0].column_names if c in t.column_names]) for t in tables],
+                             promote_options="permissive") if len(tables) > 1 else tables[0]
+    items = MCItems.from_table(table)
+    if len(set(items.ids)) != len(items.ids):
+        dup = next(i for i in items.ids if items.ids.count(i) > 1)
+        raise ValueError(f"item id {dup!r} appears more than once across {[str(p) for p in paths]}")
+    return items
 
 
 # ------------------------------------------------------------------ retrieval (FIRE)

@@ -71,8 +71,10 @@ class DuplicatesResult(AnalysisResult):
     def _draw(self, fig) -> None:
         ax = fig.add_subplot(1, 1, 1)
         ks = np.arange(1, self.params["max_removed"] + 1)
+        markers, styles = "osD^v", ("-", "--", "-.", ":", "-")
         for i, (pos, v) in enumerate(self.shares.items()):
-            ax.plot(ks, 100 * np.asarray(v), "o-", label=pos, color=f"C{i}")
+            ax.plot(ks, 100 * np.asarray(v), marker=markers[i % 5], linestyle=styles[i % 5], label=pos, color=f"C{i}",
+                    markersize=9 - i, alpha=0.85)
         ax.set_xticks(ks)
         ax.set_xlabel("words of that part of speech removed")
         ax.set_ylabel("captions identical to another caption (%)")

@@ -62,7 +62,7 @@ def _fire_inputs(p: argparse.ArgumentParser, qrels_required: bool = True, min_sy
 
 
 def _mc_inputs(p: argparse.ArgumentParser, predictions_required: bool = True) -> None:
-    p.add_argument("--items", required=True, help="multiple-choice items Parquet (MC_ITEM_SCHEMA)")
+    p.add_argument("--items", required=True, nargs="+", help="multiple-choice items Parquet file(s) (MC_ITEM_SCHEMA)")
     p.add_argument("--predictions", nargs="+", required=predictions_required, default=[], metavar="[NAME=]PATH",
                    help="predictions of these items (name defaults to the file's model_id)")
     p.add_argument("--ties", default="expected", help="tie rule of the ranking core (default expected)")
@@ -208,7 +208,7 @@ def compute(args) -> Any:
     if name == "pooling-bias":
         j, systems = _fire(args)
         use_column = args.pool_from == "column" or (args.pool_from == "auto" and j.pooled_by is not None)
-        pools = A.pools_from_column(j, list(systems)) if use_column else A.pools_from_topk(systems, j, args.pool_depth)
+        pools = A.pools_from_column(j) if use_column else A.pools_from_topk(systems, j, args.pool_depth)
         result = A.pooling_bias(systems, j, pools, ks=ks, ties=args.ties)
         result.params["pool_from"] = "qrels column" if use_column else f"top-{args.pool_depth} of the given predictions"
         return result

@@ -73,6 +73,15 @@ def run(args: argparse.Namespace) -> int:
     if args.push:
         from hardneg.datasets.push import push_folder
 
-        info = push_folder(result.out, args.push, token=args.token, private=args.private)
+        try:
+            info = push_folder(result.out, args.push, token=args.token, private=args.private)
+        except (ValueError, FileNotFoundError):
+            raise
+        except Exception as exc:  # HTTP, auth or network failure: say what to check, keep the build
+            raise ValueError(
+                f"upload to {args.push} failed ({type(exc).__name__}: {exc}); check your token (HF_TOKEN, "
+                f"`hf auth login` or --token), your write access and the network. The built folder is kept at "
+                f"{result.out}: push it later with hardneg.datasets.push.push_folder"
+            ) from exc
         print(f"pushed to https://huggingface.co/datasets/{args.push} ({getattr(info, 'oid', info)})")
     return 0

@@ -147,7 +147,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from hardneg.generators import generator_factory, generator_info
     from hardneg.generators.common import to_mc_table
-    from hardneg.io import atomic_write_parquet, atomic_write_text, refuse_overwrite
+    from hardneg.io import atomic_write_parquet, atomic_write_text
     from hardneg.runner import backend_kwargs, read_output, run_map
 
     recipe = load_recipe(args.recipe)
@@ -162,10 +162,12 @@ def run(args: argparse.Namespace) -> int:
         )
     factory = functools.partial(generator_factory(recipe["generator"]), seed=int(recipe["seed"]), **recipe["settings"])
     table = read_captions(args)
+    if recipe.get("source_dataset") and "source_dataset" not in table.column_names:
+        import pyarrow as pa
+
+        table = table.append_column("source_dataset", pa.array([str(recipe["source_dataset"])] * table.num_rows))
     out = Path(args.out)
     items = out / "items.parquet"
-    if args.overwrite and out.exists():
-        refuse_overwrite(out, True)
     summary = run_map(factory, table, out / "shards", id_column="source_id", overwrite=args.overwrite,
                       progress=not args.no_progress, **backend_kwargs(args))
     mc = to_mc_table(read_output(out / "shards"))

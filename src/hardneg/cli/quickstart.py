@@ -44,7 +44,7 @@ def sample_videos(video_ids: list[str], cache_dir: Path) -> Path:
     """Synthetic videos for the sample ids (made once, kept in the cache)."""
     from hardneg.video import write_synthetic_video
 
-    folder = cache_dir / "sample_videos"
+    folder = cache_dir / "sample_videos_v2"  # v2: H.264, playable in browsers
     for vid in video_ids:
         path = folder / f"{vid}.mp4"
         if not path.is_file():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,9 @@ def build_benchmark(
 
     `videos`: optional local video folder; its coverage of the referenced videos goes in the report.
     """
+    out_abs, raw_abs = Path(out).resolve(), Path(raw).resolve()
+    if out_abs == raw_abs or out_abs in raw_abs.parents:
+        raise ValueError(f"--out {out} would replace the raw files in {raw}; write the build to another folder")
     refuse_overwrite(out, overwrite)  # fail fast, before parsing a large release
     build = parse_raw(benchmark, raw)
     extra: dict[str, Any] = {}
@@ -60,7 +64,5 @@ def build_benchmark(
         cov["video_dir"] = Path(videos).name
         extra["video_coverage"] = cov
     path = write_hub_folder(build, out, overwrite=overwrite, extra_report=extra)
-    import json
-
     report = json.loads((Path(path) / "build_report.json").read_text())
     return BuildResult(Path(path), build, report)

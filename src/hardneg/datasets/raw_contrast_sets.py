@@ -14,7 +14,6 @@ import json
 import re
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData
@@ -165,11 +164,18 @@ def parse(raw: Path) -> BenchmarkBuild:
             if items[0]["manipulated_index"] is None:
                 continue  # keep the release that has c_label
         sets[set_type] = (path, items, where)
+    # generator output may come as several shards: pool them per set, in id order (shard-independent bytes)
+    pooled: dict[str, list[tuple[dict, str]]] = {}
+    first_file: dict[str, Path] = {}
     for path in generated:
         for set_type, (items, where) in read_generated(path).items():
             if set_type in sets:
                 raise RawFormatError(path, f"set {set_type!r} is also given by {sets[set_type][0].name}", "keep one source per set type")
-            sets[set_type] = (path, items, where)
+            first_file.setdefault(set_type, path)
+            pooled.setdefault(set_type, []).extend((it, f"{at} of {path.name}") for it, at in zip(items, where))
+    for set_type, pairs in pooled.items():
+        pairs.sort(key=lambda p: p[0]["id"])
+        sets[set_type] = (first_file[set_type], [p[0] for p in pairs], [p[1] for p in pairs])
     configs, raw_files = [], []
     for set_type in CONFIG_ORDER:
         if set_type not in sets:

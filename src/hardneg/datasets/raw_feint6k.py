@@ -23,8 +23,8 @@ CITATION = """@inproceedings{ma2024rethinking,
 }"""
 
 
-def read_blocks(path: Path, config: str, source_split: str) -> list[dict]:
-    """Items of one Feint6K CSV, in file order."""
+def read_blocks(path: Path, config: str, source_split: str) -> tuple[list[dict], list[int]]:
+    """Items of one Feint6K CSV in file order, and the file row where each block starts."""
     rows = list(read_delimited(path, ",", ["video_id", "sentence"]))
     if not rows:
         raise RawFormatError(path, "no rows after the header", "re-download the file")
@@ -81,7 +81,7 @@ def parse(raw: Path) -> BenchmarkBuild:
             continue
         items, where = read_blocks(path, config, source_split)
         table = mc_table(items, path, where)
-        configs.append(ConfigData(config, {"test": table}, f"{config.upper()} videos, 1 positive + 5 counterfactuals"))
+        configs.append(ConfigData(config, {"test": table}, f"{ {'msrvtt': 'MSR-VTT', 'vatex': 'VATEX'}[config] } videos, 1 positive + 5 counterfactuals"))
         raw_files.append(name)
         report["negatives_equal_to_positive"][config] = sum(it["captions"][0] in it["captions"][1:] for it in items)
     if not configs:

@@ -198,12 +198,12 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str):
     for y, (r, c) in enumerate(data):
         err = None
         if c.low is not None:
-            err = [[(c.estimate - c.low) * scale], [(c.high - c.estimate) * scale]]
+            err = [[max(0.0, c.estimate - c.low) * scale], [max(0.0, c.high - c.estimate) * scale]]
         ax.barh(y, c.estimate * scale, xerr=err, color=colors[r.kind], edgecolor="#333333",
                 hatch="//" if r.kind == "reported" else None, capsize=3)
     ax.set_yticks(range(len(data)))
     ax.set_yticklabels([f"{r.model} ({r.kind})" for r, _ in data], fontsize=8)
     ax.set_xlabel(col.name + (" (%)" if col.percent else ""))
-    ax.set_title(f"{title}: {col.name} (whiskers: 95% bootstrap interval; hatched: reported, not recomputed)", fontsize=8)
+    ax.set_title(f"{title}: {col.name}\nwhiskers: 95% bootstrap interval; hatched: reported, not recomputed", fontsize=8)
     fig.tight_layout()
     return fig

@@ -42,7 +42,9 @@ class ItemSet:
     video_ids: list[str] | None = None  # retrieval: the collection, in canonical order
     original: np.ndarray | None = None  # retrieval: (N,) index of the original positive video
     fire_relevant: list[list[int]] | None = None  # retrieval: relevant video indices under FIRE labels
-    revision: str = ""
+    revision: str = ""  # what `hardneg score` records as data_revision for this split of a local build
+    files: list[Path] = field(default_factory=list)  # the Parquet files the revision hashes
+    accepted_revisions: set[str] = field(default_factory=set)  # e.g. the Hub commit of the dataset repo
     index: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -56,19 +58,26 @@ class ItemSet:
         return int(self.ids.shape[0])
 
 
-def dataset_revision(folder: str | Path) -> str:
-    """Content hash of a built dataset folder's Parquet files (the `data_revision` a local build has).
-
-    The same build gives the same hash (the builder writes byte-identical files), so a
-    predictions file records exactly which items it was scored on.
-    """
-    folder = Path(folder)
+def files_revision(files) -> str:
+    """`sha256:` + 16 hex of the files' bytes in order: the data_revision `hardneg score` records
+    for a local build (the builder writes byte-identical files, so a rebuild keeps it)."""
     h = hashlib.sha256()
-    for p in sorted(folder.rglob("*.parquet")):
-        h.update(str(p.relative_to(folder)).encode())
-        h.update(b"\0")
-        h.update(p.read_bytes())
+    for p in files:
+        h.update(Path(p).read_bytes())
     return "sha256:" + h.hexdigest()[:16]
+
+
+def fire_revision(qrels_file: Path, queries_file: Path, videos_file: Path) -> str:
+    """The scorer's revision of a FIRE config: one hash per table, combined when they differ."""
+    revs = [files_revision([f]) for f in (qrels_file, queries_file, videos_file)]
+    if revs[0] == revs[1] == revs[2]:
+        return revs[0]
+    return "sha256:" + hashlib.sha256("".join(revs).encode()).hexdigest()[:16]
+
+
+def dataset_revision(folder: str | Path) -> str:
+    """Content hash of a whole built folder (a label for the board's data, shown in its notes)."""
+    return files_revision(sorted(Path(folder).rglob("*.parquet")))
 
 
 def _split_files(config_dir: Path) -> dict[str, Path]:
@@ -82,7 +91,7 @@ def _split_files(config_dir: Path) -> dict[str, Path]:
     return out
 
 
-def _mc_items(benchmark: str, config: str, split: str, path: Path, revision: str) -> ItemSet:
+def _mc_items(benchmark: str, config: str, split: str, path: Path) -> ItemSet:
     table = pq.read_table(path)
     check_columns(table, MC_ITEM_SCHEMA, f"{path}")
     ids = np.asarray(table.column("id").to_pylist(), dtype=object)
@@ -97,17 +106,21 @@ def _mc_items(benchmark: str, config: str, split: str, path: Path, revision: str
         n_candidates=np.asarray([len(c) for c in captions], dtype=np.int64),
         label=np.asarray(table.column("label").to_pylist(), dtype=np.int64),
         captions=captions,
-        revision=revision,
+        revision=files_revision([path]),
+        files=[path],
     )
 
 
-def _fire_items(config: str, split: str, root: Path, revision: str) -> ItemSet:
+def _fire_items(config: str, split: str, root: Path) -> ItemSet:
+    paths = []
+
     def read(name: str, schema):
         files = _split_files(root / name)
         if split not in files:
             raise ValueError(f"{root / name} has no '{split}' split; rebuild the FIRE folder with `hardneg build fire`")
         t = pq.read_table(files[split])
         check_columns(t, schema, str(files[split]))
+        paths.append(files[split])
         return t
 
     qrels = read(config, QREL_SCHEMA)
@@ -138,18 +151,21 @@ def _fire_items(config: str, split: str, root: Path, revision: str) -> ItemSet:
         video_ids=video_ids,
         original=original,
         fire_relevant=[sorted(r) for r in relevant],
-        revision=revision,
+        revision=fire_revision(*paths),
+        files=paths,
     )
 
 
-def load_item_sets(folder: str | Path, benchmark: str) -> dict[tuple[str, str, str], ItemSet]:
-    """Every (config, split) of a built benchmark folder, keyed by (benchmark, config, split)."""
+def load_item_sets(folder: str | Path, benchmark: str, extra_revisions=()) -> dict[tuple[str, str, str], ItemSet]:
+    """Every (config, split) of a built benchmark folder, keyed by (benchmark, config, split).
+
+    extra_revisions: other data_revision values to accept, e.g. the Hub commit the folder was downloaded at.
+    """
     folder = Path(folder)
     if benchmark not in BENCHMARK_TASKS:
         raise ValueError(f"unknown benchmark {benchmark!r}; choose one of {sorted(BENCHMARK_TASKS)}")
     if not folder.is_dir():
         raise FileNotFoundError(f"benchmark folder {folder} does not exist; build it with `hardneg build {benchmark}`")
-    revision = dataset_revision(folder)
     out: dict[tuple[str, str, str], ItemSet] = {}
     for config_dir in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         config = config_dir.name
@@ -157,22 +173,24 @@ def load_item_sets(folder: str | Path, benchmark: str) -> dict[tuple[str, str, s
             continue
         for split, path in _split_files(config_dir).items():
             if benchmark == "fire":
-                items = _fire_items(config, split, folder, revision)
+                items = _fire_items(config, split, folder)
             else:
-                items = _mc_items(benchmark, config, split, path, revision)
+                items = _mc_items(benchmark, config, split, path)
+            items.accepted_revisions = {items.revision, *extra_revisions}
             out[items.key] = items
     if not out:
         raise ValueError(f"{folder} holds no config folders with Parquet splits; is it a `hardneg build` output?")
     return out
 
 
-def load_benchmarks(root: str | Path, benchmarks=tuple(BENCHMARK_TASKS)) -> dict[tuple[str, str, str], ItemSet]:
-    """Item sets of every benchmark folder `root/<benchmark>` that exists."""
+def load_benchmarks(root: str | Path, benchmarks=tuple(BENCHMARK_TASKS),
+                    extra_revisions: dict[str, set[str]] | None = None) -> dict[tuple[str, str, str], ItemSet]:
+    """Item sets of every benchmark folder `root/<benchmark>` that exists (extra_revisions per benchmark)."""
     root = Path(root)
     out: dict[tuple[str, str, str], ItemSet] = {}
     for b in benchmarks:
         if (root / b).is_dir():
-            out.update(load_item_sets(root / b, b))
+            out.update(load_item_sets(root / b, b, (extra_revisions or {}).get(b, ())))
     if not out:
         raise FileNotFoundError(
             f"no built benchmark folders under {root}; expected {', '.join(f'{root}/{b}' for b in benchmarks)}"

@@ -49,6 +49,11 @@ class ValidatedSubmission:
     n_bytes: int
 
 
+def _n(count: int, word: str) -> str:
+    """'1 item', '3 items'."""
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _examples(values) -> str:
     values = list(values)
     shown = ", ".join(repr(v) for v in values[:_SHOW])
@@ -145,7 +150,7 @@ def check_columns(table: pa.Table, problems: list[str]) -> bool:
 
 def check_ids(ids: list, items: ItemSet, problems: list[str]) -> None:
     if any(i is None for i in ids):
-        problems.append(f"{sum(i is None for i in ids)} rows have an empty id; every row needs its item id")
+        problems.append(f"{_n(sum(i is None for i in ids), 'row')} with an empty id; every row needs its item id")
     seen: dict[str, int] = {}
     for i in ids:
         if i is not None:
@@ -155,10 +160,10 @@ def check_ids(ids: list, items: ItemSet, problems: list[str]) -> None:
         problems.append(f"ids appear more than once: {_examples(dups)}; keep one row per id")
     missing = [i for i in items.ids.tolist() if i not in seen]
     if missing:
-        problems.append(f"{len(missing)} ids of {items.config}/{items.split} are missing: {_examples(missing)}; score every item of the split")
+        problems.append(f"{_n(len(missing), 'id')} of {items.config}/{items.split} missing: {_examples(missing)}; score every item of the split")
     extra = [i for i in seen if i not in items.index]
     if extra:
-        problems.append(f"{len(extra)} ids are not in {items.config}/{items.split}: {_examples(extra)}; remove them (wrong split?)")
+        problems.append(f"{_n(len(extra), 'id')} not in {items.config}/{items.split}: {_examples(extra)}; remove them (wrong split?)")
 
 
 def align_scores(table: pa.Table, items: ItemSet, meta: dict, problems: list[str]):
@@ -166,7 +171,7 @@ def align_scores(table: pa.Table, items: ItemSet, meta: dict, problems: list[str
     ids = table.column("id").to_pylist()
     col = table.column("scores").combine_chunks()
     if col.null_count:
-        problems.append(f"{col.null_count} rows have null scores; give every item its list of scores")
+        problems.append(f"{_n(col.null_count, 'row')} with null scores; give every item its list of scores")
         return None, None
     lengths = np.asarray(col.value_lengths(), dtype=np.int64)
     flat = np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float64)
@@ -178,14 +183,14 @@ def align_scores(table: pa.Table, items: ItemSet, meta: dict, problems: list[str
     wrong = np.nonzero(lengths != expected)[0]
     if wrong.size:
         ex = [f"{ids[k]} has {lengths[k]}, expected {expected[k]}" for k in wrong[:_SHOW]]
-        problems.append(f"{wrong.size} items have the wrong number of scores ({'; '.join(ex)}); give one score per candidate")
+        problems.append(f"{_n(int(wrong.size), 'item')} with the wrong number of scores ({'; '.join(ex)}); give one score per candidate")
         return None, None
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     bad = ~np.isfinite(flat)
     if bad.any():
         bad_rows = np.unique(np.searchsorted(offsets, np.nonzero(bad)[0], side="right") - 1)
         problems.append(
-            f"{bad_rows.size} items have NaN or infinite scores: {_examples(ids[k] for k in bad_rows)}; "
+            f"{_n(int(bad_rows.size), 'item')} with NaN or infinite scores: {_examples(ids[k] for k in bad_rows)}; "
             "replace them with finite numbers"
         )
         return None, None

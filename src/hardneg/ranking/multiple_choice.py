@@ -15,24 +15,40 @@ from .ties import (
 from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
 
 
-def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: np.ndarray | None):
-    """(h, e): per row, candidates scoring strictly above / exactly equal to ``positive_score``.
+_BYTE_SUM = np.uint64(0x0101010101010101)
 
-    Loops over the (few) columns, not the rows: a column pass is one vectorized compare.
+
+def count_per_row(flags_into, n: int, c: int) -> np.ndarray:
+    """Row sums of an (n, c) bool matrix, written by ``flags_into(out)`` into a padded buffer.
+
+    The buffer pads each row to whole 8-byte words; adding a row's words and multiplying
+    by 0x0101...01 sums its bytes in one pass (a row's byte lanes stay below 256).
     """
+    words = (c + 7) // 8
+    if words > 255:  # lanes could overflow: plain reduction
+        flags = np.zeros((n, c), dtype=bool)
+        flags_into(flags)
+        return np.count_nonzero(flags, axis=1).astype(np.int64)
+    buf = np.zeros((n, 8 * words), dtype=bool)
+    flags_into(buf[:, :c])
+    packed = buf.view(np.uint64)
+    total = packed[:, 0] if words == 1 else packed.sum(axis=1, dtype=np.uint64)
+    return ((total * _BYTE_SUM) >> np.uint64(56)).astype(np.int64)
+
+
+def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: np.ndarray | None):
+    """(h, e): per row, candidates scoring strictly above / exactly equal to ``positive_score``."""
     n, c = scores.shape
-    h = np.zeros(n, dtype=np.int64)
-    e = np.zeros(n, dtype=np.int64)
-    for j in range(c):
-        col = scores[:, j]
-        gt = col > positive_score
-        eq = col == positive_score
-        if mask is not None:
-            gt &= mask[:, j]
-            eq &= mask[:, j]
-        h += gt
-        e += eq
-    return h, e
+    p = positive_score[:, None]
+
+    def fill(op):
+        def into(out):
+            op(scores, p, out=out)
+            if mask is not None:
+                np.logical_and(out, mask, out=out)
+        return into
+
+    return count_per_row(fill(np.greater), n, c), count_per_row(fill(np.equal), n, c)
 
 
 def tied_before_index(scores, positive_score, positive, mask):

@@ -28,11 +28,25 @@ def aggregate(per_example: dict[str, np.ndarray], spec: list[Aggregation], rows=
         if agg.how == "mean":
             out[agg.name] = float(np.mean(values, dtype=np.float64))
         elif agg.how == "median":
-            out[agg.name] = float(np.median(values))
+            out[agg.name] = median_of_ranks(values)
         else:  # pragma: no cover - spec is internal
             raise ValueError(agg.how)
     out["n"] = int(n if n is not None else 0)
     return out
+
+
+def median_of_ranks(values: np.ndarray) -> float:
+    """Median; ranks (and expected ranks) are multiples of 1/2, so a bincount finds it fast."""
+    doubled = values * 2.0
+    if values.size and doubled.min() >= 0 and doubled.max() < 1 << 20:
+        as_int = doubled.astype(np.int64)
+        if np.array_equal(as_int, doubled):
+            cum = np.cumsum(np.bincount(as_int))
+            n = values.size
+            lo = int(np.searchsorted(cum, (n - 1) // 2, side="right"))
+            hi = int(np.searchsorted(cum, n // 2, side="right"))
+            return (lo + hi) / 4.0
+    return float(np.median(values))
 
 
 def breakdown(per_example: dict[str, np.ndarray], spec: list[Aggregation], groups: dict[str, np.ndarray]):

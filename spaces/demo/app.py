@@ -1,0 +1,204 @@
+"""video-hardneg demo: pick a hard-negative example (or upload a clip), pick a model, see why it is fooled.
+
+Run locally with one command (built-in tiny model, built-in samples, synthetic videos):
+
+    python spaces/demo/app.py            # then open http://127.0.0.1:7860
+
+Settings (environment variables or flags): HARDNEG_DEMO_DATA / --data (folder of built
+benchmarks), HARDNEG_DEMO_VIDEOS / --videos (videos named by id), HARDNEG_DEMO_MODELS /
+--models (comma-separated model names or Hub ids; the first is the default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from pathlib import Path
+
+import gradio as gr
+import spaces
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import demo_logic as dl  # noqa: E402
+
+from hardneg.video import VideoFolder  # noqa: E402
+
+GPU_MODELS = "tiny-clip,openai/clip-vit-base-patch32,microsoft/xclip-base-patch32,blind-unigram"
+CPU_MODELS = "tiny-clip,blind-unigram"
+MC_BENCHMARKS = ("feint6k", "contrast_sets", "posrank")
+
+
+def default_models() -> list[str]:
+    import torch
+
+    env = os.environ.get("HARDNEG_DEMO_MODELS")
+    return [m.strip() for m in (env or (GPU_MODELS if torch.cuda.is_available() else CPU_MODELS)).split(",") if m.strip()]
+
+
+def prepare_default_data(cache: Path) -> tuple[Path, Path]:
+    """Built samples and synthetic videos in the cache (made on first start)."""
+    from hardneg.cli.quickstart import sample_videos
+    from hardneg.datasets import build_samples, sample_video_ids
+
+    data = cache / "demo" / "samples"
+    if not all((data / b / "README.md").is_file() for b in MC_BENCHMARKS):
+        build_samples(data, overwrite=True, benchmarks=MC_BENCHMARKS)
+    ids = sorted({v for b in MC_BENCHMARKS for v in sample_video_ids(b)})
+    return data, sample_videos(ids, cache)
+
+
+@spaces.GPU(duration=60)
+def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[str]):
+    """The GPU work: decode frames, run the model (a no-op decorator on a CPU machine)."""
+    model = pool.get(model_name)
+    frames = dl.video_frames(video_path) if model.uses_video else None
+    return model.score(frames, captions)
+
+
+def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], device: str | None = None,
+              concurrency_limit: int = 2) -> gr.Blocks:
+    store = dl.ExampleStore.load(data_dir)
+    videos = VideoFolder(videos_dir)
+    pool = dl.ModelPool(device)
+    rng = random.Random(0)
+    bench0 = store.benchmarks()[0]
+    config0 = store.configs(bench0)[0]
+    ids0 = store.ids(bench0, config0)
+
+    def on_benchmark(bench):
+        configs = store.configs(bench)
+        ids = store.ids(bench, configs[0])
+        return gr.Dropdown(choices=configs, value=configs[0]), gr.Dropdown(choices=ids, value=ids[0] if ids else None)
+
+    def on_config(bench, config):
+        ids = store.ids(bench, config)
+        return gr.Dropdown(choices=ids, value=ids[0] if ids else None)
+
+    def on_search(bench, config, query):
+        ids = store.ids(bench, config, query)
+        if not ids:
+            gr.Warning(f"no caption in {bench}/{config} contains {query!r}")
+            return gr.Dropdown()
+        return gr.Dropdown(choices=ids, value=ids[0])
+
+    def on_random(bench, config):
+        try:
+            return gr.Dropdown(value=store.random_id(bench, config, rng))
+        except dl.DemoInputError as exc:
+            raise gr.Error(str(exc)) from exc
+
+    def on_example(bench, config, example_id):
+        if not example_id:
+            return None, ""
+        ex = store.get(bench, config, example_id)
+        path = videos.path(ex.video_id)
+        return (str(path) if path else None), "\n".join(ex.captions)
+
+    def present(scores, captions, label, types, title):
+        order, rows = dl.rank_candidates(scores, captions, label, types)
+        fig = dl.score_bar_chart(scores, captions, label, order, title)
+        highlights = dl.diff_highlights(captions, label, order) if label is not None else []
+        rank = order.index(label) + 1 if label is not None else None
+        verdict = (f"### Positive ranked {rank} of {len(captions)} "
+                   f"{'— correct' if rank == 1 else '— the model was fooled'}" if rank else "")
+        ds = dl.delta_s_text(scores, label, types) if types and label is not None else ""
+        return verdict, rows, fig, highlights, ds
+
+    def run_example(bench, config, example_id, model_name):
+        try:
+            ex = store.get(bench, config, example_id)
+            path = dl.example_video_path(videos, ex)
+            scores = _score(pool, model_name, str(path), ex.captions)
+        except dl.DemoInputError as exc:
+            raise gr.Error(str(exc)) from exc
+        except Exception as exc:  # a failing model call shows in the page, the app keeps running
+            raise gr.Error(f"model {model_name} failed: {type(exc).__name__}: {exc}") from exc
+        title = f"{model_name} on {bench}/{config} {ex.id}"
+        return (str(path), *present(scores, ex.captions, ex.label, ex.negative_types, title))
+
+    def run_upload(video, text, model_name):
+        try:
+            dl.check_upload(video)
+            captions = dl.parse_captions(text)
+            scores = _score(pool, model_name, video, captions)
+        except dl.DemoInputError as exc:
+            raise gr.Error(str(exc)) from exc
+        except Exception as exc:
+            raise gr.Error(f"model {model_name} failed: {type(exc).__name__}: {exc}") from exc
+        return present(scores, captions, 0, None, f"{model_name} on your video")
+
+    with gr.Blocks(title="video-hardneg demo") as demo:
+        gr.Markdown("# video-hardneg: is your video-text model fooled by hard negatives?\n"
+                    "Pick an example from Feint6K, the contrast sets or PoSRank (or upload a clip and type captions), "
+                    "pick a model, and see every candidate caption ranked by the model's score. The positive is marked; "
+                    "words where each negative differs from it are highlighted.")
+        model = gr.Dropdown(choices=models, value=models[0], label="Model", elem_id="model")
+        with gr.Tabs():
+            with gr.Tab("Benchmark example"):
+                with gr.Row():
+                    bench = gr.Dropdown(choices=store.benchmarks(), value=bench0, label="Benchmark", elem_id="benchmark")
+                    config = gr.Dropdown(choices=store.configs(bench0), value=config0, label="Config", elem_id="config")
+                    example = gr.Dropdown(choices=ids0, value=ids0[0] if ids0 else None, label="Example id",
+                                          elem_id="example")
+                with gr.Row():
+                    query = gr.Textbox(label="Search caption text", placeholder="e.g. door", scale=3)
+                    search = gr.Button("Search", scale=1)
+                    rand = gr.Button("Random example", scale=1)
+                captions_view = gr.Textbox(label="Candidate captions", lines=4, interactive=False)
+                run_btn = gr.Button("Run model", variant="primary", elem_id="run-example")
+            with gr.Tab("Upload your video"):
+                upload = gr.Video(label=f"Video (≤ {dl.MAX_DURATION_S:.0f} s, ≤ {dl.MAX_UPLOAD_BYTES // 2**20} MB)",
+                                  sources=["upload"])
+                typed = gr.Textbox(label="Captions, one per line (the first is the positive)", lines=5)
+                run_up = gr.Button("Run model on upload", variant="primary", elem_id="run-upload")
+        with gr.Row():
+            video = gr.Video(label="Video", interactive=False, elem_id="video")
+            with gr.Column():
+                verdict = gr.Markdown(elem_id="verdict")
+                chart = gr.Plot(label="Scores", elem_id="chart")
+        table = gr.Dataframe(headers=["rank", "positive", "caption", "score", "negative type"], label="Ranked candidates",
+                             interactive=False, elem_id="ranked", wrap=True)
+        diffs = gr.HighlightedText(label="Where each negative differs from the positive (rank order)",
+                                   color_map={"changed": "#f4a261"}, show_legend=False,
+                                   show_inline_category=False, elem_id="diffs")
+        delta = gr.Markdown(elem_id="delta-s")
+
+        bench.change(on_benchmark, bench, [config, example])
+        config.change(on_config, [bench, config], example)
+        search.click(on_search, [bench, config, query], example)
+        query.submit(on_search, [bench, config, query], example)
+        rand.click(on_random, [bench, config], example)
+        example.change(on_example, [bench, config, example], [video, captions_view])
+        demo.load(on_example, [bench, config, example], [video, captions_view])
+        run_btn.click(run_example, [bench, config, example, model], [video, verdict, table, chart, diffs, delta],
+                      concurrency_limit=concurrency_limit, concurrency_id="gpu")
+        run_up.click(run_upload, [upload, typed, model], [verdict, table, chart, diffs, delta],
+                     concurrency_limit=concurrency_limit, concurrency_id="gpu")
+    demo.queue(max_size=32, default_concurrency_limit=concurrency_limit)
+    return demo
+
+
+def main(argv: list[str] | None = None) -> None:
+    from hardneg.scoring import default_cache_dir
+
+    p = argparse.ArgumentParser(description="video-hardneg demo (Gradio)")
+    p.add_argument("--data", default=os.environ.get("HARDNEG_DEMO_DATA"), help="folder of built benchmarks (default: built-in samples)")
+    p.add_argument("--videos", default=os.environ.get("HARDNEG_DEMO_VIDEOS"), help="folder of videos named by id")
+    p.add_argument("--models", default=None, help="comma-separated models (default: tiny-clip + blind-unigram on CPU)")
+    p.add_argument("--device", default=None)
+    p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", 7860)))
+    args = p.parse_args(argv)
+    data, vids = args.data, args.videos
+    if not data or not vids:
+        d, v = prepare_default_data(default_cache_dir())
+        data, vids = data or d, vids or v
+    models = [m for m in args.models.split(",") if m] if args.models else default_models()
+    app = build_app(data, vids, models, device=args.device)
+    app.launch(server_name=args.host, server_port=args.port, allowed_paths=[str(Path(vids).resolve())])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Hub boundary: the mirror's commits (captured by a fake HfApi) and the `.eval_results` export."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+from huggingface_hub import CommitOperationAdd
+
+from hardneg.leaderboard import Leaderboard
+from hardneg.leaderboard.example import predictions_bytes
+from hardneg.leaderboard.mirror import HubMirror
+
+FEINT = ("feint6k", "msrvtt", "test")
+
+
+class FakeHfApi:
+    """Records what would be sent to the Hub; fails on demand to test the retry path."""
+
+    def __init__(self):
+        self.repos, self.commits, self.fail = [], [], False
+
+    def create_repo(self, repo_id, repo_type=None, exist_ok=False, private=False):
+        self.repos.append((repo_id, repo_type, exist_ok))
+
+    def create_commit(self, repo_id, operations, commit_message, repo_type=None, **kw):
+        if self.fail:
+            raise ConnectionError("Hub unreachable")
+        self.commits.append({"repo_id": repo_id, "repo_type": repo_type, "message": commit_message,
+                             "ops": list(operations)})
+
+
+def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypatch):
+    monkeypatch.setenv("HARDNEG_ADMIN_TOKEN", "tok")
+    api = FakeHfApi()
+    board = Leaderboard(tmp_path, item_sets, n_resamples=50, mirror=HubMirror("org/results", api=api), compute_blind=False)
+    data = predictions_bytes(item_sets[FEINT], "org/m", seed=1)
+    sub = board.submit(data, "alice").submission
+    assert api.repos == [("org/results", "dataset", True)]
+    (commit,) = api.commits
+    assert commit["repo_type"] == "dataset" and "org/m v1" in commit["message"]
+    ops = {op.path_in_repo: op for op in commit["ops"]}
+    assert all(isinstance(op, CommitOperationAdd) for op in ops.values())
+    assert set(ops) == {f"submissions/feint6k/{sub.id}.json", f"predictions/{sub.id}.parquet"}
+    record = json.loads(ops[f"submissions/feint6k/{sub.id}.json"].path_or_fileobj)
+    assert record["results"]["metrics"]["R@1"] == sub.results["metrics"]["R@1"] and record["version"] == 1
+    assert ops[f"predictions/{sub.id}.parquet"].path_or_fileobj == data
+    # a Hub outage does not lose the submission; sync pushes it later
+    api.fail = True
+    late = board.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=2), "alice")
+    assert late.ok and board.store.count() == 2 and [s.id for s in board.store.unmirrored()] == [late.submission.id]
+    api.fail = False
+    assert board.mirror.sync(board.store) == 1 and board.store.unmirrored() == []
+    board.moderate("tok", sub.id, "hide", "test")
+    tomb = api.commits[-1]["ops"][0]
+    assert tomb.path_in_repo.startswith("tombstones/")
+    assert json.loads(tomb.path_or_fileobj) == {"submission_id": sub.id, "action": "hide", "reason": "test"}
+    paths = [op.path_in_repo for c in api.commits for op in c["ops"]]
+    assert len(paths) == len(set(paths))  # never rewrites a file
+
+
+def test_eval_results_yaml_format(board):
+    items = board.item_sets[FEINT]
+    sub = board.submit(predictions_bytes(items, "org/m", seed=1), "alice").submission
+    files = board.eval_results("org/m")
+    assert list(files) == [".eval_results/hardneg-feint6k.yaml"]
+    entries = yaml.safe_load(files[".eval_results/hardneg-feint6k.yaml"])
+    assert isinstance(entries, list) and len(entries) == 4
+    by_task = {e["dataset"]["task_id"]: e for e in entries}
+    e = by_task["msrvtt/test/R@1"]
+    assert set(e) == {"dataset", "value", "date", "source", "notes"}
+    assert e["dataset"]["id"] == "video-hardneg/feint6k"
+    assert e["value"] == round(sub.results["metrics"]["R@1"]["estimate"] * 100, 4)
+    assert set(e["source"]) == {"url", "name"} and e["date"] == sub.created_at[:10]
+    assert "interval" in e["notes"] and sub.data_revision in e["notes"]
+    assert by_task["msrvtt/test/MeanR"]["value"] == round(sub.results["metrics"]["MeanR"]["estimate"], 4)
+
+
+def test_uploaded_bytes_are_stored_under_generated_ids(board):
+    """The store holds the file in the database; no uploaded name ever reaches the file system."""
+    items = board.item_sets[FEINT]
+    before = sorted(p.name for p in board.store.data_dir.iterdir())
+    board.submit(predictions_bytes(items, "../../etc/passwd", seed=1), "alice")  # refused: invalid name
+    out = board.submit(predictions_bytes(items, "org/m", seed=1), "alice")
+    after = sorted(p.name for p in board.store.data_dir.iterdir())
+    assert set(after) - set(before) <= {"leaderboard.sqlite-wal", "leaderboard.sqlite-shm"}
+    assert len(out.submission.id) == 32 and all(c in "0123456789abcdef" for c in out.submission.id)
+    table = pq.read_table(pa.BufferReader(board.store.file_bytes(out.submission.id)))
+    assert table.num_rows == len(items)
