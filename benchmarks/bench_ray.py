@@ -7,7 +7,7 @@ wall time, throughput, the ratio to the local backend, a fixed cost and a margin
 the input size above which each Ray configuration beats the local backend.
 
     python benchmarks/bench_ray.py                       # real PoSRank captions when present
-    python benchmarks/bench_ray.py --sizes 64,320 --batch-size 32 --workers 1,2
+    python benchmarks/bench_ray.py --sizes 64,960 --batch-size 32 --workers 1,2
 
 Timings depend on the machine and its load: run it on the machine you plan to use.
 """
@@ -99,7 +99,10 @@ def measure_one(args, backend: str, workers: int, n: int, out: Path) -> dict:
         import ray
 
         t0 = time.perf_counter()
-        ray.init(address="local", num_cpus=args.ray_cpus, include_dashboard=False, logging_level="ERROR")
+        # actors get this process's hash seed, like the local run (see --hash-seed)
+        env = {"env_vars": {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "random")}}
+        ray.init(address="local", num_cpus=args.ray_cpus, include_dashboard=False, logging_level="ERROR",
+                 runtime_env=env)
         init = time.perf_counter() - t0
     try:
         run = timed_run(factory, table, out, args.batch_size, backend, workers)
@@ -109,10 +112,11 @@ def measure_one(args, backend: str, workers: int, n: int, out: Path) -> dict:
     return {"init": init, "run": run}
 
 
-def measure(args, backend: str, workers: int, n: int, out: Path) -> dict:
+def measure(args, backend: str, workers: int, n: int, out: Path, hash_seed: str | None = None) -> dict:
     cmd = [sys.executable, __file__, "--one", f"{backend},{workers},{n},{out}", "--captions", str(args.captions),
            "--batch-size", str(args.batch_size), "--k", str(args.k), "--ray-cpus", str(args.ray_cpus)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed if hash_seed is not None else args.hash_seed)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode != 0:
         raise SystemExit(f"measurement {backend} x{workers} N={n} failed:\n{res.stderr[-3000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -125,11 +129,14 @@ def shard_bytes(out: Path) -> dict[str, bytes]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--captions", type=Path, default=REALDATA, help="PoSRank captions.txt (default: realdata)")
-    ap.add_argument("--sizes", default="64,320", help="two input sizes (captions) for the fit")
+    ap.add_argument("--sizes", default="64,960", help="two input sizes (captions) for the fit")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--workers", default="1,2", help="Ray worker counts")
     ap.add_argument("--k", type=int, default=5, help="negatives per caption and part of speech")
     ap.add_argument("--ray-cpus", type=int, default=2)
+    ap.add_argument("--hash-seed", default="0",
+                    help="PYTHONHASHSEED of every worker (default 0). The byte-identity check needs a batch "
+                         "function that does not depend on it; the bench reports whether it does")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # internal: one measurement
     args = ap.parse_args(argv)
     if args.one:
@@ -164,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:9s} N={n:5d}: {m['run']:7.1f} s" + (f"  (ray.init {m['init']:.1f} s)" if m["init"] else ""),
                       flush=True)
         ray_init = sorted(inits)[len(inits) // 2]
+        other = tmp / "local1-hashseed"
+        measure(args, "local", 1, sizes[0], other, hash_seed=str(int(args.hash_seed) + 1))
+        stable = shard_bytes(other) == shard_bytes(tmp / f"local1-{sizes[0]}")
+        print(f"batch function output independent of PYTHONHASHSEED ({args.hash_seed} vs "
+              f"{int(args.hash_seed) + 1}, N={sizes[0]}): {'yes' if stable else 'NO (a set/dict-order dependence in the batch function)'}")
         ref = shard_bytes(outs["local x1"])
         same = {name: shard_bytes(out) == ref for name, out in outs.items()}
         rows = read_output(outs["local x1"]).num_rows

@@ -14,7 +14,7 @@ from hardneg.metric_base import Stat
 from hardneg.metric_base import check_resampling
 from hardneg.metric_base import cluster_ids
 from hardneg.metric_base import decode_ints
-from hardneg.metric_base import decode_optional
+from hardneg.metric_base import decode_labels
 from hardneg.metric_base import decode_scores
 from hardneg.metric_base import scores_with_intervals
 from hardneg.ranking import multiple_choice
@@ -75,7 +75,7 @@ class MeanRank(HardnegMetric):
         n_resamples, confidence_level = check_resampling(n_resamples, confidence_level)
         rows = decode_scores(predictions)
         positive = decode_ints(references)
-        videos = decode_optional(video_ids, "video_ids")
+        videos = decode_labels(video_ids, "video_ids")
         result = multiple_choice(rows.scores, positive, mask=rows.mask, ks=(1,), ties=ties, seed=seed)
         rank = np.asarray(result.per_example["rank"], dtype=np.float64)
         out = scores_with_intervals(result.aggregate, result.per_example, [("MeanR", "MeanR", "rank")],

@@ -14,7 +14,7 @@ from hardneg.metric_base import Stat
 from hardneg.metric_base import check_resampling
 from hardneg.metric_base import cluster_ids
 from hardneg.metric_base import decode_ints
-from hardneg.metric_base import decode_optional
+from hardneg.metric_base import decode_labels
 from hardneg.metric_base import decode_scores
 from hardneg.metric_base import scores_with_intervals
 from hardneg.ranking import multiple_choice
@@ -88,18 +88,21 @@ class Posrank(HardnegMetric):
         n_resamples, confidence_level = check_resampling(n_resamples, confidence_level)
         rows = decode_scores(predictions)
         positive = decode_ints(references)
-        part = decode_optional(pos, "pos")
+        part = decode_labels(pos, "pos")
         if part is None:
             raise ValueError("pos is missing: give the part of speech of every example")
-        videos = decode_optional(video_ids, "video_ids")
+        codes, names = part
+        videos = decode_labels(video_ids, "video_ids")
+        # group by integer codes (fast), then name the groups
         result = multiple_choice(rows.scores, positive, mask=rows.mask, ks=(1,), ties=ties, seed=seed,
-                                 groups={"pos": part})
+                                 groups={"pos": codes})
+        per_pos = {str(names[code]): value for code, value in result.by_group["pos"].items()}
+        code_of = {str(name): i for i, name in enumerate(names)}
         rr = np.asarray(result.per_example["RR"], dtype=np.float64)
-        per_pos = result.by_group["pos"]
         labels = _ordered(per_pos)
-        extra = {f"PoSRank_{p}": (per_pos[p]["MRR"], Stat("mean", rr, select=part == p)) for p in labels}
+        extra = {f"PoSRank_{p}": (per_pos[p]["MRR"], Stat("mean", rr, select=codes == code_of[p])) for p in labels}
         mean = float(np.mean([per_pos[p]["MRR"] for p in labels]))
-        extra["PoSRank_mean"] = (mean, Stat("mean_of_group_means", rr, groups=part))
+        extra["PoSRank_mean"] = (mean, Stat("mean_of_group_means", rr, groups=codes))
         out = scores_with_intervals({}, {}, [], cluster_ids(videos, positive.shape[0]), n_resamples,
                                     confidence_level, seed, extra=extra)
         out["n_per_pos"] = {str(p): int(per_pos[p]["n"]) for p in labels}

@@ -16,7 +16,7 @@ from hardneg.metric_base import check_ks
 from hardneg.metric_base import check_resampling
 from hardneg.metric_base import cluster_ids
 from hardneg.metric_base import decode_ints
-from hardneg.metric_base import decode_optional
+from hardneg.metric_base import decode_labels
 from hardneg.metric_base import decode_scores
 from hardneg.metric_base import scores_with_intervals
 from hardneg.ranking import multiple_choice
@@ -82,7 +82,7 @@ class RcadAccuracy(HardnegMetric):
         n_resamples, confidence_level = check_resampling(n_resamples, confidence_level)
         rows = decode_scores(predictions)
         positive = decode_ints(references)
-        videos = decode_optional(video_ids, "video_ids")
+        videos = decode_labels(video_ids, "video_ids")
         result = multiple_choice(rows.scores, positive, mask=rows.mask, ks=ks, ties=ties, seed=seed)
         keys = [(f"R@{k}", f"R@{k}") for k in ks]
         out = scores_with_intervals(result.aggregate, result.per_example, keys,

@@ -33,19 +33,28 @@ same items. Rows marked *reported, not recomputed* are the papers' own numbers (
 """
 
 
-def benchmarks_folder() -> Path:
-    """Built benchmark folders: HARDNEG_LB_BENCHMARKS, or a download of the Hub dataset repos."""
+def benchmark_item_sets():
+    """Item sets from HARDNEG_LB_BENCHMARKS, or from a download of the Hub dataset repos.
+
+    Downloaded repos also accept the Hub commit as data_revision (what `hardneg score` records
+    when it reads a Hub id); local folders accept the content hash `hardneg score` records for them.
+    """
+    from hardneg.leaderboard import load_benchmarks
+
     local = os.environ.get("HARDNEG_LB_BENCHMARKS")
     if local:
-        return Path(local)
-    from huggingface_hub import snapshot_download
+        return load_benchmarks(local)
+    from huggingface_hub import HfApi, snapshot_download
 
     from hardneg.leaderboard.eval_results import DATASET_REPOS
 
     root = Path(os.environ.get("HARDNEG_LB_DATA", "data")) / "benchmarks"
+    revisions = {}
     for bench, repo in DATASET_REPOS.items():
-        snapshot_download(repo, repo_type="dataset", local_dir=root / bench)
-    return root
+        sha = HfApi().dataset_info(repo).sha
+        snapshot_download(repo, repo_type="dataset", revision=sha, local_dir=root / bench)
+        revisions[bench] = {sha}
+    return load_benchmarks(root, extra_revisions=revisions)
 
 
 def leaderboard_from_env() -> Leaderboard:
@@ -57,7 +66,7 @@ def leaderboard_from_env() -> Leaderboard:
         mirror = HubMirror(repo, token=os.environ.get("HF_TOKEN"))
     return Leaderboard(
         os.environ.get("HARDNEG_LB_DATA", "data"),
-        benchmarks_dir=benchmarks_folder(),
+        item_sets=benchmark_item_sets(),
         n_resamples=int(os.environ.get("HARDNEG_LB_RESAMPLES", "1000")),
         mirror=mirror,
     )
@@ -160,5 +169,5 @@ def create_app(board: Leaderboard) -> gr.Blocks:
 
 if __name__ == "__main__":
     create_app(leaderboard_from_env()).queue(default_concurrency_limit=4).launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0")
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), max_file_size="256mb"
     )

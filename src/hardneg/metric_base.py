@@ -24,6 +24,7 @@ import datasets
 import evaluate
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - registers pa.compute
 
 __all__ = [
     "HardnegMetric",
@@ -269,14 +270,24 @@ def encode_original(original: Any, scores: pa.LargeListArray, name: str = "origi
 def encode_strings(values: Any, n: int, name: str) -> pa.Array:
     """One id/label per example -> string array (numbers are turned into their decimal text)."""
     values = _as_numpy(values)
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = values.to_pylist()
     if isinstance(values, (str, bytes)):
         raise ValueError(f"{name}: expected one value per example, got a single string")
-    values = list(values)
-    if len(values) != n:
-        raise ValueError(f"predictions has {n} rows but {name} has {len(values)}; give one per example")
-    arr = pa.array([v if v is None or isinstance(v, str) else str(v) for v in values], type=pa.string())
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, np.ndarray) and values.dtype.kind in "US":
+        arr = pa.array(values.astype(str, copy=False), type=pa.string())  # vectorized
+    elif isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        arr = pa.array(values.astype(str), type=pa.string())
+    elif isinstance(values, pa.Array):
+        arr = values.cast(pa.string())
+    else:
+        values = list(values)
+        try:
+            arr = pa.array(values, type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed or numeric ids
+            arr = pa.array([v if v is None or isinstance(v, str) else str(v) for v in values], type=pa.string())
+    if len(arr) != n:
+        raise ValueError(f"predictions has {n} rows but {name} has {len(arr)}; give one per example")
     if arr.null_count:
         raise ValueError(f"{name}[{int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])}] is None")
     return arr
@@ -333,6 +344,24 @@ def decode_optional(col: Any, name: str) -> np.ndarray | None:
             f"lack it); pass {name} with every add_batch call or with none"
         )
     return arr.to_numpy(zero_copy_only=False)
+
+
+def decode_labels(col: Any, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A streamed string column as (codes, labels) with labels sorted, so codes match `np.unique`'s;
+    None when the column was not given. Encoding in Arrow avoids sorting N Python strings."""
+    if col is None:
+        return None
+    arr = _combine(col)
+    if arr.null_count == len(arr):
+        return None
+    decode_optional(arr, name)  # the partly-given check
+    encoded = arr.dictionary_encode()
+    labels = encoded.dictionary
+    order = np.asarray(pa.compute.array_sort_indices(labels))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return codes.astype(np.int64, copy=False), np.asarray(labels.to_pylist(), dtype=object)[order]
 
 
 def decode_relevant(col: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -490,11 +519,17 @@ def check_ks(ks: Any, name: str = "ks") -> tuple[int, ...]:
     return out
 
 
-def cluster_ids(video_ids: np.ndarray | None, n: int) -> np.ndarray:
-    """Integer cluster per example for the bootstrap: one per distinct video id, else one per example."""
-    if video_ids is None:
+def cluster_ids(videos: tuple[np.ndarray, np.ndarray] | np.ndarray | None, n: int) -> np.ndarray:
+    """Integer cluster per example for the bootstrap: one per distinct video id, else one per example.
+
+    Accepts `decode_labels` output (codes in sorted-label order, the same numbering as `np.unique`,
+    so intervals equal `hardneg.ranking.bootstrap_ci(values, video_ids)`) or raw ids.
+    """
+    if videos is None:
         return np.arange(n, dtype=np.int64)
-    _, inverse = np.unique(video_ids, return_inverse=True)
+    if isinstance(videos, tuple):
+        return videos[0]
+    _, inverse = np.unique(videos, return_inverse=True)
     return inverse.astype(np.int64, copy=False)
 
 
@@ -627,6 +662,6 @@ def retrieval_result(predictions: Any, references: Any, original: Any, video_ids
         )
     queries, items = decode_relevant(references)
     orig = decode_optional(original, "original")
-    videos = decode_optional(video_ids, "video_ids")
+    videos = decode_labels(video_ids, "video_ids")
     result = retrieval(rows.scores, Qrels(queries, items), original=orig, ks=ks, ties=ties, seed=seed)
     return result, cluster_ids(videos, rows.scores.shape[0]), orig is not None

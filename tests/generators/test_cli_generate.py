@@ -41,6 +41,10 @@ def test_generate_writes_mc_items_and_resumes(corpus, tmp_path, capsys):
     # rerun = resume: nothing redone, same bytes
     assert main(args) == 0
     assert (out / "items.parquet").read_bytes() == first
+    # other settings into the same folder: refused, never mixed with the earlier shards
+    assert main(args[:-2] + ["--seed", "4", "--no-progress"]) == 2
+    assert "other settings" in capsys.readouterr().err
+    assert (out / "items.parquet").read_bytes() == first
     # a recipe with a pinned version of another release is refused with a clear message
     bad = tmp_path / "r.yaml"
     bad.write_text("generator: gender\nversion: '9.9'\nseed: 0\n")

@@ -74,3 +74,11 @@ def test_soft_targets_recorded_with_sentence_model(tiny_xlmr, teacher):
     assert total == pytest.approx(1.0, abs=1e-4)
     emb = st.encode(out["captions"][0], convert_to_numpy=True)
     np.testing.assert_allclose([d["soft_target"] for d in dets], soft_targets(emb[0], emb, 0.1)[1:], rtol=1e-3)
+
+
+def test_factory_loads_a_local_masked_lm(tiny_xlmr):
+    from hardneg.generators.llm_teacher import make_batch_fn
+
+    fn = make_batch_fn(model=str(tiny_xlmr), k=3, search_k=40, seed=0)
+    out = fn({"id": ["a"], "caption": ["a man is pushing a cart into the room"]})
+    assert out["source_id"] == ["a"] and 2 <= len(out["captions"][0]) <= 4

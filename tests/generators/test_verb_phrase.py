@@ -115,3 +115,27 @@ def test_perplexity_is_exp_mean_nll(tiny_gpt2):
         with torch.no_grad():
             loss = model(input_ids=ids, labels=ids).loss  # HF shifts labels: mean NLL of tokens 1..n
         assert g == pytest.approx(math.exp(float(loss)), rel=1e-4)
+
+
+def test_factory_loads_models_by_path_and_runs_deterministically(tiny_t5, tiny_gpt2, tmp_path):
+    from hardneg.generators.verb_phrase import make_batch_fn
+
+    train = tmp_path / "train.txt"
+    train.write_text("a man is pushing a cart\na woman is pulling a cart\n")
+    with pytest.raises(ValueError, match="verb_counts"):
+        make_batch_fn(infill_model=str(tiny_t5), perplexity_model=str(tiny_gpt2))
+    # filters opened wide so the random tiny T5's fills reach every stage
+    fn = make_batch_fn(verb_counts=str(train), infill_model=str(tiny_t5), perplexity_model=str(tiny_gpt2),
+                       k=8, min_verb_count=0, word_cos_max=2.0, sent_cos_max=2.0, ppl_diff_max=1e9, seed=1)
+    batch = {"id": ["a", "b"], "caption": ["a man is pushing a cart", "people are dancing on the stage"]}
+    assert fn(batch) == fn(batch)  # the random tiny T5 rarely proposes verbs; same output twice
+    # the whole __call__ path with fixed T5 proposals (the rest: real spaCy, tiny GPT-2, MiniLM, GloVe, WordNet)
+    fn._generate = lambda masked: [["pulling", "eating", "red"] for _ in masked]
+    out = fn(batch)
+    assert out["source_id"] == ["a", "b"]
+    for caps, prov in zip(out["captions"], out["provenance"]):
+        assert [r["replacement"] for r in prov[1:]] == ["pulling", "eating"]
+        for rec in prov[1:]:
+            d = json.loads(rec["details"])
+            assert {"ppl_o", "ppl_m", "ppl_diff", "word_cos", "sentence_cos", "verb_counts", "models"} <= set(d)
+            assert d["models"]["infill"] == str(tiny_t5)

@@ -142,3 +142,23 @@ def test_posrank_mean_needs_every_part(board):
     subs = {s.split: s.results["metrics"]["MRR"]["estimate"] for s in board.store.current("posrank")}
     row = board.table("posrank", kinds=["submitted"]).iloc[0]
     assert row["mean · vln_uvo"].startswith(f"{(subs['noun'] + subs['verb']) / 2:.3f} [")
+
+
+def test_blind_baseline_marked_pending_when_it_cannot_load(tmp_path, item_sets, monkeypatch):
+    import hardneg.models
+    from hardneg.leaderboard import Leaderboard
+
+    def broken(name, **kw):
+        raise FileNotFoundError("GloVe word list not installed")
+
+    monkeypatch.setattr(hardneg.models, "load_model", broken)
+    board = Leaderboard(tmp_path, item_sets, n_resamples=20)
+    row = board.table("contrast_sets", kinds=["baseline"], search="text-only").iloc[0]
+    assert row["Source"].startswith("pending: FileNotFoundError") and row["acc · gender"] == ""
+
+
+def test_submit_target_detection():
+    from hardneg.cli.submit import is_remote
+
+    assert is_remote("http://127.0.0.1:7860/") and is_remote("video-hardneg/leaderboard")
+    assert not is_remote("lb/data", benchmarks="built") and not is_remote("/tmp")

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from hardneg.cli import main as hardneg_main
-from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.example import predictions_bytes
 
 gradio_client = pytest.importorskip("gradio_client")
@@ -91,3 +90,16 @@ def test_cli_submit_local_folder(tmp_path, bench_root, item_sets, capsys):
     assert "stored local/model v1" in capsys.readouterr().out
     assert hardneg_main(["submit", str(tmp_path / "missing.parquet"), "--space", str(store)]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_space_configuration_from_environment(tmp_path, bench_root, monkeypatch):
+    from conftest import load_space_module
+
+    monkeypatch.setenv("HARDNEG_LB_BENCHMARKS", str(bench_root))
+    monkeypatch.setenv("HARDNEG_LB_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("HARDNEG_LB_RESULTS_REPO", "org/results")
+    monkeypatch.setenv("HARDNEG_LB_RESAMPLES", "50")
+    board = load_space_module().leaderboard_from_env()
+    assert board.benchmarks == ["feint6k", "contrast_sets", "posrank", "fire"]
+    assert board.n_resamples == 50 and board.mirror.repo_id == "org/results"
+    assert board.store.path == tmp_path / "data" / "leaderboard.sqlite"

@@ -27,6 +27,7 @@ def test_compute_from_table(load):
         compute_from_table(module, table, "[1]")
 
 
+@pytest.mark.slow
 def test_widget_builds(load):
     pytest.importorskip("gradio")
     from hardneg.metric_widget import build_metric_widget

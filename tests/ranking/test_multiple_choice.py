@@ -169,3 +169,19 @@ def test_every_rule_is_accepted_and_reports_tie_rate():
         res = multiple_choice(scores, positive, mask=mask, ties=rule, seed=0)
         assert 0.0 < res["tie_rate"] <= 1.0
         assert res["n"] == scores.shape[0]
+
+
+def test_many_candidates_use_the_general_paths():
+    rng = np.random.default_rng(8)
+    c = 2100  # beyond the byte-lane and the direct-table limits
+    scores = rng.integers(0, 50, size=(5, c)).astype(np.float64)
+    positive = rng.integers(0, c, 5)
+    res = multiple_choice(scores, positive, ks=(1, 100))
+    p = scores[np.arange(5), positive]
+    h = (scores > p[:, None]).sum(1)
+    t = (scores == p[:, None]).sum(1) - 1
+    np.testing.assert_allclose(res.per_example["rank"], h + (t + 2) / 2)
+    np.testing.assert_allclose(res.per_example["R@100"], np.clip((100 - h) / (t + 1), 0, 1))
+    assert res["MedianR"] == pytest.approx(np.median(h + (t + 2) / 2))
+    const = multiple_choice(np.zeros((3, c)), [0, 1, 2])
+    assert const["MeanR"] == pytest.approx((c + 1) / 2) and const["R@1"] == pytest.approx(1 / c)

@@ -143,7 +143,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     p = sub.add_parser("duplicates", help="PoSRank Fig. 3: captions identical after removing k words")
     p.add_argument("--captions", required=True,
-                   help="captions: a .txt (one per line), an MC items Parquet (positives) or a queries Parquet (text)")
+                   help="captions: a .txt (one per line, or the PoSRank `<video>##*##<i>**#**<caption>` lines), "
+                        "an MC items Parquet (its positives) or a queries Parquet (text)")
     p.add_argument("--max-removed", type=int, default=4, help="largest k (default 4)")
     p.add_argument("--pos", nargs="+", default=None, help="parts of speech (default noun verb adj adv prep)")
     p.add_argument("--no-dedupe", action="store_true", help="keep exact duplicate captions")
@@ -193,7 +194,8 @@ def _caption_list(path: str) -> list[str]:
             return [str(x) for x in t.column("text").to_pylist()]
         raise ValueError(f"{p}: expected MC items (captions, label) or queries (text) columns")
     lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()]
-    return [ln for ln in lines if ln]
+    # PoSRank release format `<video>##*##<i>**#**<caption>`: keep the caption only
+    return [ln.split("**#**", 1)[1].strip() if "**#**" in ln else ln for ln in lines if ln]
 
 
 def compute(args) -> Any:

@@ -168,12 +168,22 @@ def run(args: argparse.Namespace) -> int:
         table = table.append_column("source_dataset", pa.array([str(recipe["source_dataset"])] * table.num_rows))
     out = Path(args.out)
     items = out / "items.parquet"
+    resolved = {k: v for k, v in recipe.items() if k != "path"} | {"generator_record_name": name, "generator_version": version}
+    recipe_text = json.dumps(resolved, indent=2, sort_keys=True, default=str) + "\n"
+    recipe_file = out / "recipe.json"
+    if recipe_file.is_file() and not args.overwrite and recipe_file.read_text() != recipe_text:
+        raise FileExistsError(
+            f"{out} holds a run with other settings ({recipe_file}); resume only with the same recipe, "
+            "seed and --set values, or pass --overwrite / choose another --out"
+        )
+    if args.overwrite and out.exists():
+        for stale in (items, recipe_file):
+            stale.unlink(missing_ok=True)
+    atomic_write_text(recipe_file, recipe_text)
     summary = run_map(factory, table, out / "shards", id_column="source_id", overwrite=args.overwrite,
                       progress=not args.no_progress, **backend_kwargs(args))
     mc = to_mc_table(read_output(out / "shards"))
     mc = mc.sort_by([("id", "ascending")])
     atomic_write_parquet(mc, items)
-    resolved = {k: v for k, v in recipe.items() if k != "path"} | {"generator_record_name": name, "generator_version": version}
-    atomic_write_text(out / "recipe.json", json.dumps(resolved, indent=2, sort_keys=True, default=str) + "\n")
     print(f"{mc.num_rows} items from {summary.rows_in} captions -> {items}")
     return 0

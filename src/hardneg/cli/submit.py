@@ -25,10 +25,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
             "it as a new version. Refusals list every problem with its fix."
         ),
     )
-    p.add_argument("predictions", help="predictions .parquet file (one benchmark config/split)")
+    p.add_argument("predictions", help="predictions .parquet file (one benchmark config; one or more of its splits)")
     p.add_argument("--space", default=DEFAULT_SPACE,
                    help=f"Space URL (http://127.0.0.1:7860), Hub Space id (default {DEFAULT_SPACE}), "
-                        "or a local leaderboard data folder")
+                        "or a local leaderboard data folder (with --benchmarks)")
     p.add_argument("--submitter", default=os.environ.get("HF_USER") or os.environ.get("USER", ""),
                    help="your Hub user name: the first submitter of a model name owns it (default $HF_USER or $USER)")
     p.add_argument("--benchmarks", default=None,
@@ -38,8 +38,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def is_remote(space: str) -> bool:
-    return bool(re.match(r"^https?://", space)) or (not Path(space).exists() and bool(re.match(r"^[\w.-]+/[\w.-]+$", space)))
+def is_remote(space: str, benchmarks: str | None = None) -> bool:
+    """A URL, or an owner/name Space id that is not a local folder (--benchmarks means local)."""
+    if re.match(r"^https?://", space):
+        return True
+    return benchmarks is None and not Path(space).exists() and bool(re.match(r"^[\w.-]+/[\w.-]+$", space))
 
 
 def submit_remote(path: Path, space: str, submitter: str, token: str | None = None) -> str:
@@ -64,7 +67,7 @@ def run(args) -> int:
         raise FileNotFoundError(f"predictions file {path} not found; pass the .parquet written by `hardneg score`")
     if not args.submitter:
         raise ValueError("no submitter name: pass --submitter <your Hub user name>")
-    if is_remote(args.space):
+    if is_remote(args.space, args.benchmarks):
         message = submit_remote(path, args.space, args.submitter, args.hf_token)
     else:
         message = submit_local(path, args.space, args.benchmarks, args.submitter)

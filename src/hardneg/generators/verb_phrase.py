@@ -110,6 +110,7 @@ class VerbPhraseBatchFn:
     def __init__(self, nlp: Any, t5: Any, t5_tokenizer: Any, ppl: Perplexity, sentence_model: Any, glove: Any,
                  wordnet: Any, verb_counts: Mapping[str, int], *, seed: int = 0, k: int = 50,
                  min_verb_count: int = 30, word_cos_max: float = 0.4, sent_cos_max: float = 0.8,
+                 ppl_diff_max: float = 0.6, ppl_diff_max_if_low: float = 1.4, ppl_m_max: float = 750.0,
                  max_negatives: int = 5, max_new_tokens: int = 8, model_ids: Mapping[str, str] | None = None,
                  device: str = "cpu") -> None:
         if SENTINEL_0 not in t5_tokenizer.get_vocab():
@@ -118,6 +119,7 @@ class VerbPhraseBatchFn:
         self.sent, self.glove, self.wordnet, self.verb_counts = sentence_model, glove, wordnet, dict(verb_counts)
         self.seed, self.k, self.min_verb_count = int(seed), int(k), int(min_verb_count)
         self.word_cos_max, self.sent_cos_max, self.max_negatives = word_cos_max, sent_cos_max, int(max_negatives)
+        self.ppl_limits = (ppl_diff_max, ppl_diff_max_if_low, ppl_m_max)
         self.max_new_tokens, self.model_ids, self.device = max_new_tokens, dict(model_ids or {}), device
 
     def _antonyms(self, lemma: str) -> set[str]:
@@ -185,7 +187,7 @@ class VerbPhraseBatchFn:
         ppls = self.ppl([text] + [c[2] for c in verbed])
         fluent = []
         for (rank, fill, new, verbs, counts), ppl_m in zip(verbed, ppls[1:]):
-            keep, diff = perplexity_rule(ppls[0], ppl_m)
+            keep, diff = perplexity_rule(ppls[0], ppl_m, *self.ppl_limits)
             if keep:
                 fluent.append((rank, fill, new, verbs, counts, ppl_m, diff))
             else:
@@ -231,6 +233,8 @@ def _json(obj: Any) -> str:
 def make_batch_fn(*, verb_counts: str | Mapping[str, int] | None = None, infill_model: str = DEFAULT_T5,
                   perplexity_model: str = DEFAULT_GPT2, sentence_model: str | None = None, seed: int = 0,
                   k: int = 50, min_verb_count: int = 30, max_negatives: int = 5, max_new_tokens: int = 8,
+                  word_cos_max: float = 0.4, sent_cos_max: float = 0.8, ppl_diff_max: float = 0.6,
+                  ppl_diff_max_if_low: float = 1.4, ppl_m_max: float = 750.0,
                   device: str = "cpu") -> VerbPhraseBatchFn:
     """Factory (once per worker). `verb_counts`: {lemma: count} or a captions .txt file (one per line)
     of the training split to count verbs in; required unless min_verb_count is 0."""
@@ -259,5 +263,6 @@ def make_batch_fn(*, verb_counts: str | Mapping[str, int] | None = None, infill_
         nlp, t5, AutoTokenizer.from_pretrained(infill_model), Perplexity(lm, AutoTokenizer.from_pretrained(perplexity_model), device),
         load_sentence_model(sentence_model, device), load_glove(), load_wordnet(), counts, seed=seed, k=k,
         min_verb_count=min_verb_count, max_negatives=max_negatives, max_new_tokens=max_new_tokens,
-        model_ids={"infill": infill_model, "perplexity": perplexity_model, "sentence": sentence_model,
+        word_cos_max=word_cos_max, sent_cos_max=sent_cos_max, ppl_diff_max=ppl_diff_max,
+        ppl_diff_max_if_low=ppl_diff_max_if_low, ppl_m_max=ppl_m_max, model_ids={"infill": infill_model, "perplexity": perplexity_model, "sentence": sentence_model,
                    "word_vectors": "glove-6b-50d"}, device=device)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from hardneg.leaderboard.items import ItemSet
 from hardneg.leaderboard.recompute import FIRE_METRICS
 from hardneg.ranking import paired_test
 from hardneg.schema import PARTS_OF_SPEECH

@@ -31,7 +31,8 @@ ADMIN_TOKEN_ENV = "HARDNEG_ADMIN_TOKEN"
 class SubmitOutcome:
     ok: bool
     message: str
-    submission: StoredSubmission | None = None
+    submission: StoredSubmission | None = None  # the first part stored
+    submissions: list[StoredSubmission] | None = None  # every part of the file
 
 
 class Leaderboard:
@@ -66,27 +67,29 @@ class Leaderboard:
             sub = validate_submission(data, submitter, self.item_sets, self.store.owner_of, self.max_bytes)
         except SubmissionError as exc:
             return SubmitOutcome(False, str(exc))
-        result = recompute(sub.items, sub.scores, sub.mask, n_resamples=self.n_resamples)
+        results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples) for part in sub.parts]
         try:
-            stored = self.store.add_submission(
-                model_id=sub.model_id, submitter=submitter, benchmark=sub.items.benchmark, config=sub.items.config,
-                split=sub.items.split, data_revision=sub.items.revision, metadata=sub.metadata,
-                results=result.to_dict(), per_example=result.per_example, file_bytes=data,
+            stored = self.store.add_submissions(
+                model_id=sub.model_id, submitter=submitter, metadata=sub.metadata, file_bytes=data,
+                parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
+                            data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
+                            per_example=r.per_example) for p, r in zip(sub.parts, results)],
             )
         except OwnershipError as exc:  # lost a race for the name
             return SubmitOutcome(False, f"submission refused:\n- {exc}")
         if self.mirror is not None:
-            try:
-                self.mirror.push_submission(self.store, stored)
-            except Exception as exc:  # the store is the source of truth; `sync` retries later
-                log.warning("mirror push of %s failed: %s", stored.id, exc)
-        head = ", ".join(
-            f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
-            for k, v in list(result.metrics.items())[:4]
-        )
-        msg = (f"stored {stored.model_id} v{stored.version} on {stored.benchmark}/{stored.config}/{stored.split} "
-               f"(submission {stored.id}): {head}")
-        return SubmitOutcome(True, msg, stored)
+            for s in stored:
+                try:
+                    self.mirror.push_submission(self.store, s)
+                except Exception as exc:  # the store is the source of truth; `sync` retries later
+                    log.warning("mirror push of %s failed: %s", s.id, exc)
+        lines = []
+        for s, r in zip(stored, results):
+            head = ", ".join(f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
+                             for k, v in list(r.metrics.items())[:4])
+            lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
+                         f"(submission {s.id}): {head}")
+        return SubmitOutcome(True, "\n".join(lines), stored[0], stored)
 
     def history(self, model_id: str) -> list[dict]:
         """Every version of a model, hidden ones included (marked), oldest first."""

@@ -188,11 +188,19 @@ class Store:
                        data_revision: str, metadata: dict, results: dict, per_example: dict[str, np.ndarray],
                        file_bytes: bytes) -> StoredSubmission:
         """Store one validated, scored submission as the next version of its (model, part)."""
-        sub_id = uuid.uuid4().hex
+        return self.add_submissions(model_id=model_id, submitter=submitter, metadata=metadata, file_bytes=file_bytes,
+                                    parts=[dict(benchmark=benchmark, config=config, split=split,
+                                                data_revision=data_revision, results=results,
+                                                per_example=per_example)])[0]
+
+    def add_submissions(self, *, model_id: str, submitter: str, metadata: dict, file_bytes: bytes,
+                        parts: list[dict]) -> list[StoredSubmission]:
+        """Store the parts (benchmark, config, split, data_revision, results, per_example) of one
+        file in one transaction: each becomes the next version of its (model, part), or none does."""
         sha = hashlib.sha256(file_bytes).hexdigest()
-        blob = pack_arrays(per_example)
         meta_json = json.dumps(metadata, sort_keys=True)
-        results_json = json.dumps(results, sort_keys=True)
+        rows = [(uuid.uuid4().hex, p, pack_arrays(p["per_example"]), json.dumps(p["results"], sort_keys=True))
+                for p in parts]
 
         def work(con: sqlite3.Connection):
             row = con.execute("SELECT submitter FROM owners WHERE model_id = ?", (model_id,)).fetchone()
@@ -203,20 +211,21 @@ class Store:
                     f"model name {model_id!r} already belongs to submitter {row['submitter']!r}; "
                     "submit under that name or rename your model"
                 )
-            version = con.execute(
-                "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE model_id=? AND benchmark=? AND config=? AND split=?",
-                (model_id, benchmark, config, split),
-            ).fetchone()[0]
-            con.execute(
-                "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version, data_revision,"
-                " metadata, results, per_example, file_sha256, file, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (sub_id, model_id, submitter, benchmark, config, split, version, data_revision, meta_json,
-                 results_json, blob, sha, file_bytes, now()),
-            )
-            return version
+            for sub_id, p, blob, results_json in rows:
+                version = con.execute(
+                    "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions"
+                    " WHERE model_id=? AND benchmark=? AND config=? AND split=?",
+                    (model_id, p["benchmark"], p["config"], p["split"]),
+                ).fetchone()[0]
+                con.execute(
+                    "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version, data_revision,"
+                    " metadata, results, per_example, file_sha256, file, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (sub_id, model_id, submitter, p["benchmark"], p["config"], p["split"], version, p["data_revision"],
+                     meta_json, results_json, blob, sha, file_bytes, now()),
+                )
 
         self._write(work)
-        return self.get(sub_id)
+        return [self.get(sub_id) for sub_id, *_ in rows]
 
     def add_tombstone(self, submission_id: str, action: str, reason: str) -> None:
         if action not in ("hide", "delete", "restore"):

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hardneg.leaderboard.items import BENCHMARK_TASKS, ItemSet
+from hardneg.leaderboard.items import BENCHMARK_TASKS, ItemSet, files_revision
 from hardneg.schema import PREDICTIONS_REQUIRED_METADATA, read_predictions_metadata
 
 #: default upload limit
@@ -37,16 +37,36 @@ class SubmissionError(ValueError):
 
 
 @dataclass
-class ValidatedSubmission:
-    """A predictions file that passed every check, with scores aligned to the item set."""
+class ValidatedPart:
+    """The rows of one (benchmark, config, split), scores aligned to the item set."""
 
-    metadata: dict[str, Any]
     items: ItemSet
     scores: np.ndarray  # (N, C) float64 in item-set order; NaN marks padding (mask False)
     mask: np.ndarray | None  # (N, C) bool when items have different candidate counts
+
+
+@dataclass
+class ValidatedSubmission:
+    """A predictions file that passed every check: one part per split it covers (`hardneg score`
+    writes several splits into one file when no --split is given, e.g. PoSRank's parts of speech)."""
+
+    metadata: dict[str, Any]
+    parts: list[ValidatedPart]
     model_id: str
     submitter: str
     n_bytes: int
+
+    @property
+    def items(self) -> ItemSet:
+        return self.parts[0].items
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.parts[0].scores
+
+    @property
+    def mask(self) -> np.ndarray | None:
+        return self.parts[0].mask
 
 
 def _n(count: int, word: str) -> str:
@@ -71,39 +91,49 @@ def read_table(data: bytes) -> pa.Table:
         ) from None
 
 
-def check_metadata(table: pa.Table, item_sets: dict, problems: list[str]) -> tuple[dict | None, ItemSet | None]:
+def check_metadata(table: pa.Table, item_sets: dict, problems: list[str]) -> tuple[dict | None, list[ItemSet]]:
     try:
         meta = read_predictions_metadata(table.schema)
     except (ValueError, UnicodeDecodeError) as exc:
         problems.append(str(exc))
-        return None, None
+        return None, []
     if not isinstance(meta, dict):
         problems.append("the 'hardneg' metadata must be a JSON object; write it with hardneg.schema.predictions_metadata")
-        return None, None
+        return None, []
     missing = [k for k in PREDICTIONS_REQUIRED_METADATA if k not in meta]
     if missing:
         problems.append(f"metadata is missing {missing}; add them (hardneg.schema.predictions_metadata lists the fields)")
-        return meta, None
+        return meta, []
     bench = meta["benchmark"]
     if bench not in BENCHMARK_TASKS:
         problems.append(f"metadata benchmark {bench!r} is unknown; use one of {sorted(BENCHMARK_TASKS)}")
-        return meta, None
+        return meta, []
     if meta["task"] != BENCHMARK_TASKS[bench]:
         problems.append(f"metadata task {meta['task']!r} does not match benchmark {bench!r} (it is {BENCHMARK_TASKS[bench]!r})")
-    key = (bench, str(meta["config"]), str(meta["split"]))
-    items = item_sets.get(key)
-    if items is None:
-        parts = sorted(f"{c}/{s}" for b, c, s in item_sets if b == bench)
+    config = str(meta["config"])
+    splits = [s.strip() for s in str(meta["split"]).split(",") if s.strip()]
+    parts, unknown = [], []
+    for split in splits:
+        items = item_sets.get((bench, config, split))
+        (parts if items is not None else unknown).append(items if items is not None else split)
+    if unknown or not splits or len(set(splits)) != len(splits):
+        on_board = sorted(f"{c}/{s}" for b, c, s in item_sets if b == bench)
         problems.append(
-            f"config/split {key[1]}/{key[2]} is not on the {bench} board; the board scores {', '.join(parts) or 'nothing yet'}"
+            f"config/split {config}/{meta['split']} is not on the {bench} board; "
+            f"the board scores {', '.join(on_board) or 'nothing yet'}"
         )
-        return meta, None
-    if str(meta["data_revision"]) != items.revision:
+        return meta, []
+    expected = {files_revision([f for it in parts for f in it.files])} if bench != "fire" else {parts[0].revision}
+    for it in parts:
+        expected |= it.accepted_revisions - {it.revision}
+    if len(parts) == 1:
+        expected |= parts[0].accepted_revisions
+    if str(meta["data_revision"]) not in expected:
         problems.append(
-            f"data_revision {meta['data_revision']!r} is not the board's {bench} data ({items.revision!r}); "
+            f"data_revision {meta['data_revision']!r} is not the board's {bench} data ({' or '.join(sorted(expected))}); "
             "re-score the model on the current dataset revision and submit the new file"
         )
-    return meta, items
+    return meta, parts
 
 
 def check_model_name(meta: dict, submitter: str, owner_of: Callable[[str], str | None], problems: list[str]) -> str:
@@ -148,7 +178,7 @@ def check_columns(table: pa.Table, problems: list[str]) -> bool:
     return ok
 
 
-def check_ids(ids: list, items: ItemSet, problems: list[str]) -> None:
+def check_ids(ids: list, parts: list[ItemSet], problems: list[str]) -> None:
     if any(i is None for i in ids):
         problems.append(f"{_n(sum(i is None for i in ids), 'row')} with an empty id; every row needs its item id")
     seen: dict[str, int] = {}
@@ -158,16 +188,22 @@ def check_ids(ids: list, items: ItemSet, problems: list[str]) -> None:
     dups = [i for i, n in seen.items() if n > 1]
     if dups:
         problems.append(f"ids appear more than once: {_examples(dups)}; keep one row per id")
-    missing = [i for i in items.ids.tolist() if i not in seen]
-    if missing:
-        problems.append(f"{_n(len(missing), 'id')} of {items.config}/{items.split} missing: {_examples(missing)}; score every item of the split")
-    extra = [i for i in seen if i not in items.index]
+    for items in parts:
+        missing = [i for i in items.ids.tolist() if i not in seen]
+        if missing:
+            problems.append(f"{_n(len(missing), 'id')} of {items.config}/{items.split} missing: {_examples(missing)}; "
+                            "score every item of the split")
+    extra = [i for i in seen if not any(i in it.index for it in parts)]
     if extra:
-        problems.append(f"{_n(len(extra), 'id')} not in {items.config}/{items.split}: {_examples(extra)}; remove them (wrong split?)")
+        where = "/".join([parts[0].config, ",".join(it.split for it in parts)])
+        problems.append(f"{_n(len(extra), 'id')} not in {where}: {_examples(extra)}; remove them (wrong split?)")
 
 
 def align_scores(table: pa.Table, items: ItemSet, meta: dict, problems: list[str]):
-    """Scores as an (N, C) float64 matrix in item-set order, after count and finiteness checks."""
+    """Scores of the rows of `items` as an (N, C) float64 matrix in item-set order, after count and finiteness checks."""
+    all_ids = table.column("id").to_pylist()
+    if len(all_ids) != len(items):  # a file covering several splits: this split's rows only
+        table = table.take(pa.array([k for k, i in enumerate(all_ids) if i in items.index], pa.int64()))
     ids = table.column("id").to_pylist()
     col = table.column("scores").combine_chunks()
     if col.null_count:
@@ -226,16 +262,18 @@ def validate_submission(
         raise SubmissionError(["the file is empty; upload the predictions Parquet written by `hardneg score`"])
     table = read_table(data)
     problems: list[str] = []
-    meta, items = check_metadata(table, item_sets, problems)
+    meta, parts = check_metadata(table, item_sets, problems)
     model_id = check_model_name(meta or {}, submitter, owner_of, problems) if meta else ""
     columns_ok = check_columns(table, problems)
-    scores = mask = None
-    if columns_ok and items is not None:
-        ids = table.column("id").to_pylist()
+    validated: list[ValidatedPart] = []
+    if columns_ok and parts:
         before = len(problems)
-        check_ids(ids, items, problems)
+        check_ids(table.column("id").to_pylist(), parts, problems)
         if len(problems) == before:
-            scores, mask = align_scores(table, items, meta, problems)
+            for items in parts:
+                scores, mask = align_scores(table, items, meta, problems)
+                if scores is not None:
+                    validated.append(ValidatedPart(items, scores, mask))
     if problems:
         raise SubmissionError(problems)
-    return ValidatedSubmission(meta, items, scores, mask, model_id, submitter, len(data))
+    return ValidatedSubmission(meta, validated, model_id, submitter, len(data))

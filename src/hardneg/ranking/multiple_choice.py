@@ -1,10 +1,20 @@
-"""Multiple choice: each row scores one positive against its negatives (Feint6K, contrast sets, PoSRank)."""
+"""Multiple choice: each row scores one positive against its negatives (Feint6K, contrast sets, PoSRank).
+
+Every measure of a row is a function of two small integers: ``a`` (candidates ranked
+above the positive: strictly higher ones, plus tied ones placed first by a fixed-order
+rule) and ``t`` (other candidates tied with it). So the rows are reduced to one code
+``a * C + t``; one ``bincount`` of the codes gives every aggregate and every group
+breakdown exactly from small tables, and per-example arrays are table look-ups made on
+first access.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from .results import Aggregation, RankingResult, aggregate, breakdown
+from .results import Aggregation, RankingResult, aggregate_counts
 from .ties import (
     check_tie_rule,
     expected_rank,
@@ -14,8 +24,8 @@ from .ties import (
 )
 from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
 
-
 _BYTE_SUM = np.uint64(0x0101010101010101)
+_MAX_TABLE = 1 << 22  # codes a*C+t up to this many are tabulated directly
 
 
 def count_per_row(flags_into, n: int, c: int) -> np.ndarray:
@@ -37,8 +47,25 @@ def count_per_row(flags_into, n: int, c: int) -> np.ndarray:
 
 
 def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: np.ndarray | None):
-    """(h, e): per row, candidates scoring strictly above / exactly equal to ``positive_score``."""
+    """(h, e): per row, candidates scoring strictly above / exactly equal to ``positive_score``.
+
+    Few columns (C <= 32): one strided pass per column into small-int counters (fastest
+    for Feint6K/contrast-set/PoSRank sizes). Many columns: whole-matrix compares into a
+    word-padded buffer, summed by ``count_per_row``.
+    """
     n, c = scores.shape
+    if c <= 32:
+        h = np.zeros(n, dtype=np.uint8)
+        e = np.zeros(n, dtype=np.uint8)
+        for j in range(c):  # a loop over the columns, each step vectorized over all rows
+            col = scores[:, j]
+            if mask is None:
+                h += col > positive_score
+                e += col == positive_score
+            else:
+                h += (col > positive_score) & mask[:, j]
+                e += (col == positive_score) & mask[:, j]
+        return h.astype(np.int64), e.astype(np.int64)
     p = positive_score[:, None]
 
     def fill(op):
@@ -46,6 +73,7 @@ def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: n
             op(scores, p, out=out)
             if mask is not None:
                 np.logical_and(out, mask, out=out)
+
         return into
 
     return count_per_row(fill(np.greater), n, c), count_per_row(fill(np.equal), n, c)
@@ -54,41 +82,46 @@ def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: n
 def tied_before_index(scores, positive_score, positive, mask):
     """Per row, candidates tied with the positive that sit at a lower column index."""
     n, c = scores.shape
-    out = np.zeros(n, dtype=np.int64)
-    for j in range(c):
-        eq = (scores[:, j] == positive_score) & (positive > j)
+
+    def into(out):
+        np.equal(scores, positive_score[:, None], out=out)
+        out &= np.arange(c)[None, :] < positive[:, None]
         if mask is not None:
-            eq &= mask[:, j]
-        out += eq
-    return out
+            out &= mask
+
+    return count_per_row(into, n, c)
 
 
-def rank_metrics(h, t, ks, ties, seed=None, index_tied_before=None):
-    """Per-example rank, R@k and RR of one positive with h candidates above and t tied.
+def places_above(h, t, ties, seed=None, index_tied_before=None):
+    """``a``: candidates placed above the positive. For "expected" it is h (ties stay open)."""
+    if ties in ("expected", "optimistic", "feint6k"):
+        return h
+    if ties in ("pessimistic", "posrank"):
+        return h + t
+    if index_tied_before is not None:  # "fire" (index order) or "random" with given keys
+        return h + index_tied_before
+    if ties == "random":
+        return h + np.random.default_rng(seed).integers(0, t + 1)
+    raise ValueError(ties)  # pragma: no cover - checked by check_tie_rule
 
-    ``ties="expected"`` returns exact expectations (floats); the other rules fix one order.
-    """
+
+def rank_metrics(a, t, ks, ties):
+    """Rank, R@k, RR and tie flag as functions of (a, t); exact expectations for "expected"."""
+    a = np.asarray(a, dtype=np.int64)
+    t = np.asarray(t, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
     if ties == "expected":
-        out["rank"] = expected_rank(h, t)
+        out["rank"] = expected_rank(a, t)
         for k in ks:
-            out[f"R@{k}"] = expected_recall_at(k, h, t)
-        out["RR"] = expected_reciprocal_rank(h, t, harmonic_table(int((h + t).max(initial=0)) + 1))
-        return out
-    if ties in ("pessimistic", "posrank"):
-        rank = h + t + 1
-    elif ties in ("optimistic", "feint6k"):
-        rank = h + 1
-    elif index_tied_before is not None:  # "fire" (index order) or "random" with given keys
-        rank = h + 1 + index_tied_before
-    elif ties == "random":
-        rank = h + 1 + np.random.default_rng(seed).integers(0, t + 1)
-    else:  # pragma: no cover - checked by check_tie_rule
-        raise ValueError(ties)
-    out["rank"] = rank.astype(np.float64)
-    for k in ks:
-        out[f"R@{k}"] = (rank <= k).astype(np.float64)
-    out["RR"] = 1.0 / rank
+            out[f"R@{k}"] = expected_recall_at(k, a, t)
+        out["RR"] = expected_reciprocal_rank(a, t, harmonic_table(int((a + t).max(initial=0)) + 1))
+    else:
+        rank = a + 1
+        out["rank"] = rank.astype(np.float64)
+        for k in ks:
+            out[f"R@{k}"] = (rank <= k).astype(np.float64)
+        out["RR"] = 1.0 / rank
+    out["tied"] = (t > 0).astype(np.float64)
     return out
 
 
@@ -102,6 +135,33 @@ def rank_spec(ks) -> list[Aggregation]:
         Aggregation("tie_rate", "tied"),
     ]
     return spec
+
+
+class TableLookup(Mapping):
+    """Per-example arrays as ``table[key][code]``, built on first access and then kept."""
+
+    def __init__(self, code: np.ndarray, tables: dict[str, np.ndarray], extra: dict):
+        self._code = code
+        self._tables = tables
+        self._extra = extra  # name -> zero-argument function returning an array
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._cache:
+            if key in self._tables:
+                self._cache[key] = self._tables[key][self._code]
+            elif key in self._extra:
+                self._cache[key] = self._extra[key]()
+            else:
+                raise KeyError(key)
+        return self._cache[key]
+
+    def __iter__(self):
+        yield from self._tables
+        yield from self._extra
+
+    def __len__(self) -> int:
+        return len(self._tables) + len(self._extra)
 
 
 def multiple_choice(
@@ -119,7 +179,8 @@ def multiple_choice(
     scores: (N, C) floats, higher = more likely the positive. positive: (N,) column index.
     mask: optional (N, C) bool, False for padding (rows with fewer candidates).
     ks: cut-offs for R@k. ties: a rule from ``TIE_RULES``. groups: {column: (N,) values}
-    for breakdowns (e.g. part of speech, negative type). ids: optional (N,) unique ids.
+    (or a DataFrame) for breakdowns, e.g. part of speech or negative type. ids: optional
+    (N,) unique ids. Per example: rank, R@k, RR, tied, n_candidates.
 
     Under ``ties="expected"`` a constant scorer gets R@1 = 1/C and MeanR = (C+1)/2 exactly.
     ``MedianR`` is the median of the per-example (expected) ranks.
@@ -138,14 +199,33 @@ def multiple_choice(
     h, e = count_above_and_tied(s, p, m)
     t = e - 1
     before = tied_before_index(s, p, pos, m) if ties == "fire" else None
-    per = rank_metrics(h, t, ks, ties, seed, before)
-    per["tied"] = (t > 0).astype(np.float64)
-    per["n_candidates"] = (m.sum(axis=1) if m is not None else np.full(n, c)).astype(np.int64)
+    a = places_above(h, t, ties, seed, before)
+    code = a * c + t
+    if c * c <= _MAX_TABLE:
+        a_tab, t_tab = np.divmod(np.arange(c * c, dtype=np.int64), c)
+    else:  # tabulate only the (a, t) pairs that occur
+        uniq, code = np.unique(code, return_inverse=True)
+        a_tab, t_tab = np.divmod(uniq, c)
+    tables = rank_metrics(a_tab, t_tab, ks, ties)
     spec = rank_spec(ks)
+    n_table = a_tab.size
+    agg = aggregate_counts(np.bincount(code, minlength=n_table), tables, spec)
+    by_group = {}
+    for name, values in group_cols.items():
+        labels, inverse = np.unique(values, return_inverse=True)
+        counts = np.bincount(inverse.ravel() * n_table + code, minlength=labels.size * n_table)
+        counts = counts.reshape(labels.size, n_table)
+        by_group[name] = {
+            (v.item() if isinstance(v, np.generic) else v): aggregate_counts(counts[i], tables, spec)
+            for i, v in enumerate(labels)
+        }
+    extra = {
+        "n_candidates": (lambda: m.sum(axis=1).astype(np.int64)) if m is not None else (lambda: np.full(n, c, np.int64))
+    }
     return RankingResult(
-        per_example=per,
-        aggregate=aggregate(per, spec),
-        by_group=breakdown(per, spec, group_cols),
+        per_example=TableLookup(code, tables, extra),
+        aggregate=agg,
+        by_group=by_group,
         ties=ties,
         task="multiple_choice",
         ks=ks,

@@ -104,7 +104,7 @@ class RankingResult:
         import pandas as pd
 
         if not groups:
-            return pd.DataFrame(self.per_example)
+            return pd.DataFrame(dict(self.per_example))
         rows = [
             {"group": name, "value": value, **aggs}
             for name, table in self.by_group.items()
@@ -112,3 +112,31 @@ class RankingResult:
         ]
         rows.append({"group": "all", "value": "all", **self.aggregate})
         return pd.DataFrame(rows)
+
+
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """Median of a sample given as distinct ``values`` with integer ``weights`` (= np.median)."""
+    keep = weights > 0
+    values, weights = values[keep], weights[keep]
+    order = np.argsort(values, kind="stable")
+    values, cum = values[order], np.cumsum(weights[order])
+    n = int(cum[-1])
+    lo = values[np.searchsorted(cum, (n - 1) // 2, side="right")]
+    hi = values[np.searchsorted(cum, n // 2, side="right")]
+    return float((lo + hi) / 2.0)
+
+
+def aggregate_counts(counts: np.ndarray, tables: dict[str, np.ndarray], spec: list[Aggregation]) -> dict[str, float]:
+    """Aggregates from how many examples fall on each table entry (exact, no per-example pass)."""
+    n = int(counts.sum())
+    out: dict[str, float] = {}
+    w = counts.astype(np.float64)
+    for agg in spec:
+        if n == 0:
+            out[agg.name] = float("nan")
+        elif agg.how == "mean":
+            out[agg.name] = float(w @ tables[agg.source] / n)
+        else:
+            out[agg.name] = weighted_median(tables[agg.source], counts)
+    out["n"] = n
+    return out

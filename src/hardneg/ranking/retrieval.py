@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .multiple_choice import rank_metrics, rank_spec
+from .multiple_choice import places_above, rank_metrics, rank_spec
 from .qrels import Qrels
 from .results import Aggregation, RankingResult, aggregate, breakdown
 from .ties import (
@@ -41,20 +41,21 @@ class RowCounter:
         self.flat = self.sorted.ravel()
 
     def count_at_most(self, rows: np.ndarray, values: np.ndarray, strict: bool = False) -> np.ndarray:
-        """Per pair: items of the row with score <= value (< value when ``strict``)."""
+        """Per pair: items of the row with score <= value (< value when ``strict``).
+
+        Branchless binary search (Khuong & Morin): every row has the same length, so the
+        remaining length is one Python int shared by all pairs and no index leaves its row.
+        """
         n = self.n_cols
-        base = rows.astype(np.int64) * n - 1
-        pos = np.zeros(rows.shape, dtype=np.int64)
-        step = 1 << (n.bit_length() - 1)
-        less = np.less if strict else np.less_equal
-        while step:
-            cand = pos + step
-            ok = cand <= n
-            got = self.flat[np.where(ok, base + cand, base + 1)]
-            ok &= less(got, values)
-            pos = np.where(ok, cand, pos)
-            step >>= 1
-        return pos
+        first = rows.astype(np.int64) * n
+        base = first.copy()
+        length = n
+        below = np.less if strict else np.less_equal
+        while length > 1:
+            half = length >> 1
+            base += below(self.flat[base + half], values) * half
+            length -= half
+        return base - first + below(self.flat[base], values)
 
     def above_and_tied(self, rows: np.ndarray, values: np.ndarray):
         """(h, e): per pair, items scoring strictly above / exactly equal to the value.
@@ -270,7 +271,8 @@ def retrieval(
             sel = np.nonzero(e > 1)[0]
             if sel.size:
                 before[sel] = tied_before(s, sel, orig[sel], s[sel, orig[sel]], tiebreak)
-        single = rank_metrics(h, e - 1, ks, ties, seed, before)
+        single = rank_metrics(places_above(h, e - 1, ties, seed, before), e - 1, ks, ties)
+        single.pop("tied")  # the all-positives tie flag already covers the original
         per["rank_original"] = single.pop("rank")
         per["RR_original"] = single.pop("RR")
         per.update(single)

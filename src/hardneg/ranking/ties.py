@@ -119,6 +119,11 @@ def expected_precision_terms(
     """
     h = np.asarray(h, dtype=np.int64)
     g = np.asarray(g, dtype=np.int64)
-    r = np.asarray(r, dtype=np.float64)
-    b = np.where(g > 1, (r - 1.0) / np.maximum(g - 1, 1), 0.0)
-    return b + (r_before + 1.0 - b - b * h) * (harmonic[h + g] - harmonic[h]) / g
+    r_before = np.asarray(r_before, dtype=np.float64)
+    out = (r_before + 1.0) / (h + 1.0)  # untied items (g == 1): plain precision at rank h+1
+    tied = np.nonzero(g > 1)[0]
+    if tied.size:
+        ht, gt, rb = h[tied], g[tied], r_before[tied]
+        b = (np.asarray(r, dtype=np.float64)[tied] - 1.0) / (gt - 1)
+        out[tied] = b + (rb + 1.0 - b - b * ht) * (harmonic[ht + gt] - harmonic[ht]) / gt
+    return out

@@ -21,6 +21,8 @@ def as_scores(scores, name: str = "scores", mask: np.ndarray | None = None) -> n
         raise ValueError(f"{name} must hold numbers; got dtype {arr.dtype}")
     if arr.dtype.kind != "f":
         arr = arr.astype(np.float64)
+    if np.isfinite(arr.sum(dtype=np.float64)):  # one read pass; NaN/inf anywhere makes it non-finite
+        return arr
     finite = np.isfinite(arr)
     if mask is not None:
         finite |= ~mask

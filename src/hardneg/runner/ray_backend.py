@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import time
 from typing import Callable
 
@@ -116,10 +117,9 @@ def run_ray(
                 for raw in batch["record"].to_pylist():
                     on_done(json.loads(raw))
         except ray.exceptions.RayError as exc:
-            cause = exc
-            while cause is not None and not isinstance(cause, ShardError):
-                cause = cause.__cause__
-            msg = str(cause) if cause is not None else f"{type(exc).__name__}: {exc}"
+            # the worker's ShardError arrives as text inside Ray's wrapper: keep its one line
+            found = re.search(r"ShardError: ([^\n]*)", str(exc))
+            msg = found.group(1) if found else f"{type(exc).__name__}: {exc}"
             raise ShardError(f"Ray run stopped: {msg}; finished shards are kept, rerun to resume") from exc
     finally:
         ctx.enable_progress_bars, ctx.print_on_execution_start = saved
