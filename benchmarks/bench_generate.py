@@ -45,7 +45,7 @@ def main() -> None:
     ap.add_argument("--vocabulary", type=Path, default=None,
                     help="{pos: [words]} JSON; default: built from the captions (not timed)")
     ap.add_argument("--batch-size", type=int, default=256)
-    ap.add_argument("--repeats", type=int, default=2, help="best of this many runs")
+    ap.add_argument("--repeats", type=int, default=3, help="best of this many runs")
     args = ap.parse_args()
 
     caps = read_captions(args.captions, args.n)
@@ -56,11 +56,14 @@ def main() -> None:
              else vocabulary_from_docs(nlp.pipe(caps, batch_size=args.batch_size)))
     wn.synsets("dog")  # load the WordNet index before timing
 
-    bare = min(timed(lambda: list(nlp.pipe(caps, batch_size=args.batch_size))) for _ in range(args.repeats))
+    def bare_pass() -> None:
+        list(nlp.pipe(caps, batch_size=args.batch_size))
+
+    # The machine may be shared: each generation pass is timed right after its own bare pass,
+    # best of --repeats for both, so a load change between passes hits both sides alike.
     print(f"{len(caps)} captions from {args.captions.name}; spaCy {nlp.meta['name']}-{nlp.meta['version']}")
-    print(f"{'pass':<24}{'captions/s':>12}{'x bare':>9}{'rows':>7}")
-    print(f"{'bare nlp.pipe':<24}{len(caps) / bare:>12.0f}{1.0:>9.2f}{'':>7}")
-    results = {"bare_captions_per_s": len(caps) / bare}
+    print(f"{'pass':<24}{'captions/s':>12}{'bare c/s':>10}{'x bare':>9}{'rows':>7}")
+    results: dict = {}
     for label, parts in [(p, [p]) for p in PARTS_OF_SPEECH] + [("all five (PoSRank)", list(PARTS_OF_SPEECH))]:
         rows = 0
 
@@ -71,9 +74,14 @@ def main() -> None:
             for i in range(0, len(caps), args.batch_size):
                 rows += len(fn({"id": ids[i : i + args.batch_size], "caption": caps[i : i + args.batch_size]})["id"])
 
-        t = min(timed(run) for _ in range(args.repeats))
-        results[label] = {"captions_per_s": len(caps) / t, "x_bare": t / bare, "rows": rows}
-        print(f"{label:<24}{len(caps) / t:>12.0f}{t / bare:>9.2f}{rows:>7}")
+        bare_times, gen_times = [], []
+        for _ in range(args.repeats):
+            bare_times.append(timed(bare_pass))
+            gen_times.append(timed(run))
+        bare, t = min(bare_times), min(gen_times)
+        results[label] = {"captions_per_s": len(caps) / t, "bare_captions_per_s": len(caps) / bare,
+                          "x_bare": t / bare, "rows": rows}
+        print(f"{label:<24}{len(caps) / t:>12.0f}{len(caps) / bare:>10.0f}{t / bare:>9.2f}{rows:>7}")
     ratio = results["all five (PoSRank)"]["x_bare"]
     print(f"whole PoSRank generation = {ratio:.2f}x bare tagging (target <= 1.5x): {'met' if ratio <= 1.5 else 'NOT met'}")
     print(json.dumps(results, sort_keys=True))

@@ -25,8 +25,12 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _candidate_roots() -> list[Path]:
-    """Checkout first (src/hardneg -> repo/metrics), then the copy shipped inside the wheel."""
-    return [_PACKAGE_DIR.parents[1] / "metrics", _PACKAGE_DIR / "_shipped" / "metrics"]
+    """Checkout first (src/hardneg -> repo/metrics, only in the src layout), then the wheel's copy."""
+    roots = []
+    if _PACKAGE_DIR.parent.name == "src":
+        roots.append(_PACKAGE_DIR.parents[1] / "metrics")
+    roots.append(_PACKAGE_DIR / "_shipped" / "metrics")
+    return roots
 
 
 def _is_module_dir(folder: Path, name: str) -> bool:

@@ -124,3 +124,27 @@ def test_bad_settings_are_clear_errors(nlp, wordnet):
         PosRankBatchFn(nlp, wordnet, VOCAB, parts_of_speech=["pronoun"])
     with pytest.raises(ValueError, match="caption"):
         PosRankBatchFn(nlp, wordnet, VOCAB)({"id": ["1"], "text": ["a dog"]})
+
+
+def test_multiword_verb_keeps_its_particle(fn):
+    cap = "The boy picks up the box"
+    out = fn(k=6, seed=0, parts_of_speech=["verb", "prep"])({"id": ["m"], "caption": [cap]})
+    rows = dict(zip(out["category"], zip(out["captions"], out["provenance"])))
+    for neg, rec in zip(rows["verb"][0][1:], rows["verb"][1][1:]):
+        assert rec["span"] == "picks" and neg == f"The boy {rec['replacement']} up the box"
+        assert rec["replacement"].endswith("s")  # third person singular kept
+    assert rows["prep"][0][1] == "The boy picks down the box"  # particle 'up' -> 'down' from the map
+
+
+def test_vocabulary_is_required_and_can_be_built(tmp_path):
+    from hardneg.generators.posrank import main, make_batch_fn
+
+    with pytest.raises(ValueError, match="build-vocabulary"):
+        make_batch_fn()
+    caps = tmp_path / "c.txt"
+    caps.write_text("v1**#**Two men walk slowly into the red room\nA dog runs quickly\n")
+    out = tmp_path / "v.json"
+    assert main(["--build-vocabulary", str(caps), str(out)]) == 0
+    vocab = json.loads(out.read_text())
+    assert vocab["noun"] == ["dog", "man", "room"] and vocab["adv"] == ["quickly", "slowly"]
+    assert vocab["prep"] == ["into"] and vocab["adj"] == ["red"] and vocab["verb"] == ["run", "walk"]

@@ -6,7 +6,7 @@ import zlib
 
 import numpy as np
 import pytest
-from metric_test_data import MC_MODULES, RETRIEVAL_MODULES, kwargs_for
+from metric_test_data import RETRIEVAL_MODULES, kwargs_for
 
 from hardneg.metric_modules import METRIC_NAMES
 from hardneg.ranking import TIE_RULES, Qrels, bootstrap_ci, multiple_choice, retrieval

@@ -81,3 +81,10 @@ def test_error_in_a_later_batch_names_it(load):
     m.add_batch(**MC)
     with pytest.raises(ValueError, match=r"predictions\[0\] contains nan"):
         m.add_batch(predictions=[[np.nan, 1.0, 2.0]], references=[0])
+
+
+def test_empty_input(load):
+    with pytest.raises(ValueError, match="call `add` or `add_batch` at least once"):
+        load("rcad_accuracy").compute()
+    with pytest.raises(ValueError, match="empty"):
+        load("rcad_accuracy").compute(predictions=[], references=[], n_resamples=0)

@@ -185,3 +185,23 @@ def test_many_candidates_use_the_general_paths():
     assert res["MedianR"] == pytest.approx(np.median(h + (t + 2) / 2))
     const = multiple_choice(np.zeros((3, c)), [0, 1, 2])
     assert const["MeanR"] == pytest.approx((c + 1) / 2) and const["R@1"] == pytest.approx(1 / c)
+
+
+def test_pad_ragged_from_lists_and_arrow():
+    import pyarrow as pa
+
+    from hardneg.ranking import pad_ragged
+
+    rows = [[0.1, 0.9, 0.3], [0.5, 0.2], [0.7, 0.7, 0.1, 0.0, 0.4]]
+    for source in (rows, pa.array(rows, pa.list_(pa.float32())), pa.chunked_array([rows[:1], rows[1:]], pa.list_(pa.float32()))):
+        scores, mask = pad_ragged(source)
+        assert scores.shape == (3, 5)
+        np.testing.assert_array_equal(mask.sum(1), [3, 2, 5])
+        np.testing.assert_allclose(scores[2], rows[2], rtol=1e-6)
+        res = multiple_choice(scores, [1, 0, 0], mask=mask, ks=(1,))
+        np.testing.assert_allclose(res.per_example["rank"], [1.0, 1.0, 1.5])
+    sliced = pa.array(rows, pa.list_(pa.float32())).slice(1)
+    scores, mask = pad_ragged(sliced)
+    np.testing.assert_array_equal(mask.sum(1), [2, 5])
+    with pytest.raises(ValueError, match="row 1 has no candidates"):
+        pad_ragged([[0.1], []])

@@ -102,3 +102,9 @@ def test_quickstart_runs_end_to_end(tmp_path, capsys):
     results = json.loads((tmp_path / "qs" / "results.json").read_text())
     assert set(results) == {"contrast_sets/verb_human", "contrast_sets/verb_lm", "contrast_sets/gender"}
     assert all(r["model_id"] == "hardneg/tiny-clip" and r["n_scored"] == r["n_items"] for r in results.values())
+
+
+def test_quickstart_refuses_a_non_empty_folder(tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine")
+    assert main(["quickstart", "--out", str(tmp_path), "--benchmarks", "feint6k"]) == 2
+    assert "--overwrite" in capsys.readouterr().err and (tmp_path / "keep.txt").read_text() == "mine"

@@ -43,16 +43,17 @@ def test_tiny_clip_shapes_pooling_and_determinism(tiny_clip, frames):
     t = tiny_clip.encode_text(CAPTIONS)
     v = tiny_clip.encode_video([frames, frames[:2]])
     assert t.shape == (4, 32) and v.shape == (2, 32) and v.dtype == np.float32
-    # independent: per-frame CLIP image features, L2-normalised, averaged
+    # independent: CLIPModel.forward's own normalised image/text embeddings, frames averaged
+    tok = tiny_clip.tokenizer(CAPTIONS, padding=True, return_tensors="pt")
     pix = tiny_clip.processor(images=list(frames), return_tensors="pt")["pixel_values"]
     with torch.inference_mode():
-        f = tiny_clip.model.get_image_features(pixel_values=pix)
-    f = getattr(f, "pooler_output", f).numpy()
-    f = f / np.linalg.norm(f, axis=1, keepdims=True)
-    np.testing.assert_allclose(v[0], f.mean(0), atol=1e-5)
+        ref = tiny_clip.model(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"], pixel_values=pix)
+    img, txt = ref.image_embeds.numpy(), ref.text_embeds.numpy()
+    np.testing.assert_allclose(v[0], img.mean(0), atol=1e-5)
+    pooled = img.mean(0) / np.linalg.norm(img.mean(0))
     s = tiny_clip.score(frames, CAPTIONS)
-    expected = (v[0] / np.linalg.norm(v[0])) @ (t / np.linalg.norm(t, axis=1, keepdims=True)).T
-    np.testing.assert_allclose(s, expected, atol=1e-5)
+    np.testing.assert_allclose(s, txt @ pooled, atol=1e-5)
+    np.testing.assert_allclose(t / np.linalg.norm(t, axis=1, keepdims=True), txt, atol=1e-5)
     again = load_model("tiny-clip", device="cpu")
     np.testing.assert_array_equal(again.score(frames, CAPTIONS), s)
     assert tiny_clip.identity()["model_revision"].startswith("sha256:")

@@ -55,6 +55,14 @@ def test_rerun_and_second_benchmark_hit_the_cache(tiny_clip, samples, sample_vid
     fire = _score(tiny_clip, samples, sample_videos, tmp_path / "f.parquet", cache, bench="fire")
     shared = {"video7010", "video7011", "video7012", "video7013", "video7014"}
     assert fire.embeddings_cached == len(shared & set(fire.metadata["video_ids"])) > 0
+    # retrieval scores: every query against every video of the collection, in metadata order
+    data = load_benchmark(str(samples["fire"]), "msrvtt")
+    table = pq.read_table(tmp_path / "f.parquet")
+    vids = fire.metadata["video_ids"]
+    assert vids == data.videos["video_id"].to_pylist()
+    video_emb = tiny_clip.encode_video([decode_frames(sample_videos / f"{v}.mp4", FRAMES) for v in vids])
+    expected = tiny_clip.similarity(video_emb, tiny_clip.encode_text(data.queries["text"].to_pylist())).T
+    np.testing.assert_allclose(np.array(table["scores"].to_pylist()), expected, atol=1e-5)
     # other frame settings are another cache entry
     other = score_benchmark("tiny-clip", str(samples["feint6k"]), "msrvtt", tmp_path / "c.parquet",
                             videos=str(sample_videos), frames=FrameSettings(n_frames=2, resize=None),
@@ -121,6 +129,23 @@ def test_blind_baseline_needs_no_videos(samples, tmp_path):
         score_benchmark("tiny-clip", str(samples["contrast_sets"]), "verb_human", tmp_path / "x.parquet", progress=False)
 
 
+def test_score_cli_reports_bad_videos(samples, sample_videos, tmp_path, capsys):
+    from hardneg.cli import main
+
+    videos = tmp_path / "videos"
+    shutil.copytree(sample_videos, videos)
+    (videos / "video9001.mp4").unlink()
+    args = ["score", "--model", "tiny-clip", "--dataset", str(samples["contrast_sets"]), "--config", "verb_human",
+            "--videos", str(videos), "--out", str(tmp_path / "p.parquet"), "--frames", "2", "--resize", "0",
+            "--cache-dir", str(tmp_path / "cache"), "--no-progress", "--device", "cpu"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "3/4 items scored" in out and "1 missing" in out and "video9001" in out
+    assert main(args) == 2 and "--overwrite" in capsys.readouterr().err
+    assert main([*args, "--fp16", "--overwrite"]) == 2  # fp16 on a CPU: a clear error, the file is kept
+    assert "--fp16 needs a GPU" in capsys.readouterr().err and (tmp_path / "p.parquet").exists()
+
+
 def test_bad_dataset_arguments_name_the_fix(samples, tmp_path):
     with pytest.raises(ValueError, match="no config 'nope'"):
         load_benchmark(str(samples["feint6k"]), "nope")
@@ -128,3 +153,22 @@ def test_bad_dataset_arguments_name_the_fix(samples, tmp_path):
         load_benchmark(str(samples["feint6k"]), "msrvtt", ["train"])
     with pytest.raises(FileNotFoundError):
         load_benchmark(str(tmp_path / "missing"), "x")
+
+
+def test_hub_dataset_ids_load_through_datasets_with_the_commit_as_revision(samples, monkeypatch):
+    """No Hub here: the Hub client answers with a fixed commit and load_dataset reads the local build."""
+    import datasets
+    import huggingface_hub
+
+    class Info:
+        sha = "0123456789abcdef0123456789abcdef01234567"
+
+    asked = {}
+    monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info",
+                        lambda self, repo, revision=None: asked.setdefault("repo", repo) and Info())
+    real_load = datasets.load_dataset
+    monkeypatch.setattr(datasets, "load_dataset", lambda repo, config, revision=None: real_load(str(samples["feint6k"]), config))
+    data = load_benchmark("video-hardneg/feint6k", "msrvtt")
+    assert asked["repo"] == "video-hardneg/feint6k"
+    assert data.benchmark == "feint6k" and data.data_revision == Info.sha and data.splits == ["test"]
+    assert data.items["id"].to_pylist() == load_benchmark(str(samples["feint6k"]), "msrvtt").items["id"].to_pylist()

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     from hardneg.datasets import SAMPLE_BENCHMARKS, build_samples, sample_video_ids
     from hardneg.evaluation import evaluate_predictions, plot_result
-    from hardneg.io import atomic_write_text, refuse_overwrite
+    from hardneg.io import atomic_write_text
     from hardneg.models import load_model
     from hardneg.scoring import default_cache_dir, score_benchmark
 
@@ -68,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--benchmarks: no sample for {unknown}; choose from {list(SAMPLE_BENCHMARKS)}")
     if args.out:
         out = Path(args.out)
-        refuse_overwrite(out / "results.json", args.overwrite)
+        if out.exists() and any(out.iterdir()) and not args.overwrite:
+            raise FileExistsError(f"{out} already exists and is not empty; pass --overwrite to replace its results, "
+                                  "or choose another --out")
     else:
         out = Path(tempfile.mkdtemp(prefix="hardneg-quickstart-"))
     cache = Path(args.cache_dir) if args.cache_dir else default_cache_dir()

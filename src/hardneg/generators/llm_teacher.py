@@ -157,5 +157,5 @@ def make_batch_fn(*, model: str = DEFAULT_MLM, k: int = 10, search_k: int = 50, 
 
     filler = MaskFiller(AutoModelForMaskedLM.from_pretrained(model), AutoTokenizer.from_pretrained(model), device)
     sent = load_sentence_model(sentence_model, device) if sentence_model else None
-    return LlmTeacherBatchFn(load_spacy(("ner",)), filler, model_id=model, k=k, search_k=search_k, seed=seed,
+    return LlmTeacherBatchFn(load_spacy(("parser", "ner")), filler, model_id=model, k=k, search_k=search_k, seed=seed,
                              sentence_model=sent, tau=tau)

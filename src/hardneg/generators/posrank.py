@@ -391,13 +391,16 @@ class PosRankBatchFn:
 def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None, k: int = 20, seed: int = 0,
                   parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False, sibling_limit: int = 5,
                   prefer_antonym_targets: bool = True, batch_size: int = 256) -> PosRankBatchFn:
-    """Factory (run once per worker): loads spaCy and WordNet and the vocabulary (a JSON path or
-    a {pos: words} mapping; without one the vocabulary tier is empty and rows may hold fewer than k)."""
+    """Factory (run once per worker): loads spaCy, WordNet and the corpus vocabulary (a {pos: [words]}
+    JSON path or mapping; an explicit empty mapping turns the vocabulary tier off)."""
     from hardneg.resources import load_spacy, load_wordnet
 
     if vocabulary is None:
-        vocab: dict[str, tuple[str, ...]] = {}
-    elif isinstance(vocabulary, (str, Path)):
+        raise ValueError(
+            "posrank needs the corpus vocabulary for its last tier: --set vocabulary=<{pos: [words]} JSON>; "
+            "build one with: python3 -m hardneg.generators.posrank --build-vocabulary captions.txt vocab.json"
+        )
+    if isinstance(vocabulary, (str, Path)):
         vocab = load_vocabulary(vocabulary)
     else:
         vocab = normalize_vocabulary(vocabulary)
@@ -410,3 +413,31 @@ def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
     """Factory of the phrase-level (two consecutive words) training negatives."""
     settings["phrase"] = True
     return make_batch_fn(**settings)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python3 -m hardneg.generators.posrank --build-vocabulary CAPTIONS OUT`: the corpus vocabulary file."""
+    import argparse
+
+    from hardneg.io import atomic_write_text, refuse_overwrite
+    from hardneg.resources import load_spacy
+
+    ap = argparse.ArgumentParser(prog="python3 -m hardneg.generators.posrank",
+                                 description="Build the {pos: [lemmas]} corpus vocabulary PoSRank draws its last tier from.")
+    ap.add_argument("--build-vocabulary", nargs=2, metavar=("CAPTIONS_TXT", "OUT_JSON"), required=True)
+    ap.add_argument("--min-count", type=int, default=1, help="keep lemmas seen at least this often (default 1)")
+    ap.add_argument("--overwrite", action="store_true")
+    args = ap.parse_args(argv)
+    src, dst = (Path(p) for p in args.build_vocabulary)
+    if not src.is_file():
+        raise SystemExit(f"{src} not found (one caption per line)")
+    refuse_overwrite(dst, args.overwrite)
+    lines = [ln.split("**#**", 1)[-1].strip() for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    vocab = vocabulary_from_docs(load_spacy(("parser", "ner")).pipe(lines, batch_size=256), args.min_count)
+    atomic_write_text(dst, json.dumps({p: list(v) for p, v in vocab.items()}, indent=1) + "\n")
+    print(f"{sum(len(v) for v in vocab.values())} lemmas from {len(lines)} captions -> {dst}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -244,7 +244,7 @@ def make_batch_fn(*, verb_counts: str | Mapping[str, int] | None = None, infill_
 
     from hardneg.resources import DEFAULT_SENTENCE_MODEL, load_glove, load_sentence_model, load_spacy, load_wordnet
 
-    nlp = load_spacy(("ner",))
+    nlp = load_spacy(("parser", "ner"))
     if verb_counts is None:
         if min_verb_count > 0:
             raise ValueError("verb_counts is required (training captions .txt or {lemma: count}) unless min_verb_count=0")

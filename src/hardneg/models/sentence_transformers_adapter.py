@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device
+from hardneg.models.registry import register
 
 
 def _is_st_id(model: str) -> bool:
@@ -26,9 +27,6 @@ def _load_st(model_id: str, device: str, fp16: bool, revision: str | None):
     if fp16:
         st = st.half()
     return st
-
-
-from hardneg.models.registry import register  # noqa: E402  (after helpers, used by decorators)
 
 
 @register("st", "a sentence-transformers model: text tower, plus its image tower if it has one", matches=_is_st_id,

@@ -9,6 +9,7 @@ from .bootstrap import BootstrapCI, PairedTest, bootstrap_ci, paired_test
 from .measures import AP, ALL_MEASURES, MRR, CorrectAt, MeanR, MedianR, Measure, R, TieRate, parse_measure
 from .multiple_choice import multiple_choice
 from .qrels import Qrels
+from .ragged import pad_ragged
 from .results import RankingResult
 from .retrieval import retrieval
 from .ties import TIE_RULES
@@ -31,6 +32,7 @@ __all__ = [
     "bootstrap_ci",
     "multiple_choice",
     "paired_test",
+    "pad_ragged",
     "parse_measure",
     "retrieval",
 ]

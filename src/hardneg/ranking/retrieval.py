@@ -125,7 +125,10 @@ def relevant_pairs(relevant, original, shape, mask):
                     f"{name} indices must address rows/columns of scores"
                 )
         flat = q * n_v + d
-        uniq, counts = np.unique(flat, return_counts=True)
+        if flat.size and np.all(flat[1:] > flat[:-1]):  # already sorted and unique (the usual case)
+            uniq = flat
+        else:
+            uniq, counts = np.unique(flat, return_counts=True)
         if uniq.size != flat.size:
             dup = uniq[counts > 1][0]
             raise ValueError(
