@@ -3,6 +3,8 @@
 Prints captions/s of `nlp.pipe` alone (the anchor), of generation for each part of speech,
 and of the whole five-part generation, with each one's cost as a multiple of the anchor
 (target: whole generation <= 1.5x bare tagging). Generation includes its own tagging pass.
+"x bare" is best of --repeats (WordNet synsets parsed by then, as in any long run);
+"x first" is the first pass, which also pays for parsing the WordNet entries it touches.
 
     python3 benchmarks/bench_generate.py [--captions FILE] [--n 2000] [--vocabulary FILE]
 """
@@ -55,6 +57,9 @@ def main() -> None:
     vocab = (load_vocabulary(args.vocabulary) if args.vocabulary
              else vocabulary_from_docs(nlp.pipe(caps, batch_size=args.batch_size)))
     wn.synsets("dog")  # load the WordNet index before timing
+    from hardneg.generators.inflection import inflect
+
+    inflect("be", "VBZ")  # lemminflect's tables: a one-time load per worker, like the tagger
 
     def bare_pass() -> None:
         list(nlp.pipe(caps, batch_size=args.batch_size))
@@ -62,9 +67,10 @@ def main() -> None:
     # The machine may be shared: each generation pass is timed right after its own bare pass,
     # best of --repeats for both, so a load change between passes hits both sides alike.
     print(f"{len(caps)} captions from {args.captions.name}; spaCy {nlp.meta['name']}-{nlp.meta['version']}")
-    print(f"{'pass':<24}{'captions/s':>12}{'bare c/s':>10}{'x bare':>9}{'rows':>7}")
+    print(f"{'pass':<24}{'captions/s':>12}{'bare c/s':>10}{'x bare':>9}{'x first':>9}{'rows':>7}")
     results: dict = {}
-    for label, parts in [(p, [p]) for p in PARTS_OF_SPEECH] + [("all five (PoSRank)", list(PARTS_OF_SPEECH))]:
+    # the whole generation first: its first pass is the cold one (WordNet synsets not yet parsed)
+    for label, parts in [("all five (PoSRank)", list(PARTS_OF_SPEECH))] + [(p, [p]) for p in PARTS_OF_SPEECH]:
         rows = 0
 
         def run() -> None:
@@ -79,11 +85,14 @@ def main() -> None:
             bare_times.append(timed(bare_pass))
             gen_times.append(timed(run))
         bare, t = min(bare_times), min(gen_times)
+        first = gen_times[0] / bare_times[0]
         results[label] = {"captions_per_s": len(caps) / t, "bare_captions_per_s": len(caps) / bare,
-                          "x_bare": t / bare, "rows": rows}
-        print(f"{label:<24}{len(caps) / t:>12.0f}{len(caps) / bare:>10.0f}{t / bare:>9.2f}{rows:>7}")
+                          "x_bare": t / bare, "x_bare_first_pass": first, "rows": rows}
+        print(f"{label:<24}{len(caps) / t:>12.0f}{len(caps) / bare:>10.0f}{t / bare:>9.2f}{first:>9.2f}{rows:>7}")
     ratio = results["all five (PoSRank)"]["x_bare"]
-    print(f"whole PoSRank generation = {ratio:.2f}x bare tagging (target <= 1.5x): {'met' if ratio <= 1.5 else 'NOT met'}")
+    cold = results["all five (PoSRank)"]["x_bare_first_pass"]
+    print(f"whole PoSRank generation = {ratio:.2f}x bare tagging, best of {args.repeats} (target <= 1.5x): "
+          f"{'met' if ratio <= 1.5 else 'NOT met'}; first, cold-WordNet pass: {cold:.2f}x")
     print(json.dumps(results, sort_keys=True))
 
 

@@ -6,8 +6,9 @@ ratio uses conversion + compute. Also printed: the time to read the scores once
 (``scores.sum()``) and one NumPy comparison pass, the floor any exact method pays.
 
     python benchmarks/bench_ranking.py            # the sizes
-    python benchmarks/bench_ranking.py --quick    # smaller sizes, a minute or two
-    python benchmarks/bench_ranking.py --skip-slow  # drop the anchors that take minutes on big cases
+    python benchmarks/bench_ranking.py --quick    # smaller sizes; all anchors: ~8 min on 2 busy cores
+    python benchmarks/bench_ranking.py --skip-slow  # drop ir_measures, ranx (dict), torchmetrics on big cases
+    python benchmarks/bench_ranking.py --quick --skip-slow --slow-limit 0   # ~1 min
 
 Tie-free random float32 scores, so every library computes the same quantity; the
 "value" column shows one shared measure from each as a cross-check.

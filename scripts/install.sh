@@ -22,5 +22,10 @@ echo "[install] pip install -e .[${EXTRAS}]"
 python3 -m pip install -q --disable-pip-version-check "torch>=2.4,<=2.13.0"
 python3 -m pip install -q --disable-pip-version-check -e ".[${EXTRAS}]"
 
+if [ "${EXTRAS}" = "dev" ]; then
+  # the independent RBO reference of the analysis tests; its metadata pins numpy<2, its code runs on numpy 2
+  python3 -m pip install -q --disable-pip-version-check --no-deps "rbo==0.1.3"
+fi
+
 echo "[install] offline resources"
 python3 -m hardneg.resources --setup 2>/dev/null || true

@@ -306,18 +306,31 @@ def _combine(col: Any) -> pa.Array:
     raise TypeError(f"expected an Arrow column, got {type(col).__name__}")
 
 
+def _list_parts(col: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(row lengths, flat values) of a list column, chunk by chunk: streamed input arrives as one
+    chunk per add_batch call, and concatenating NumPy views is cheaper than Arrow's combine_chunks."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [_combine(col)]
+    chunks = [c for c in chunks if len(c)] or chunks[:1]
+    if not chunks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    lengths = [np.diff(_offsets(c)) for c in chunks]
+    values = [_flat_values(c) for c in chunks]
+    if len(chunks) == 1:
+        return lengths[0], values[0]
+    return np.concatenate(lengths), np.concatenate(values)
+
+
 def decode_scores(col: Any) -> ScoreRows:
     """large_list<double> -> dense (N, C) matrix; ragged rows are padded (with 0) and masked."""
-    arr = _combine(col)
-    off = _offsets(arr)
-    lengths = np.diff(off)
-    flat = _flat_values(arr)
+    lengths, flat = _list_parts(col)
     n = lengths.shape[0]
     if n == 0:
         return ScoreRows(np.zeros((0, 0)), None, lengths)
     c = int(lengths.max())
     if int(lengths.min()) == c:
         return ScoreRows(flat.reshape(n, c), None, lengths)
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off[1:])
     col_idx = np.arange(flat.shape[0], dtype=np.int64) - np.repeat(off[:-1], lengths)
     row_idx = np.repeat(np.arange(n, dtype=np.int64), lengths)
     scores = np.zeros((n, c), dtype=np.float64)
@@ -328,7 +341,9 @@ def decode_scores(col: Any) -> ScoreRows:
 
 
 def decode_ints(col: Any) -> np.ndarray:
-    return _combine(col).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    """An int64 column -> NumPy (chunks concatenated)."""
+    arr = col if isinstance(col, pa.ChunkedArray) else _combine(col)
+    return arr.to_numpy().astype(np.int64, copy=False)
 
 
 def decode_optional(col: Any, name: str) -> np.ndarray | None:
@@ -366,11 +381,9 @@ def decode_labels(col: Any, name: str) -> tuple[np.ndarray, np.ndarray] | None:
 
 def decode_relevant(col: Any) -> tuple[np.ndarray, np.ndarray]:
     """large_list<int64> -> (query index, item index) pairs, in query order."""
-    arr = _combine(col)
-    counts = np.diff(_offsets(arr))
-    items = _flat_values(arr).astype(np.int64, copy=False)
-    queries = np.repeat(np.arange(len(arr), dtype=np.int64), counts)
-    return queries, items
+    counts, items = _list_parts(col)
+    queries = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
+    return queries, items.astype(np.int64, copy=False)
 
 
 # --------------------------------------------------------------------------------------------

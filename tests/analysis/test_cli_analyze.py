@@ -138,3 +138,21 @@ def test_help_lists_every_analysis(capsys):
     for name in ("label-correction", "pooling-bias", "judgment-budget", "overlap", "caption-length",
                  "contrast-breakdown", "sensitivity", "blind-text", "duplicates"):
         assert name in text
+
+
+def test_contrast_breakdown_with_a_models_own_text_encoder(built_contrast_sets, tmp_path):
+    pytest.importorskip("transformers")
+    from hardneg.analysis.inputs import read_mc_items
+
+    root, _, items = built_contrast_sets
+    mc = read_mc_items(items)
+    n = len(mc)
+    rng = np.random.default_rng(0)
+    preds = write_predictions(tmp_path / "p.parquet", mc.ids, [rng.random(len(c)) for c in mc.captions],
+                              task="multiple_choice", model_id="random")
+    out = tmp_path / "o"
+    assert main(["analyze", "contrast-breakdown", "--items", str(items), "--predictions", preds, "--sentence-encoder",
+                 "--text-encoder", "tiny-clip", "--resamples", "50", "--out", str(out)]) == 0
+    data = json.loads((out / "contrast-breakdown.json").read_text())
+    assert data["columns"] == ["model", "all", "verb antonyms", "tiny-clip text High", "tiny-clip text Low"]
+    assert data["params"]["sizes"]["tiny-clip text High"] == 1 and data["params"]["items"] == n  # ceil(0.15 * 4)

@@ -67,3 +67,25 @@ def test_spacy_tagging_maps_to_posrank_parts_of_speech():
     got = dict(zip(tokens[0], tags[0]))
     assert got["man"] == "noun" and got["horse"] == "noun" and got["rides"] == "verb"
     assert got["quickly"] == "adv" and got["on"] == "prep" and "." not in got
+
+
+@pytest.mark.realdata
+def test_duplicates_cli_reads_the_posrank_release_caption_lines(realdata, tmp_path, capsys):
+    pytest.importorskip("spacy")
+    import json
+
+    from hardneg.cli import main
+
+    lines = (realdata / "posrank_uvo" / "captions.txt").read_text(encoding="utf-8").splitlines()[:150]
+    caption = lines[0].split("**#**", 1)[1]
+    lines.append("another-video##*##7**#**" + caption)  # same caption, another id prefix
+    caps = tmp_path / "captions.txt"
+    caps.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["analyze", "duplicates", "--captions", str(caps), "--max-removed", "2", "--out", str(tmp_path / "o")])
+    if code != 0:
+        pytest.skip("no spaCy English pipeline: " + capsys.readouterr().err)
+    data = json.loads((tmp_path / "o" / "duplicates.json").read_text())
+    assert data["params"]["captions_before_dedupe"] == 151
+    # the `<video>##*##<i>**#**` prefix is stripped, so the repeated caption collapses into one
+    assert data["params"]["captions"] < 151
+    assert all(0.0 <= s <= 1.0 for v in data["details"]["shares"].values() for s in v)

@@ -122,3 +122,21 @@ def test_caption_length_bins_hand_computed(artifacts_dir):
 def test_caption_length_counts_known_positives_from_judgments():
     j = judgments()
     assert j.n_positives().tolist() == [2, 1, 3]  # q0: v0 + v3; q1: v1 (v3 judged irrelevant); q2: v2 + v4 + v0
+
+
+def test_label_correction_prints_a_negative_gain_with_a_minus_sign():
+    # one query: original at rank 1, a FIRE positive at rank 3 -> AP drops from 1 to (1 + 2/3) / 2
+    j = Judgments(["q"], ["a"], ["v0", "v1", "v2"], np.array([0]), np.array([0]), np.array([2]), np.array([1]))
+    r = label_correction({"s": np.array([[0.9, 0.5, 0.1]])}, j, ks=(1,))
+    assert r.values["s"]["mAP"]["C"] == pytest.approx(-(1 - 5 / 6), abs=1e-4)
+    assert r.rows[0]["mAP"] == "83.33 (100.00 - 16.67)"
+
+
+def test_topk_matches_a_stable_full_sort_with_ties():
+    from hardneg.analysis.fire_pooling_bias import topk_indices
+
+    rng = np.random.default_rng(0)
+    for trial in range(100):
+        s = rng.integers(0, 5, (12, 9)).astype(float) if trial % 2 else rng.random((12, 9))
+        k = int(rng.integers(1, 10))
+        assert (topk_indices(s, k) == np.argsort(-s, axis=1, kind="stable")[:, :k]).all()

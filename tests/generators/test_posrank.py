@@ -148,3 +148,14 @@ def test_vocabulary_is_required_and_can_be_built(tmp_path):
     vocab = json.loads(out.read_text())
     assert vocab["noun"] == ["dog", "man", "room"] and vocab["adv"] == ["quickly", "slowly"]
     assert vocab["prep"] == ["into"] and vocab["adj"] == ["red"] and vocab["verb"] == ["run", "walk"]
+
+
+def test_hand_written_details_equal_canonical_json():
+    from hardneg.generators.common import details_json
+    from hardneg.generators.posrank import Target, word_details
+
+    t = Target(0, 3, "men", "NNS", "NOUN", "man", 4)
+    for fixed in (False, True):
+        d = {"lemma": "out of", "tag": t.tag, "token_index": 4} | ({"article_fixed": True} if fixed else {})
+        assert word_details("out of", t, fixed) == details_json(d)
+    assert json.loads(word_details("woman", Target(0, 1, "x", "PRP$", "ADP", "x", 0), False))["tag"] == "PRP$"

@@ -10,6 +10,8 @@ import pyarrow.parquet as pq
 
 from hardneg.schema import MC_ITEM_SCHEMA, QREL_SCHEMA, QUERY_SCHEMA, VIDEO_SCHEMA
 
+SPACE_DIR = Path(__file__).resolve().parents[2] / "spaces" / "leaderboard"
+
 PROV = {"origin": "human", "generator": None, "generator_version": None, "rule": None, "pos": None,
         "span": None, "replacement": None, "seed": None, "details": None}
 
@@ -57,3 +59,13 @@ def write_benchmarks(root: Path) -> Path:
            root / "fire" / "msrvtt-videos" / "test-00000-of-00001.parquet")
     (root / "fire" / "build_report.json").write_text(json.dumps({"benchmark": "fire"}))
     return root
+
+
+def load_space_module():
+    """spaces/leaderboard/app.py as a module (it is a Space, not part of the package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("leaderboard_space_app", SPACE_DIR / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

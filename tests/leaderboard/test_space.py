@@ -93,7 +93,7 @@ def test_cli_submit_local_folder(tmp_path, bench_root, item_sets, capsys):
 
 
 def test_space_configuration_from_environment(tmp_path, bench_root, monkeypatch):
-    from conftest import load_space_module
+    from helpers import load_space_module
 
     monkeypatch.setenv("HARDNEG_LB_BENCHMARKS", str(bench_root))
     monkeypatch.setenv("HARDNEG_LB_DATA", str(tmp_path / "data"))

@@ -205,3 +205,14 @@ def test_pad_ragged_from_lists_and_arrow():
     np.testing.assert_array_equal(mask.sum(1), [2, 5])
     with pytest.raises(ValueError, match="row 1 has no candidates"):
         pad_ragged([[0.1], []])
+
+
+def test_groups_with_missing_values_and_dataframe_input():
+    import pandas as pd
+
+    scores = np.array([[0.9, 0.1], [0.1, 0.9], [0.5, 0.5], [0.2, 0.3]])
+    frame = pd.DataFrame({"pos": ["noun", None, "noun", "verb"], "source": ["a", "a", "b", "b"]})
+    res = multiple_choice(scores, [0, 0, 0, 1], ks=(1,), groups=frame)
+    assert res.by_group["pos"]["noun"]["R@1"] == pytest.approx((1 + 0.5) / 2)
+    assert res.by_group["pos"]["missing"]["n"] == 1
+    assert res.by_group["source"]["b"]["tie_rate"] == 0.5

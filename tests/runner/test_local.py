@@ -244,3 +244,19 @@ def test_local_backend_never_imports_ray(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+def test_empty_input_gives_an_empty_complete_output(tmp_path):
+    table = pa.table({"id": pa.array([], pa.string()), "text": pa.array([], pa.string())})
+    s = run_map(runner_fns.make_tagger, table, tmp_path / "o", progress=False)
+    assert (s.rows_in, s.rows_out, s.shards_total) == (0, 0, 0)
+    assert read_output(tmp_path / "o").num_rows == 0
+
+
+def _broken_factory():
+    raise OSError("model weights not found")
+
+
+def test_factory_failure_in_a_pool_worker_is_reported(captions, tmp_path):
+    with pytest.raises(ShardError, match="factory .* failed in a worker: OSError: model weights not found"):
+        run_map(_broken_factory, captions, tmp_path / "o", num_workers=2, progress=False)

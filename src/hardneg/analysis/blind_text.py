@@ -102,6 +102,9 @@ class BlindTextResult(AnalysisResult):
     def extra(self) -> dict[str, Any]:
         return {"values": self.values}
 
+    def figure_size(self):
+        return (9.0, 2.5 + 0.8 * len(self.values))
+
     def _draw(self, fig) -> None:
         ax = fig.add_subplot(1, 1, 1)
         names = list(self.values)
@@ -121,7 +124,7 @@ class BlindTextResult(AnalysisResult):
         handles, _ = ax.get_legend_handles_labels()
         handles += [Patch(color="C3", label="above chance: negatives spottable from text"),
                     Patch(color="C0", label="not distinguishable from chance")]
-        ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=3)
+        ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
         ax.set_title(f"Blind-text check ({self.params['items']} items)")
 
 
@@ -150,7 +153,8 @@ def blind_text_check(
         flagged = bool(ci.low > chance)
         values[name] = {"accuracy": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "chance": chance, "flagged": flagged}
         rows.append({"baseline": name, "accuracy": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "chance": chance,
-                     "verdict": "FLAG: above chance" if flagged else "ok"})
+                     "verdict": "FLAG: above chance" if flagged else
+                     ("below chance: text prefers the negatives" if ci.high < chance else "ok")})
     return BlindTextResult(
         analysis="blind-text",
         title="Blind-text check: text-only accuracy vs chance",

@@ -64,7 +64,7 @@ class SensitivityResult(AnalysisResult):
         return {"quantiles": q}
 
     def figure_size(self):
-        return (max(7.0, 2.6 * len(self.deltas) + 2), 5.0)
+        return (max(7.0, (1.2 + 0.9 * len(self.params["kinds_shown"])) * len(self.deltas) + 2), 5.0)
 
     def _draw(self, fig) -> None:
         ax = fig.add_subplot(1, 1, 1)
@@ -111,7 +111,8 @@ def sensitivity(
     per_kind = negative_kinds(items, kinds)
     deltas = {m: delta_scores(s, mask, items.label, per_kind) for m, (s, mask) in scores.items()}
     present = sorted({k for d in deltas.values() for k in d})
-    shown = [k for k in (show or ("object", "action")) if k in present] or present
+    first = [k for k in (show or ("object", "action")) if k in present]
+    shown = first + ([k for k in present if k not in first] if show is None else [])
     rows = []
     for m, per in deltas.items():
         for k in present:

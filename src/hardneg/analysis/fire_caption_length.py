@@ -123,15 +123,15 @@ def caption_length_analysis(
         row.update({"mean_positives": float(n_pos[sel].mean()), "median_positives": float(np.median(n_pos[sel])),
                     "max_positives": int(n_pos[sel].max())})
         for s in names:
-            row[f"{s} {metric}"] = float(np.asarray(correct[s])[sel].mean()) if n else float("nan")
+            row[f"{s} {metric}"] = float(np.asarray(correct[s])[sel].mean())
         rows.append(row)
         if len(names) >= 2:
             a, c = (np.asarray(correct[names[0]], dtype=float)[sel], np.asarray(correct[names[1]], dtype=float)[sel])
             # expected shares treat the two systems' correctness as independent within a query (exact for 0/1 values)
-            breakdown.append({"length_bin": label, "both": float((a * c).mean()) if n else 0.0,
-                              f"only {names[0]}": float((a * (1 - c)).mean()) if n else 0.0,
-                              f"only {names[1]}": float(((1 - a) * c).mean()) if n else 0.0,
-                              "neither": float(((1 - a) * (1 - c)).mean()) if n else 0.0})
+            breakdown.append({"length_bin": label, "both": float((a * c).mean()),
+                              f"only {names[0]}": float((a * (1 - c)).mean()),
+                              f"only {names[1]}": float(((1 - a) * c).mean()),
+                              "neither": float(((1 - a) * (1 - c)).mean())})
     corr = float(np.corrcoef(lengths, n_pos)[0, 1]) if lengths.size > 1 and lengths.std() > 0 and n_pos.std() > 0 else float("nan")
     return CaptionLengthResult(
         analysis="caption-length",

@@ -44,12 +44,22 @@ class JudgmentBudgetResult(AnalysisResult):
             summary[m] = {str(n): {q: float(np.quantile(d, q / 100)) for q in (50, 90, 95, 99)} for n, d in per.items()}
         return {"deviation_quantiles": summary}
 
+    def _grid(self) -> tuple[int, int]:
+        n = max(1, len(self.deviations))
+        cols = 1 if n == 1 else 2
+        return (n + cols - 1) // cols, cols
+
     def figure_size(self):
-        return (4.5 * max(1, len(self.deviations)), 4.5)
+        rows, cols = self._grid()
+        return (5.5 * cols, 4.0 * rows + 0.5)
 
     def _draw(self, fig) -> None:
         metrics = list(self.deviations)
-        axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+        rows, cols = self._grid()
+        grid = fig.subplots(rows, cols, squeeze=False).ravel()
+        for ax in grid[len(metrics):]:
+            ax.set_visible(False)
+        axes = grid[: len(metrics)]
         q = self.params["quantile"]
         for ax, m in zip(axes, metrics):
             per = self.deviations[m]

@@ -80,7 +80,8 @@ def label_correction(
             c = a - b
             values[name][m] = {"A": float(a), "B": float(b), "C": float(c), "A_exact": float(agg[m]), "B_exact": float(agg[b_key])}
             pa_, pb, pc = (v.scaleb(2) for v in (a, b, c))
-            row[m] = f"{pa_:.{places - 2}f} ({pb:.{places - 2}f} + {pc:.{places - 2}f})"
+            sign = "-" if pc < 0 else "+"  # an extra positive ranked low can lower AP: C < 0
+            row[m] = f"{pa_:.{places - 2}f} ({pb:.{places - 2}f} {sign} {abs(pc):.{places - 2}f})"
         rows.append(row)
     return LabelCorrectionResult(
         analysis="label-correction",

@@ -22,10 +22,25 @@ from hardneg.analysis.inputs import Judgments
 
 
 def topk_indices(scores: np.ndarray, k: int) -> np.ndarray:
-    """(Q, k) indices of the k best-scored items per row, best first; ties keep collection order."""
-    scores = np.asarray(scores, dtype=np.float64)
-    k = min(k, scores.shape[1])
-    return np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    """(Q, k) indices of the k best-scored items per row, best first; ties keep collection order.
+
+    A partial sort per row (argpartition), with a full stable sort only for rows whose k-th
+    score is tied with an item outside the top k.
+    """
+    scores = np.asarray(scores)
+    n_q, n_v = scores.shape
+    k = min(k, n_v)
+    if k == n_v:
+        return np.argsort(-scores, axis=1, kind="stable")
+    part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(scores, part, axis=1)
+    kth = vals.min(axis=1)
+    ambiguous = (scores >= kth[:, None]).sum(axis=1) > k
+    order = np.lexsort((part, -vals), axis=1)  # by score descending, then collection index
+    top = np.take_along_axis(part, order, axis=1)
+    if ambiguous.any():
+        top[ambiguous] = np.argsort(-scores[ambiguous], axis=1, kind="stable")[:, :k]
+    return top
 
 
 def pools_from_topk(systems: Mapping[str, np.ndarray], judgments: Judgments, k: int = 10) -> dict[str, np.ndarray]:

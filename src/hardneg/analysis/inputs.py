@@ -64,9 +64,21 @@ def read_predictions(path: str | Path, name: str | None = None) -> Predictions:
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise ValueError(f"predictions file {path}: id {dup!r} appears more than once")
-    scores = [np.asarray(s if s is not None else [], dtype=np.float64) for s in table.column("scores").to_pylist()]
+    scores = _score_vectors(table.column("scores"))
     label = name or str(meta.get("model_id") or Path(path).stem)
     return Predictions(label, ids, scores, meta, str(path))
+
+
+def _score_vectors(column: pa.ChunkedArray) -> list[np.ndarray]:
+    """One float32 view per row of a list<float> column, without going through Python lists."""
+    out: list[np.ndarray] = []
+    for chunk in column.chunks:
+        if chunk.null_count:
+            raise ValueError("predictions have a row with null scores; every id needs its score vector")
+        offsets = chunk.offsets.to_numpy()
+        values = chunk.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+        out += [values[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+    return out
 
 
 def parse_named_paths(values: list[str] | None) -> list[tuple[str | None, str]]:
@@ -275,7 +287,7 @@ def retrieval_scores(judgments: Judgments, preds: Predictions) -> np.ndarray:
         )
     order = np.asarray([col[v] for v in judgments.video_ids], dtype=np.int64)
     where = {i: k for k, i in enumerate(preds.ids)}
-    out = np.empty(judgments.shape, dtype=np.float64)
+    out = np.empty(judgments.shape, dtype=np.float32)  # float32 as stored: half the memory of float64
     for r, q in enumerate(judgments.query_ids):
         k = where.get(q)
         if k is None:

@@ -39,7 +39,9 @@ def details_json(details: Mapping[str, Any] | None) -> str | None:
     """Canonical JSON of a record's details (sorted keys, floats to 6 significant digits)."""
     if not details:
         return None
-    return json.dumps(_round_floats(dict(details)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if any(isinstance(v, (float, dict, list, tuple)) for v in details.values()):
+        details = _round_floats(dict(details))
+    return json.dumps(details, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def positive_record() -> dict[str, Any]:

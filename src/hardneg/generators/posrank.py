@@ -103,29 +103,29 @@ class CandidateSource:
 
     wordnet: Any
     sibling_limit: int = 5
+    #: {pos: corpus vocabulary}: when given, siblings are kept only if the corpus uses them
+    vocabulary: Mapping[str, frozenset] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict)
 
     def _synsets(self, lemma: str, pos: str) -> list:
-        out = []
-        for wp in WN_POS[pos]:
-            out += self.wordnet.synsets(lemma, wp)
-        return [s for s in out if s.pos() in WN_POS[pos]]
+        out = self.wordnet.synsets(lemma, WN_POS[pos][0])  # NLTK's 'a' includes satellites ('s')
+        return [s for s in dict.fromkeys(out) if s.pos() in WN_POS[pos]]
 
     @staticmethod
     def _single(name: str) -> str | None:
         return None if "_" in name or "-" in name or not name.isalpha() else name.lower()
 
-    def tiers(self, lemma: str, pos: str) -> dict[str, tuple[str, ...]]:
-        """{rule: lemmas} for antonym, hypernym-antonym and sibling (vocabulary is added later)."""
-        key = (lemma, pos)
-        if key in self._cache:
-            return self._cache[key]
-        if pos == "prep":
-            result = {"antonym": PREPOSITION_ANTONYMS.get(lemma, ()), "hypernym-antonym": (), "similar-antonym": (),
-                      "sibling": ()}
-            self._cache[key] = result
-            return result
-        synsets = self._synsets(lemma, pos)
+    def antonyms(self, lemma: str, pos: str) -> tuple[str, ...]:
+        """The antonym tier alone (cheap: no hypernym/hyponym walk), used to pick targets."""
+        key = ("antonym", lemma, pos)
+        if key not in self._cache:
+            if pos == "prep":
+                self._cache[key] = PREPOSITION_ANTONYMS.get(lemma, ())
+            else:
+                self._cache[key] = self._clean(self._direct_antonyms(lemma, pos, self._synsets(lemma, pos)), {lemma})
+        return self._cache[key]
+
+    def _direct_antonyms(self, lemma: str, pos: str, synsets: list) -> list[str]:
         ant: list[str] = []
         for s in synsets:
             for lem in s.lemmas():
@@ -140,14 +140,37 @@ class CandidateSource:
                 for lem in s.lemmas():
                     if lem.name().lower() == lemma:
                         ant += [a.name() for a in lem.antonyms()]
+        return ant
+
+    def _clean(self, names: list[str], seen: set[str]) -> tuple[str, ...]:
+        kept = []
+        for n in names:
+            w = self._single(n)
+            if w and w not in seen:
+                seen.add(w)
+                kept.append(w)
+        return tuple(kept)
+
+    def tiers(self, lemma: str, pos: str) -> dict[str, tuple[str, ...]]:
+        """{rule: lemmas} for antonym, hypernym-antonym, similar-antonym and sibling (vocabulary comes later)."""
+        key = (lemma, pos)
+        if key in self._cache:
+            return self._cache[key]
+        if pos == "prep":
+            result = {"antonym": PREPOSITION_ANTONYMS.get(lemma, ()), "hypernym-antonym": (), "similar-antonym": (),
+                      "sibling": ()}
+            self._cache[key] = result
+            return result
+        synsets = self._synsets(lemma, pos)
+        ant = self._direct_antonyms(lemma, pos, synsets)
         similar_ant: list[str] = []
-        for s in synsets:
+        for s in synsets[:3]:
             if s.pos() == "s":  # satellite adjective: antonyms of its head adjective
                 for head in s.similar_tos():
                     for lem in head.lemmas():
                         similar_ant += [a.name() for a in lem.antonyms()]
         related: list = []
-        for s in synsets:
+        for s in synsets[:3]:  # the most frequent senses only: rare senses give odd antonyms
             related += s.hypernyms() + s.instance_hypernyms() + s.hyponyms()
             if pos == "adj":
                 related += s.also_sees()
@@ -159,17 +182,11 @@ class CandidateSource:
                     for sister in h.hyponyms():
                         if sister != s:
                             sib += [lem.name() for lem in sister.lemmas()]
-        result = {}
+        if self.vocabulary.get(pos):
+            sib = [n for n in sib if n.lower() in self.vocabulary[pos]]
         seen = {lemma}
-        tiers = (("antonym", ant), ("hypernym-antonym", hyp_ant), ("similar-antonym", similar_ant), ("sibling", sib))
-        for rule, names in tiers:
-            kept = []
-            for n in names:
-                w = self._single(n)
-                if w and w not in seen:
-                    seen.add(w)
-                    kept.append(w)
-            result[rule] = tuple(kept)
+        result = {rule: self._clean(names, seen) for rule, names in
+                  (("antonym", ant), ("hypernym-antonym", hyp_ant), ("similar-antonym", similar_ant), ("sibling", sib))}
         self._cache[key] = result
         return result
 
@@ -188,14 +205,24 @@ class Target:
     index: int
 
 
+def targets_by_pos(doc: Any) -> dict[str, list[Target]]:
+    """Alphabetic tokens of each PoSRank part of speech in a tagged spaCy doc (one pass)."""
+    out: dict[str, list[Target]] = {p: [] for p in PARTS_OF_SPEECH}
+    for tok in doc:
+        pos = UPOS_TO_POS.get(tok.pos_)
+        if pos is None or not tok.is_alpha:
+            continue
+        low = tok.lower_
+        if low in SKIP_TARGETS:
+            continue
+        lemma = low if pos == "prep" else (tok.lemma_.lower() if tok.lemma_.isalpha() else lemmatize(tok.text, tok.pos_))
+        out[pos].append(Target(tok.idx, tok.idx + len(tok.text), tok.text, tok.tag_, tok.pos_, lemma, tok.i))
+    return out
+
+
 def targets_of(doc: Any, pos: str) -> list[Target]:
     """Alphabetic tokens of part of speech `pos` in a tagged spaCy doc."""
-    out = []
-    for tok in doc:
-        if tok.pos_ in UPOS[pos] and tok.is_alpha and tok.lower_ not in SKIP_TARGETS:
-            lemma = tok.lower_ if pos == "prep" else (tok.lemma_.lower() if tok.lemma_.isalpha() else lemmatize(tok.text, tok.pos_))
-            out.append(Target(tok.idx, tok.idx + len(tok.text), tok.text, tok.tag_, tok.pos_, lemma, tok.i))
-    return out
+    return targets_by_pos(doc)[pos]
 
 
 def surface(lemma: str, target: Target) -> str:
@@ -211,29 +238,29 @@ def substitute(text: str, target: Target, replacement: str) -> tuple[str, bool]:
 
 def ranked_candidates(
     target: Target, pos: str, source: CandidateSource, vocabulary: Sequence[str], rng: Any, k: int
-) -> list[tuple[str, str]]:
-    """Up to `k` (rule, lemma) replacements for `target` in priority order, sibling/vocabulary seeded."""
+) -> list[tuple[str, str, str]]:
+    """Up to `k` (rule, lemma, inflected form) replacements for `target` in priority order;
+    the sibling and vocabulary tiers are drawn with `rng`."""
     tiers = source.tiers(target.lemma, pos)
     banned = {target.lemma, target.text.lower()}
-    out: list[tuple[str, str]] = []
-    seen_forms: set[str] = set()
+    out: list[tuple[str, str, str]] = []
+    seen_forms: set[str] = {target.text.lower()}
+    tag = target.tag
 
     def take(rule: str, lemma: str) -> None:
         if lemma in banned:
             return
-        form = inflect(lemma, target.tag).lower()
-        if form in seen_forms or form == target.text.lower():
+        form = inflect(lemma, tag)
+        low = form.lower()
+        if low in seen_forms:
             return
-        seen_forms.add(form)
-        out.append((rule, lemma))
+        seen_forms.add(low)
+        out.append((rule, lemma, form))
 
     for rule in ("antonym", "hypernym-antonym", "similar-antonym"):
         for lem in tiers[rule]:
             take(rule, lem)
-    siblings = list(tiers["sibling"])
-    if vocabulary:
-        vocab_set = set(vocabulary)
-        siblings = [s for s in siblings if s in vocab_set]
+    siblings = list(tiers["sibling"])  # already limited to the corpus vocabulary by the source
     rng.shuffle(siblings)
     for lem in siblings[: source.sibling_limit]:
         take("sibling", lem)
@@ -259,36 +286,72 @@ def ranked_candidates(
 def choose_target(targets: list[Target], pos: str, source: CandidateSource, rng: Any, prefer_antonym: bool) -> Target:
     """Uniform choice among the words of `pos`; among those with an antonym first when asked."""
     if prefer_antonym:
-        with_ant = [t for t in targets if source.tiers(t.lemma, pos)["antonym"]]
+        with_ant = [t for t in targets if source.antonyms(t.lemma, pos)]
         if with_ant:
             return with_ant[rng.randrange(len(with_ant))]
     return targets[rng.randrange(len(targets))]
 
 
+def case_of(word: str) -> str:
+    """'upper', 'title' or 'lower': the capitalisation `match_case` copies."""
+    if len(word) > 1 and word.isupper():
+        return "upper"
+    return "title" if word[:1].isupper() else "lower"
+
+
+def article_slot(prefix: str) -> tuple[str, str, str] | None:
+    """(text before the article, the article, the gap after it) when `prefix` ends in 'a '/'an '."""
+    stripped = prefix.rstrip()
+    gap = prefix[len(stripped):]
+    if not gap:
+        return None
+    head, sp, last = stripped.rpartition(" ")
+    if last.lower() not in ("a", "an"):
+        return None
+    return head + sp, last, gap
+
+
+def word_details(lemma: str, target: Target, article_fixed: bool) -> str:
+    """`details_json` of a single-word negative, written directly (this runs once per negative).
+    Lemmas and Penn tags hold only letters, spaces and '$', so no JSON escaping is needed."""
+    head = '{"article_fixed":true,' if article_fixed else "{"
+    return f'{head}"lemma":"{lemma}","tag":"{target.tag}","token_index":{target.index}}}'
+
+
 def word_negatives(
     rec: Mapping[str, Any], doc: Any, pos: str, *, source: CandidateSource,
     vocabulary: Mapping[str, Sequence[str]], k: int, seed: int, prefer_antonym_targets: bool = True,
+    targets: list[Target] | None = None,
 ) -> dict[str, Any] | None:
-    """The MC row of one caption for one part of speech, or None when it has no word of `pos`."""
+    """The MC row of one caption for one part of speech, or None when it has no word of `pos`
+    (`targets`: the doc's words of `pos`, when the caller already has them)."""
     text = rec["caption"]
-    targets = targets_of(doc, pos)
+    targets = targets_of(doc, pos) if targets is None else targets
     if not targets:
         return None
     rng = caption_rng(seed, NAME, rec["id"], pos)
     target = choose_target(targets, pos, source, rng, prefer_antonym_targets)
     negatives = []
     seen = {text}
-    for rule, lemma in ranked_candidates(target, pos, source, vocabulary.get(pos, ()), rng, k):
-        repl = surface(lemma, target)
-        new, fixed = substitute(text, target, repl)
+    prefix, suffix = text[: target.start], text[target.end :]
+    slot = article_slot(prefix)
+    case = case_of(target.text)
+    for rule, lemma, form in ranked_candidates(target, pos, source, vocabulary.get(pos, ()), rng, k):
+        repl = form.upper() if case == "upper" else (form[:1].upper() + form[1:] if case == "title" else form)
+        fixed = False
+        pre = prefix
+        if slot is not None:
+            head, article, gap = slot
+            want = "an" if repl[:1].lower() in ("a", "e", "i", "o", "u") else "a"
+            if want != article.lower():
+                pre, fixed = head + match_case(want, article) + gap, True
+        new = pre + repl + suffix
         if new in seen:
             continue
         seen.add(new)
-        details = {"lemma": lemma, "tag": target.tag, "token_index": target.index}
-        if fixed:
-            details["article_fixed"] = True
-        negatives.append((new, pos, negative_record(
-            NAME, VERSION, rule, pos=pos, span=target.text, replacement=repl, seed=seed, details=details)))
+        negatives.append((new, pos, {
+            "origin": "generator", "generator": NAME, "generator_version": VERSION, "rule": rule, "pos": pos,
+            "span": target.text, "replacement": repl, "seed": seed, "details": word_details(lemma, target, fixed)}))
     if not negatives:
         return None
     return mc_row(rec["id"], f"{rec['id']}/{pos}", rec["video_id"], text, negatives, category=pos,
@@ -303,8 +366,8 @@ def phrase_negatives(
     after it (also of the five) both replaced, antonyms first, each pair of replacements new."""
     text = rec["caption"]
     by_index: dict[int, tuple[str, Target]] = {}
-    for pos in PARTS_OF_SPEECH:
-        for t in targets_of(doc, pos):
+    for pos, targets in targets_by_pos(doc).items():
+        for t in targets:
             by_index[t.index] = (pos, t)
     pairs = []
     for i in sorted(by_index):
@@ -333,7 +396,7 @@ def phrase_negatives(
                 break
             # antonyms first: take the first candidate, later tries walk down the list
             rank = min(int(rng.expovariate(0.5)), len(cands[idx]) - 1)
-            picks.append((pos, t, *cands[idx][rank]))
+            picks.append((pos, t, *cands[idx][rank][:2]))
         if len(picks) < 2:
             continue
         (pa, ta, ra, la), (pb, tb, rb, lb) = picks
@@ -369,7 +432,8 @@ class PosRankBatchFn:
         self.parts_of_speech, self.phrase = tuple(parts_of_speech), phrase
         self.vocabulary = {p: tuple(v) for p, v in vocabulary.items()}
         self.prefer_antonym_targets = prefer_antonym_targets
-        self.source = CandidateSource(wordnet, sibling_limit=sibling_limit)
+        self.source = CandidateSource(wordnet, sibling_limit=sibling_limit,
+                                      vocabulary={p: frozenset(v) for p, v in self.vocabulary.items()})
 
     def __call__(self, batch: Mapping[str, list]) -> dict[str, list]:
         recs = batch_records(batch)
@@ -380,9 +444,11 @@ class PosRankBatchFn:
                 if row:
                     rows.append(row)
                 continue
+            by_pos = targets_by_pos(doc)
             for pos in self.parts_of_speech:
                 row = word_negatives(rec, doc, pos, source=self.source, vocabulary=self.vocabulary, k=self.k,
-                                     seed=self.seed, prefer_antonym_targets=self.prefer_antonym_targets)
+                                     seed=self.seed, prefer_antonym_targets=self.prefer_antonym_targets,
+                                     targets=by_pos[pos])
                 if row:
                     rows.append(row)
         return rows_to_columns(rows)
@@ -404,6 +470,7 @@ def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None
         vocab = load_vocabulary(vocabulary)
     else:
         vocab = normalize_vocabulary(vocabulary)
+    inflect("be", "VBZ")  # loads lemminflect's tables once per worker, like the tagger
     return PosRankBatchFn(load_spacy(("parser", "ner")), load_wordnet(), vocab, k=k, seed=seed,
                           parts_of_speech=parts_of_speech, phrase=phrase, sibling_limit=sibling_limit,
                           prefer_antonym_targets=prefer_antonym_targets, batch_size=batch_size)

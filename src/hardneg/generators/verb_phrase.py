@@ -198,7 +198,7 @@ class VerbPhraseBatchFn:
         emb = self.sent.encode([text] + [c[2] for c in fluent], convert_to_numpy=True)
         antonyms = self._antonyms(orig_lemma)
         v_orig = self.glove.get(orig_lemma)
-        negatives = []
+        kept = []
         for j, (rank, fill, new, verbs, counts, ppl_m, diff) in enumerate(fluent):
             is_ant = any(v in antonyms for v in verbs)
             wcos = [cosine(v_orig, self.glove.get(v)) for v in verbs if v_orig is not None and self.glove.get(v) is not None]
@@ -211,23 +211,19 @@ class VerbPhraseBatchFn:
                        "ppl_diff": diff, "antonym": is_ant, "word_cos": word_cos, "sentence_cos": sent_cos,
                        "filters_passed": ["has_verb", "verb_count", "perplexity", "antonym" if is_ant else "low_similarity"],
                        "models": self.model_ids}
-            negatives.append((new, "verb_lm", negative_record(
-                NAME, VERSION, "lm-infill", pos="verb", span=span, replacement=fill, seed=self.seed, details=details)))
-            if len(negatives) >= self.max_negatives:
+            kept.append((new, fill, details))
+            if len(kept) >= self.max_negatives:
                 break
-        if not negatives:
+        if not kept:
             return None
-        for _, _, record in negatives:  # how many candidates each filter removed, for the audit
-            record["details"] = record["details"][:-1] + ',"rejected":' + _json(dict(sorted(stats.items()))) + "}"
+        rejected = dict(sorted(stats.items()))  # how many candidates each filter removed, for the audit
+        negatives = [(new, "verb_lm", negative_record(NAME, VERSION, "lm-infill", pos="verb", span=span,
+                                                      replacement=fill, seed=self.seed,
+                                                      details={**details, "rejected": rejected}))
+                     for new, fill, details in kept]
         return mc_row(rec["id"], f"{rec['id']}/verb_lm", rec["video_id"], text, negatives, category="verb_lm",
                       source_dataset=rec.get("source_dataset"), source_split=rec.get("source_split"),
                       manipulated_index=1)
-
-
-def _json(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
 def make_batch_fn(*, verb_counts: str | Mapping[str, int] | None = None, infill_model: str = DEFAULT_T5,

@@ -49,22 +49,34 @@ def count_per_row(flags_into, n: int, c: int) -> np.ndarray:
 def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: np.ndarray | None):
     """(h, e): per row, candidates scoring strictly above / exactly equal to ``positive_score``.
 
-    Few columns (C <= 32): one strided pass per column into small-int counters (fastest
-    for Feint6K/contrast-set/PoSRank sizes). Many columns: whole-matrix compares into a
-    word-padded buffer, summed by ``count_per_row``.
+    Few columns (C <= 32): the matrix is transposed once so each column is contiguous, then
+    one compare + one small-int add per column, all rows at a time. Ties are counted in
+    total first; only when some row has a tie is the per-row tie count accumulated.
+    Many columns: whole-matrix compares into a word-padded buffer (``count_per_row``).
     """
     n, c = scores.shape
     if c <= 32:
+        cols = np.ascontiguousarray(scores.T)
+        valid = None if mask is None else np.ascontiguousarray(mask.T)
+        flags = np.empty(n, dtype=bool)
+        as_int = flags.view(np.uint8)
+
+        def compare(op, j):
+            op(cols[j], positive_score, out=flags)
+            if valid is not None:
+                np.logical_and(flags, valid[j], out=flags)
+            return as_int
+
         h = np.zeros(n, dtype=np.uint8)
-        e = np.zeros(n, dtype=np.uint8)
+        n_equal = 0
         for j in range(c):  # a loop over the columns, each step vectorized over all rows
-            col = scores[:, j]
-            if mask is None:
-                h += col > positive_score
-                e += col == positive_score
-            else:
-                h += (col > positive_score) & mask[:, j]
-                e += (col == positive_score) & mask[:, j]
+            h += compare(np.greater, j)
+            n_equal += int(np.count_nonzero(compare(np.equal, j)))
+        if n_equal == n:  # only each positive equals itself: no ties anywhere
+            return h.astype(np.int64), np.ones(n, dtype=np.int64)
+        e = np.zeros(n, dtype=np.uint8)
+        for j in range(c):
+            e += compare(np.equal, j)
         return h.astype(np.int64), e.astype(np.int64)
     p = positive_score[:, None]
 
@@ -195,7 +207,7 @@ def multiple_choice(
     group_cols = as_groups(groups, n)
     check_ids(ids, n)
 
-    p = s[np.arange(n), pos]
+    p = np.take(s.reshape(-1), np.arange(n) * c + pos)  # the positive's score per row
     h, e = count_above_and_tied(s, p, m)
     t = e - 1
     before = tied_before_index(s, p, pos, m) if ties == "fire" else None

@@ -162,14 +162,16 @@ def relevant_pairs(relevant, original, shape, mask):
 
 def score_relevant(scores, counter, q, d, n_rel, ks, ties, tiebreak, logfact, harmonic):
     """Per query: C@k, AP, first relevant rank, tie flag, for relevant pairs (q, d) sorted by q."""
-    n_q = scores.shape[0]
-    s = scores[q, d]
+    n_q, n_v = scores.shape
+    s = np.take(scores.reshape(-1), q * n_v + d)
     h, e = counter.above_and_tied(q, s)
-    # relevant items of a query in descending score order; runs of equal score = tie groups
-    # within a row, equal h <=> equal score, and higher score <=> smaller h
-    n_v = scores.shape[1]
+    # relevant items of a query in descending score order; runs of equal score = tie groups.
+    # Within a row, equal h <=> equal score, and higher score <=> smaller h. The pairs come
+    # grouped by query, and sorting by (q, h) keeps q as it is.
     order = np.argsort(q * (n_v + 1) + h, kind="stable")
-    q, d, s, h, e = q[order], d[order], s[order], h[order], e[order]
+    h, e = h[order], e[order]
+    if ties in ("fire", "random"):
+        d, s = d[order], s[order]
     idx = np.arange(q.size)
     new_query = np.r_[True, q[1:] != q[:-1]]
     new_group = new_query | np.r_[True, h[1:] != h[:-1]]

@@ -21,7 +21,7 @@ def as_scores(scores, name: str = "scores", mask: np.ndarray | None = None) -> n
         raise ValueError(f"{name} must hold numbers; got dtype {arr.dtype}")
     if arr.dtype.kind != "f":
         arr = arr.astype(np.float64)
-    if np.isfinite(arr.sum(dtype=np.float64)):  # one read pass; NaN/inf anywhere makes it non-finite
+    if np.isfinite(arr.sum()):  # one read pass; NaN/inf anywhere makes it non-finite (overflow falls through)
         return arr
     finite = np.isfinite(arr)
     if mask is not None:
@@ -99,6 +99,11 @@ def as_groups(groups, n_rows: int) -> dict[str, np.ndarray]:
         arr = np.asarray(values)
         if arr.ndim != 1 or arr.shape[0] != n_rows:
             raise ValueError(f"groups[{key!r}] must have one value per row ({n_rows}); got shape {arr.shape}")
+        if arr.dtype == object:  # mixed types or missing values (None/NaN) become text; missing -> "missing"
+            import pandas as pd
+
+            missing = np.asarray(pd.isna(arr), dtype=bool)
+            arr = np.where(missing, "missing", arr.astype(str))
         out[str(key)] = arr
     return out
 

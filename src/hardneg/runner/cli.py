@@ -14,7 +14,7 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default_batch_size: i
                         "(needs pip install 'video-hardneg[distributed]'). Output is identical either way.")
     g.add_argument("--ray-address", default=None, metavar="ADDR",
                    help="Ray cluster to join, e.g. auto or ray://head:10001 (default: start a local "
-                        "Ray instance with --workers CPUs)")
+                        "Ray instance with max(2, --workers) CPUs)")
     g.add_argument("--workers", type=int, default=1, metavar="N",
                    help="parallel workers (processes or Ray actors); each loads the models once (default 1)")
     g.add_argument("--batch-size", type=int, default=default_batch_size, metavar="B",

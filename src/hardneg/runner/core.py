@@ -37,7 +37,10 @@ def run_map(
     function or functools.partial) for more than one worker or for Ray.
 
     Shard k holds input rows [k*batch_size, (k+1)*batch_size); its file bytes do not depend
-    on the backend or worker count. Rerunning after an interruption skips finished shards.
+    on the backend or worker count, provided `fn` is a pure function of its batch: seed random
+    choices per row (`row_seed(seed, row_id)`), and never let output depend on set or dict-of-
+    hash iteration order, which differs between worker processes (PYTHONHASHSEED).
+    Rerunning after an interruption skips finished shards.
     """
     t0 = time.perf_counter()
     if backend not in BACKENDS:

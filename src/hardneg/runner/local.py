@@ -15,7 +15,7 @@ from typing import Callable
 import pyarrow as pa
 
 from hardneg.runner.plan import JobSpec, ShardTask
-from hardneg.runner.shards import process_shard
+from hardneg.runner.shards import ShardError, build_fn, process_shard
 
 # Per-process worker state of the pool (set by the initializer, one per spawned process).
 _worker_fn = None
@@ -24,11 +24,16 @@ _worker_job: JobSpec | None = None
 
 def _init_worker(fn_factory: Callable, job: JobSpec) -> None:
     global _worker_fn, _worker_job
-    _worker_fn = fn_factory()
     _worker_job = job
+    try:
+        _worker_fn = build_fn(fn_factory)
+    except ShardError as exc:  # an initializer error would only say "broken pool": report it per task
+        _worker_fn = exc
 
 
 def _run_in_worker(task: ShardTask, rows: pa.Table) -> dict:
+    if isinstance(_worker_fn, ShardError):
+        raise _worker_fn
     return process_shard(_worker_fn, rows, task, _worker_job)
 
 

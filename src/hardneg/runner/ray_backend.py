@@ -21,7 +21,7 @@ from typing import Callable
 import pyarrow as pa
 
 from hardneg.runner.plan import JobSpec, ShardTask, ipc_to_table, table_to_ipc
-from hardneg.runner.shards import ShardError, process_shard
+from hardneg.runner.shards import ShardError, build_fn, process_shard
 
 try:
     import ray
@@ -38,7 +38,7 @@ class ShardWorker:
     """Callable class run by Ray Data's actor pool: one batch function per actor."""
 
     def __init__(self, fn_factory: Callable, job: JobSpec):
-        self._fn = fn_factory()
+        self._fn = build_fn(fn_factory)
         self._job = job
 
     def __call__(self, batch: pa.Table) -> pa.Table:
@@ -93,9 +93,9 @@ def run_ray(
     started = _connect(ray_address, num_workers, runtime_env)
     startup = time.perf_counter() - t0
     ctx = ray.data.DataContext.get_current()
-    saved = (ctx.enable_progress_bars, ctx.print_on_execution_start)
-    ctx.enable_progress_bars = False  # our tqdm bar counts rows for both backends
-    ctx.print_on_execution_start = False
+    saved = {k: getattr(ctx, k) for k in ("enable_progress_bars", "print_on_execution_start") if hasattr(ctx, k)}
+    for k in saved:  # our tqdm bar counts rows for both backends; no execution-plan banner
+        setattr(ctx, k, False)
     # Ray Data's INFO chatter and its "progress bars disabled" notice would bury our bar
     quiet = {logging.getLogger("ray.data"): logging.WARNING,
              logging.getLogger("ray.data._internal.progress"): logging.ERROR}
@@ -122,7 +122,8 @@ def run_ray(
             msg = found.group(1) if found else f"{type(exc).__name__}: {exc}"
             raise ShardError(f"Ray run stopped: {msg}; finished shards are kept, rerun to resume") from exc
     finally:
-        ctx.enable_progress_bars, ctx.print_on_execution_start = saved
+        for k, v in saved.items():
+            setattr(ctx, k, v)
         for lg, level in saved_levels.items():
             lg.setLevel(level)
         if started:

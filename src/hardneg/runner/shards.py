@@ -32,8 +32,10 @@ PARQUET_OPTIONS = {"compression": "zstd", "write_statistics": True, "use_diction
 BatchFn = Callable[[dict[str, list]], Any]
 
 
-class ShardError(RuntimeError):
-    """The batch function failed or returned something unusable on one shard."""
+class ShardError(ValueError):
+    """The batch function (or its factory) failed, or returned something unusable, on one shard.
+
+    A ValueError so that commands print it as one line naming the shard and the cause."""
 
 
 def to_table(out: Any, where: str) -> pa.Table:
@@ -69,6 +71,14 @@ def _skip_counts(out: pa.Table, where: str) -> Counter:
     else:
         reasons["unspecified"] += pc.sum(mask).as_py() or 0
     return reasons
+
+
+def build_fn(fn_factory: Callable) -> BatchFn:
+    """Call the factory in a worker, turning its failure into a one-line ShardError."""
+    try:
+        return fn_factory()
+    except Exception as exc:
+        raise ShardError(f"batch function factory {fn_factory!r} failed in a worker: {type(exc).__name__}: {exc}") from exc
 
 
 def process_shard(fn: BatchFn, rows: pa.Table, task: ShardTask, job: JobSpec) -> dict:
