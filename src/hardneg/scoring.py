@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 from hardneg import __version__
 from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrite
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
+from hardneg.threads import thread_map
 from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_frames, file_fingerprint
 
 #: Hub dataset repos of the four benchmarks, by benchmark name.
@@ -233,7 +234,7 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
         for v in video_ids:
             emb[v], status[v], cached[v] = np.zeros(0, np.float32), "not used", False
         return emb, status, cached
-    todo: list[tuple[str, str, np.ndarray]] = []
+    to_decode: list[tuple[str, Path, str]] = []
     for v in dict.fromkeys(video_ids):
         path = folder.path(v) if folder is not None else None
         if path is None:
@@ -246,11 +247,21 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
             emb[v], status[v], cached[v] = hit, "ok", True
             report.ok += 1
             continue
+        to_decode.append((v, path, fp))
+
+    def decode(entry: tuple[str, Path, str]) -> np.ndarray | str:
         try:
-            todo.append((v, fp, decode_frames(path, frames)))
+            return decode_frames(entry[1], frames)
         except Exception as exc:  # VideoDecodeError, or a decoder bug on a strange file
-            report.unreadable[v] = str(exc)
+            return str(exc)
+
+    todo: list[tuple[str, str, np.ndarray]] = []
+    for (v, _, fp), got in zip(to_decode, thread_map(decode, to_decode)):
+        if isinstance(got, str):
+            report.unreadable[v] = got
             status[v] = "unreadable"
+        else:
+            todo.append((v, fp, got))
     if todo:
         vecs = model.encode_video([t[2] for t in todo])
         for (v, fp, _), vec in zip(todo, vecs):

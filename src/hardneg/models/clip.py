@@ -13,8 +13,18 @@ import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
 from hardneg.models.registry import register
+from hardneg.threads import chunks, thread_map
 
 DEFAULT_CLIP = "openai/clip-vit-base-patch32"
+
+
+def preprocess_frames(processor, frames: np.ndarray, per_thread: int = 16):
+    """The processor's `pixel_values` for `frames`, in pieces on threads (PIL releases the GIL);
+    the same tensor as one call on all frames."""
+    import torch
+
+    pieces = thread_map(lambda f: processor(images=list(f), return_tensors="pt")["pixel_values"], chunks(frames, per_thread))
+    return torch.cat(pieces) if len(pieces) > 1 else pieces[0]
 
 
 def _is_clip_id(model: str) -> bool:
@@ -61,7 +71,7 @@ class CLIPVideoModel(VideoTextModel):
         torch = self._torch
         out = []
         for i in range(0, len(frames), self.frame_batch):
-            pix = self.processor(images=list(frames[i:i + self.frame_batch]), return_tensors="pt")["pixel_values"]
+            pix = preprocess_frames(self.processor, frames[i:i + self.frame_batch])
             with torch.inference_mode():
                 emb = self.model.get_image_features(pixel_values=pix.to(self.device, self.model.dtype))
             emb = getattr(emb, "pooler_output", emb)

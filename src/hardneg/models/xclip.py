@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, pick_device, torch_dtype
+from hardneg.models.clip import preprocess_frames
 from hardneg.models.registry import register
 from hardneg.video import uniform_indices
 
@@ -73,7 +74,7 @@ class XCLIPVideoModel(VideoTextModel):
         for i in range(0, len(videos), self.batch):
             chunk = [np.asarray(v)[uniform_indices(len(v), self.num_frames)] for v in videos[i:i + self.batch]]
             frames = np.concatenate(chunk)
-            pix = self.processor(images=list(frames), return_tensors="pt")["pixel_values"].to(self.device, m.dtype)
+            pix = preprocess_frames(self.processor, frames).to(self.device, m.dtype)
             b = len(chunk)
             with torch.inference_mode():
                 vis = m.vision_model(pixel_values=pix)
