@@ -36,7 +36,7 @@ def test_generate_writes_mc_items_and_resumes(corpus, tmp_path, capsys):
     ids = table.column("id").to_pylist()
     assert ids == sorted(ids) and "000000/verb" in ids and "000003/adv" not in ids
     recipe = json.loads((out / "recipe.json").read_text())
-    assert recipe["seed"] == 3 and recipe["settings"]["k"] == 5 and recipe["generator_version"] == "1.0"
+    assert recipe["seed"] == 3 and recipe["settings"]["k"] == 5 and recipe["generator_version"] == "1.1"
     first = (out / "items.parquet").read_bytes()
     # rerun = resume: nothing redone, same bytes
     assert main(args) == 0

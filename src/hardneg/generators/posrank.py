@@ -29,7 +29,7 @@ from hardneg.schema import PARTS_OF_SPEECH
 
 NAME = "posrank-single-word"
 PHRASE_NAME = "posrank-phrase"
-VERSION = "1.0"
+VERSION = "1.1"  # 1.1: WordNet relation lists sorted, so the output no longer depends on PYTHONHASHSEED
 
 #: PoSRank part of speech -> spaCy universal tags it covers.
 UPOS = {"noun": ("NOUN",), "verb": ("VERB",), "adj": ("ADJ",), "adv": ("ADV",), "prep": ("ADP",)}
@@ -97,6 +97,18 @@ def vocabulary_from_docs(docs: Iterable[Any], min_count: int = 1) -> dict[str, t
 
 
 # ------------------------------------------------------------------ WordNet candidates
+def related(synset: Any, relation: str) -> list:
+    """`synset.<relation>()` (hypernyms, hyponyms, similar_tos, ...) sorted by synset name.
+
+    NLTK keeps a synset's pointers in a ``set`` of ``(pos, offset)`` tuples and returns them
+    unsorted, so these lists come back in an order that changes with ``PYTHONHASHSEED``
+    (i.e. per worker process). Sorting by name (the order of ``Synset.__lt__``) makes every
+    tier built from them, and the seeded draws over them, identical on every machine.
+    Lemma-level pointers (``Lemma.antonyms()``) and ``synsets()`` are lists in file order
+    and need no sorting."""
+    return sorted(getattr(synset, relation)(), key=lambda s: s.name())
+
+
 @dataclass
 class CandidateSource:
     """Ordered replacement lemmas of one (lemma, pos) from WordNet, cached per generator instance."""
@@ -166,20 +178,20 @@ class CandidateSource:
         similar_ant: list[str] = []
         for s in synsets[:3]:
             if s.pos() == "s":  # satellite adjective: antonyms of its head adjective
-                for head in s.similar_tos():
+                for head in related(s, "similar_tos"):
                     for lem in head.lemmas():
                         similar_ant += [a.name() for a in lem.antonyms()]
-        related: list = []
+        neighbours: list = []
         for s in synsets[:3]:  # the most frequent senses only: rare senses give odd antonyms
-            related += s.hypernyms() + s.instance_hypernyms() + s.hyponyms()
+            neighbours += related(s, "hypernyms") + related(s, "instance_hypernyms") + related(s, "hyponyms")
             if pos == "adj":
-                related += s.also_sees()
-        hyp_ant = [a.name() for r in related for lem in r.lemmas() for a in lem.antonyms()]
+                neighbours += related(s, "also_sees")
+        hyp_ant = [a.name() for r in neighbours for lem in r.lemmas() for a in lem.antonyms()]
         sib: list[str] = []
         if pos in ("noun", "verb"):
             for s in synsets[:2]:  # the most frequent senses only
-                for h in s.hypernyms():
-                    for sister in h.hyponyms():
+                for h in related(s, "hypernyms"):
+                    for sister in related(h, "hyponyms"):
                         if sister != s:
                             sib += [lem.name() for lem in sister.lemmas()]
         if self.vocabulary.get(pos):

@@ -23,6 +23,7 @@ from .ties import (
     harmonic_table,
 )
 from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
+from ..threads import thread_map
 
 _BYTE_SUM = np.uint64(0x0101010101010101)
 _MAX_TABLE = 1 << 22  # codes a*C+t up to this many are tabulated directly
@@ -46,49 +47,91 @@ def count_per_row(flags_into, n: int, c: int) -> np.ndarray:
     return ((total * _BYTE_SUM) >> np.uint64(56)).astype(np.int64)
 
 
-def count_above_and_tied(scores: np.ndarray, positive_score: np.ndarray, mask: np.ndarray | None):
-    """(h, e): per row, candidates scoring strictly above / exactly equal to ``positive_score``.
+_BLOCK_ROWS = 1 << 16  # rows per block: a block's columns stay in cache between the compares
 
-    Few columns (C <= 32): the matrix is transposed once so each column is contiguous, then
-    one compare + one small-int add per column, all rows at a time. Ties are counted in
-    total first; only when some row has a tie is the per-row tie count accumulated.
-    Many columns: whole-matrix compares into a word-padded buffer (``count_per_row``).
+
+def _count_block(scores, positive, mask, row_starts, p_out, h_out, e_out, count_codes=False):
+    """One block of rows: the positive's score, then candidates strictly above it and tied with it
+    (and, with ``count_codes``, a bincount of the codes h * C + e - 1 over the block's rows).
+    ``row_starts``: 0, C, 2C, ... (at least one per row), the flat index of each row's first score.
+
+    The block is transposed (it fits in cache) so each column is contiguous; then one compare
+    + one small-int add per column, all rows at a time. Ties are counted in total first; only
+    when the block has one is the per-row tie count accumulated.
     """
     n, c = scores.shape
-    if c <= 32:
-        cols = np.ascontiguousarray(scores.T)
-        valid = None if mask is None else np.ascontiguousarray(mask.T)
-        flags = np.empty(n, dtype=bool)
-        as_int = flags.view(np.uint8)
+    cols = np.ascontiguousarray(scores.T)  # first: this streams the block into cache
+    p = np.take(scores.reshape(-1), row_starts[:n] + positive, out=p_out)  # flat gather: no 2-D fancy index
+    valid = None if mask is None else np.ascontiguousarray(mask.T)
+    flags = np.empty(n, dtype=bool)
+    as_int = flags.view(np.uint8)
 
-        def compare(op, j):
-            op(cols[j], positive_score, out=flags)
-            if valid is not None:
-                np.logical_and(flags, valid[j], out=flags)
-            return as_int
+    def compare(op, j):
+        op(cols[j], p, out=flags)
+        if valid is not None:
+            np.logical_and(flags, valid[j], out=flags)
+        return as_int
 
-        h = np.zeros(n, dtype=np.uint8)
-        n_equal = 0
-        for j in range(c):  # a loop over the columns, each step vectorized over all rows
-            h += compare(np.greater, j)
-            n_equal += int(np.count_nonzero(compare(np.equal, j)))
-        if n_equal == n:  # only each positive equals itself: no ties anywhere
-            return h.astype(np.int64), np.ones(n, dtype=np.int64)
-        e = np.zeros(n, dtype=np.uint8)
-        for j in range(c):
-            e += compare(np.equal, j)
-        return h.astype(np.int64), e.astype(np.int64)
-    p = positive_score[:, None]
+    n_equal = 0
+    for j in range(c):  # a loop over the columns, each step vectorized over the block's rows
+        h_out += compare(np.greater, j)
+        n_equal += int(np.count_nonzero(compare(np.equal, j)))
+    if n_equal == n:  # only each positive equals itself: no ties in this block
+        e_out[:] = 1
+        if not count_codes:
+            return None
+        counts = np.zeros(c * c, dtype=np.int64)  # e = 1: code h * C
+        counts[::c] = np.bincount(h_out, minlength=c)
+        return counts
+    for j in range(c):
+        e_out += compare(np.equal, j)
+    if count_codes:  # how many rows have each code h * C + (e - 1), counted while the block is in cache
+        code = h_out.astype(np.int32)
+        code *= c
+        code += e_out
+        code -= 1
+        return np.bincount(code, minlength=c * c)
+    return None
 
-    def fill(op):
-        def into(out):
-            op(scores, p, out=out)
-            if mask is not None:
-                np.logical_and(out, mask, out=out)
 
-        return into
+def positive_above_and_tied(scores: np.ndarray, positive: np.ndarray, mask: np.ndarray | None,
+                            count_codes: bool = False):
+    """(p, h, e, counts): per row, the positive's score and the candidates scoring strictly above /
+    exactly equal to it (e counts the positive itself); with ``count_codes`` (C <= 255 only),
+    counts[h * C + e - 1] = rows with that (h, e), else None.
 
-    return count_per_row(fill(np.greater), n, c), count_per_row(fill(np.equal), n, c)
+    Few columns (C <= 255, counts fit in a byte): blocks of rows, on threads when there are
+    several (NumPy releases the GIL; the counts do not depend on the split). Many columns:
+    whole-matrix compares into a word-padded buffer (``count_per_row``).
+    """
+    n, c = scores.shape
+    if c > 255:
+        p = np.take(scores.reshape(-1), np.arange(n) * c + positive)
+        pc = p[:, None]
+
+        def fill(op):
+            def into(out):
+                op(scores, pc, out=out)
+                if mask is not None:
+                    np.logical_and(out, mask, out=out)
+
+            return into
+
+        return p, count_per_row(fill(np.greater), n, c), count_per_row(fill(np.equal), n, c), None
+    scores = np.ascontiguousarray(scores)
+    p = np.empty(n, dtype=scores.dtype)
+    h = np.zeros(n, dtype=np.uint8)
+    e = np.zeros(n, dtype=np.uint8)
+    step = max(1024, _BLOCK_ROWS * 8 // max(c, 8))
+    row_starts = np.arange(0, min(n, step) * c, c, dtype=np.int64)
+
+    def block(lo: int):
+        hi = min(n, lo + step)
+        return _count_block(scores[lo:hi], positive[lo:hi], None if mask is None else mask[lo:hi], row_starts,
+                            p[lo:hi], h[lo:hi], e[lo:hi], count_codes)
+
+    per_block = thread_map(block, range(0, n, step))
+    return p, h, e, (np.sum(per_block, axis=0) if count_codes else None)
 
 
 def tied_before_index(scores, positive_score, positive, mask):
@@ -149,6 +192,21 @@ def rank_spec(ks) -> list[Aggregation]:
     return spec
 
 
+class LazyArray:
+    """An array computed on the first call and then kept (per-example codes are only needed
+    when someone asks for per-example values or group breakdowns)."""
+
+    def __init__(self, make):
+        self._make = make
+        self._value = None
+
+    def __call__(self) -> np.ndarray:
+        if self._value is None:
+            self._value = self._make()
+            self._make = None
+        return self._value
+
+
 class TableLookup(Mapping):
     """Per-example arrays as ``table[key][code]``, built on first access and then kept."""
 
@@ -161,7 +219,7 @@ class TableLookup(Mapping):
     def __getitem__(self, key: str) -> np.ndarray:
         if key not in self._cache:
             if key in self._tables:
-                self._cache[key] = self._tables[key][self._code]
+                self._cache[key] = self._tables[key][self._code()]
             elif key in self._extra:
                 self._cache[key] = self._extra[key]()
             else:
@@ -207,25 +265,37 @@ def multiple_choice(
     group_cols = as_groups(groups, n)
     check_ids(ids, n)
 
-    p = np.take(s.reshape(-1), np.arange(n) * c + pos)  # the positive's score per row
-    h, e = count_above_and_tied(s, p, m)
-    t = e - 1
-    before = tied_before_index(s, p, pos, m) if ties == "fire" else None
-    a = places_above(h, t, ties, seed, before)
-    code = a * c + t
-    if c * c <= _MAX_TABLE:
+    simple = ties in ("expected", "optimistic", "feint6k") and c < 256  # a = h, tables of C * C codes
+    p, h, e, code_counts = positive_above_and_tied(s, pos, m, count_codes=simple)
+    if simple:
+        def code_of_rows():
+            code = h.astype(np.int32)
+            code *= c
+            code += e
+            code -= 1
+            return code
+
         a_tab, t_tab = np.divmod(np.arange(c * c, dtype=np.int64), c)
-    else:  # tabulate only the (a, t) pairs that occur
-        uniq, code = np.unique(code, return_inverse=True)
-        a_tab, t_tab = np.divmod(uniq, c)
+        code = LazyArray(code_of_rows)
+    else:
+        h, t = h.astype(np.int64), e.astype(np.int64) - 1
+        before = tied_before_index(s, p, pos, m) if ties == "fire" else None
+        code = places_above(h, t, ties, seed, before) * c + t
+        if c * c <= _MAX_TABLE:
+            a_tab, t_tab = np.divmod(np.arange(c * c, dtype=np.int64), c)
+        else:  # tabulate only the (a, t) pairs that occur
+            uniq, code = np.unique(code, return_inverse=True)
+            a_tab, t_tab = np.divmod(uniq, c)
+        code_counts = np.bincount(code, minlength=a_tab.size)
+        code = LazyArray(lambda rows_code=code: rows_code)
     tables = rank_metrics(a_tab, t_tab, ks, ties)
     spec = rank_spec(ks)
     n_table = a_tab.size
-    agg = aggregate_counts(np.bincount(code, minlength=n_table), tables, spec)
+    agg = aggregate_counts(code_counts, tables, spec)
     by_group = {}
     for name, values in group_cols.items():
         labels, inverse = np.unique(values, return_inverse=True)
-        counts = np.bincount(inverse.ravel() * n_table + code, minlength=labels.size * n_table)
+        counts = np.bincount(inverse.ravel() * n_table + code(), minlength=labels.size * n_table)
         counts = counts.reshape(labels.size, n_table)
         by_group[name] = {
             (v.item() if isinstance(v, np.generic) else v): aggregate_counts(counts[i], tables, spec)

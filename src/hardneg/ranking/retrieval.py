@@ -22,55 +22,66 @@ from .ties import (
     log_factorial_table,
 )
 from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
+from ..threads import thread_map
 
 _CHUNK = 1 << 22  # elements per block when comparing tied items against whole rows
+_BLOCK = 1 << 18  # scores per block of rows sorted and searched together (1 MB of float32: cache-sized)
 
 
 # --- counting candidates above / tied with a given score, for many (row, score) pairs ------
 
-class RowCounter:
-    """Answers "how many items of row q score > s / == s" for many (q, s) pairs, exactly.
+def _count_at_most(flat: np.ndarray, n_cols: int, rows: np.ndarray, values: np.ndarray, strict: bool = False):
+    """Per pair: items of its row of the row-sorted ``flat`` with score <= value (< value when ``strict``).
 
-    Rows are sorted once (NumPy's SIMD sort); then a branchless binary search runs for
-    all pairs at once, a fixed ~log2(V) vectorized steps, with no loop over pairs.
+    Branchless binary search (Khuong & Morin): every row has the same length, so the
+    remaining length is one Python int shared by all pairs and no index leaves its row.
     """
+    first = rows * n_cols
+    base = first.copy()
+    length = n_cols
+    below = np.less if strict else np.less_equal
+    while length > 1:
+        half = length >> 1
+        base += below(flat[base + half], values) * half
+        length -= half
+    return base - first + below(flat[base], values)
 
-    def __init__(self, scores: np.ndarray):
-        self.n_rows, self.n_cols = scores.shape
-        self.sorted = np.sort(scores, axis=1)
-        self.flat = self.sorted.ravel()
 
-    def count_at_most(self, rows: np.ndarray, values: np.ndarray, strict: bool = False) -> np.ndarray:
-        """Per pair: items of the row with score <= value (< value when ``strict``).
+def _above_and_tied_block(block: np.ndarray, rows: np.ndarray, values: np.ndarray):
+    """(h, e) for pairs whose rows index ``block``; see ``above_and_tied``."""
+    n_cols = block.shape[1]
+    flat = np.sort(block, axis=1).ravel()
+    at_most = _count_at_most(flat, n_cols, rows, values)
+    below = at_most - 1  # the value itself sits at sorted index at_most - 1
+    maybe = np.nonzero(below > 0)[0]
+    tied_below = maybe[flat[rows[maybe] * n_cols + below[maybe] - 1] == values[maybe]]
+    if tied_below.size:
+        below[tied_below] = _count_at_most(flat, n_cols, rows[tied_below], values[tied_below], strict=True)
+    return n_cols - at_most, at_most - below
 
-        Branchless binary search (Khuong & Morin): every row has the same length, so the
-        remaining length is one Python int shared by all pairs and no index leaves its row.
-        """
-        n = self.n_cols
-        first = rows.astype(np.int64) * n
-        base = first.copy()
-        length = n
-        below = np.less if strict else np.less_equal
-        while length > 1:
-            half = length >> 1
-            base += below(self.flat[base + half], values) * half
-            length -= half
-        return base - first + below(self.flat[base], values)
 
-    def above_and_tied(self, rows: np.ndarray, values: np.ndarray):
-        """(h, e): per pair, items scoring strictly above / exactly equal to the value.
+def above_and_tied(scores: np.ndarray, rows: np.ndarray, values: np.ndarray):
+    """(h, e): per (row, value) pair, items of the row scoring strictly above / exactly equal.
 
-        Assumes each value occurs in its row (it is the score of a relevant item).
-        """
-        n = self.n_cols
-        at_most = self.count_at_most(rows, values)
-        below = at_most - 1  # the value itself sits at sorted index at_most - 1
-        base = rows.astype(np.int64) * n
-        maybe = np.nonzero(below > 0)[0]
-        tied_below = maybe[self.flat[base[maybe] + below[maybe] - 1] == values[maybe]]
-        if tied_below.size:
-            below[tied_below] = self.count_at_most(rows[tied_below], values[tied_below], strict=True)
-        return n - at_most, at_most - below
+    Each value must occur in its row (it is the score of a relevant item) and ``rows`` must be
+    sorted. Rows are sorted (NumPy's SIMD sort) and searched block by block, so a block's
+    sorted rows are still in cache when its pairs are looked up, on threads when there are
+    several blocks (NumPy releases the GIL; the counts do not depend on the split).
+    """
+    n_rows, n_cols = scores.shape
+    step = max(1, _BLOCK // n_cols)
+    starts = list(range(0, n_rows, step))
+    cuts = np.searchsorted(rows, np.arange(0, n_rows + step, step)[: len(starts) + 1])
+    h = np.empty(rows.size, dtype=np.int64)
+    e = np.empty(rows.size, dtype=np.int64)
+
+    def block(i: int) -> None:
+        lo, a, b = starts[i], cuts[i], cuts[i + 1]
+        if b > a:
+            h[a:b], e[a:b] = _above_and_tied_block(scores[lo:lo + step], rows[a:b] - lo, values[a:b])
+
+    thread_map(block, range(len(starts)))
+    return h, e
 
 
 def tied_before(scores, rows, cols, values, tiebreak) -> np.ndarray:
@@ -160,11 +171,10 @@ def relevant_pairs(relevant, original, shape, mask):
 
 # --- the measures over a set of relevant items --------------------------------------------
 
-def score_relevant(scores, counter, q, d, n_rel, ks, ties, tiebreak, logfact, harmonic):
-    """Per query: C@k, AP, first relevant rank, tie flag, for relevant pairs (q, d) sorted by q."""
+def score_relevant(scores, q, d, s, h, e, n_rel, ks, ties, tiebreak, logfact, harmonic):
+    """Per query: C@k, AP, first relevant rank, tie flag, for relevant pairs (q, d) sorted by q,
+    with their scores ``s`` and items above (h) / tied (e, itself included) from ``above_and_tied``."""
     n_q, n_v = scores.shape
-    s = np.take(scores.reshape(-1), q * n_v + d)
-    h, e = counter.above_and_tied(q, s)
     # relevant items of a query in descending score order; runs of equal score = tie groups.
     # Within a row, equal h <=> equal score, and higher score <=> smaller h. The pairs come
     # grouped by query, and sorting by (q, h) keeps q as it is.
@@ -254,22 +264,25 @@ def retrieval(
     if m is not None:
         s = np.where(m, s, -np.inf).astype(s.dtype, copy=False)
 
-    counter = RowCounter(s)
     tiebreak = np.random.default_rng(seed).random(s.shape) if ties == "random" else None
     logfact = log_factorial_table(n_v)
     harmonic = harmonic_table(n_v + 1)
-    per = score_relevant(s, counter, q, d, n_rel, ks, ties, tiebreak, logfact, harmonic)
+    flat = q * n_v + d  # sorted: relevant_pairs orders the pairs by query, then item
+    s_rel = np.take(s.reshape(-1), flat)
+    h_rel, e_rel = above_and_tied(s, q, s_rel)
+    per = score_relevant(s, q, d, s_rel, h_rel, e_rel, n_rel, ks, ties, tiebreak, logfact, harmonic)
     per["n_relevant"] = n_rel.astype(np.int64)
     spec = [Aggregation(f"C@{k}", f"C@{k}") for k in ks]
     spec += [Aggregation("mAP", "AP"), Aggregation("MeanR_first", "rank_first")]
     spec += [Aggregation("MedianR_first", "rank_first", "median")]
     if orig is not None:
         rows = np.arange(n_q, dtype=np.int64)
+        at = np.searchsorted(flat, rows * n_v + orig)  # the original is one of the relevant pairs
+        h, e = h_rel[at], e_rel[at]
         orig_only = score_relevant(
-            s, counter, rows, orig, np.ones(n_q), (), ties, tiebreak, logfact, harmonic
+            s, rows, orig, s_rel[at], h, e, np.ones(n_q), (), ties, tiebreak, logfact, harmonic
         )
         per["AP_original"] = orig_only["AP"]
-        h, e = counter.above_and_tied(rows, s[rows, orig])
         before = None
         if ties in ("fire", "random"):
             before = np.zeros(n_q, dtype=np.int64)

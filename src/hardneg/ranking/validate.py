@@ -67,9 +67,9 @@ def as_index(values, n_rows: int, n_cols: int, name: str, mask: np.ndarray | Non
             raise ValueError(f"{name} must hold integer column indices; got non-integer floats")
     elif arr.dtype.kind not in "iu":
         raise ValueError(f"{name} must hold integer column indices; got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= n_cols)
-    if bad.any():
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= n_cols):  # two reductions; details only on error
+        bad = (arr < 0) | (arr >= n_cols)
         i = int(np.argmax(bad))
         raise ValueError(
             f"{name}[{i}] = {arr[i]} is out of range for {n_cols} candidates ({int(bad.sum())} rows out of range); "
