@@ -23,7 +23,7 @@ from .ties import (
     harmonic_table,
 )
 from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
-from ..threads import thread_map
+from ..threads import default_threads, thread_map
 
 _BYTE_SUM = np.uint64(0x0101010101010101)
 _MAX_TABLE = 1 << 22  # codes a*C+t up to this many are tabulated directly
@@ -122,7 +122,7 @@ def positive_above_and_tied(scores: np.ndarray, positive: np.ndarray, mask: np.n
     p = np.empty(n, dtype=scores.dtype)
     h = np.zeros(n, dtype=np.uint8)
     e = np.zeros(n, dtype=np.uint8)
-    step = max(1024, _BLOCK_ROWS * 8 // max(c, 8))
+    step = max(1024, min(_BLOCK_ROWS * 8 // max(c, 8), -(-n // (2 * default_threads()))))  # >= 2 blocks per thread
     row_starts = np.arange(0, min(n, step) * c, c, dtype=np.int64)
 
     def block(lo: int):

@@ -22,10 +22,10 @@ from .ties import (
     log_factorial_table,
 )
 from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
-from ..threads import thread_map
+from ..threads import default_threads, thread_map
 
 _CHUNK = 1 << 22  # elements per block when comparing tied items against whole rows
-_BLOCK = 1 << 18  # scores per block of rows sorted and searched together (1 MB of float32: cache-sized)
+_BLOCK = 1 << 19  # scores per block of rows sorted, searched and scored together (2 MB of float32)
 
 
 # --- counting candidates above / tied with a given score, for many (row, score) pairs ------
@@ -60,28 +60,18 @@ def _above_and_tied_block(block: np.ndarray, rows: np.ndarray, values: np.ndarra
     return n_cols - at_most, at_most - below
 
 
-def above_and_tied(scores: np.ndarray, rows: np.ndarray, values: np.ndarray):
-    """(h, e): per (row, value) pair, items of the row scoring strictly above / exactly equal.
+def map_row_blocks(n_rows: int, n_cols: int, rows: np.ndarray, fn) -> list:
+    """``[fn(lo, hi, a, b), ...]`` over blocks of rows ``lo:hi`` holding about ``_BLOCK`` scores,
+    where ``a:b`` is the slice of the sorted ``rows`` (one entry per pair) that falls in the block.
 
-    Each value must occur in its row (it is the score of a relevant item) and ``rows`` must be
-    sorted. Rows are sorted (NumPy's SIMD sort) and searched block by block, so a block's
-    sorted rows are still in cache when its pairs are looked up, on threads when there are
-    several blocks (NumPy releases the GIL; the counts do not depend on the split).
+    A block's sorted rows and its pairs stay in cache while they are worked on, and blocks run on
+    threads (NumPy releases the GIL in sorts and ufuncs; results do not depend on the split).
     """
-    n_rows, n_cols = scores.shape
-    step = max(1, _BLOCK // n_cols)
-    starts = list(range(0, n_rows, step))
-    cuts = np.searchsorted(rows, np.arange(0, n_rows + step, step)[: len(starts) + 1])
-    h = np.empty(rows.size, dtype=np.int64)
-    e = np.empty(rows.size, dtype=np.int64)
-
-    def block(i: int) -> None:
-        lo, a, b = starts[i], cuts[i], cuts[i + 1]
-        if b > a:
-            h[a:b], e[a:b] = _above_and_tied_block(scores[lo:lo + step], rows[a:b] - lo, values[a:b])
-
-    thread_map(block, range(len(starts)))
-    return h, e
+    step = max(1, min(_BLOCK // n_cols, -(-n_rows // (2 * default_threads()))))  # >= 2 blocks per thread
+    starts = np.arange(0, n_rows, step)
+    cuts = np.searchsorted(rows, np.append(starts, n_rows))
+    return thread_map(lambda i: fn(int(starts[i]), min(n_rows, int(starts[i]) + step), int(cuts[i]), int(cuts[i + 1])),
+                      range(starts.size))
 
 
 def tied_before(scores, rows, cols, values, tiebreak) -> np.ndarray:
@@ -126,10 +116,10 @@ def relevant_pairs(relevant, original, shape, mask):
                 )
             relevant = Qrels.from_dense(arr)
         keep = relevant.relevance > 0
-        q, d = relevant.query[keep], relevant.item[keep]
+        q, d = (relevant.query, relevant.item) if keep.all() else (relevant.query[keep], relevant.item[keep])
         for name, arr, n in (("query", q, n_q), ("item", d, n_v)):
-            bad = (arr < 0) | (arr >= n)
-            if bad.any():
+            if arr.size and (arr.min() < 0 or arr.max() >= n):  # two reductions; details only on error
+                bad = (arr < 0) | (arr >= n)
                 i = int(np.argmax(bad))
                 raise ValueError(
                     f"relevant.{name} has index {arr[i]} out of range 0..{n - 1} ({int(bad.sum())} such pairs); "
@@ -147,10 +137,13 @@ def relevant_pairs(relevant, original, shape, mask):
                 "each relevant pair must appear once (deduplicate the qrels)"
             )
         if original is not None:
-            flat = np.union1d(uniq, np.arange(n_q, dtype=np.int64) * n_v + original)
-        else:
-            flat = uniq
-        q, d = flat // n_v, flat % n_v
+            orig_flat = np.arange(n_q, dtype=np.int64) * n_v + original
+            at = np.minimum(np.searchsorted(uniq, orig_flat), max(uniq.size - 1, 0))
+            if not uniq.size or not np.array_equal(uniq[at], orig_flat):  # some originals are not listed: add them
+                uniq = np.union1d(uniq, orig_flat)
+                flat = None
+        if flat is not uniq:  # the pairs were reordered or extended
+            q, d = np.divmod(uniq, n_v)
     n_rel = np.bincount(q, minlength=n_q)
     if (n_rel == 0).any():
         i = int(np.argmax(n_rel == 0))
@@ -269,8 +262,18 @@ def retrieval(
     harmonic = harmonic_table(n_v + 1)
     flat = q * n_v + d  # sorted: relevant_pairs orders the pairs by query, then item
     s_rel = np.take(s.reshape(-1), flat)
-    h_rel, e_rel = above_and_tied(s, q, s_rel)
-    per = score_relevant(s, q, d, s_rel, h_rel, e_rel, n_rel, ks, ties, tiebreak, logfact, harmonic)
+    h_rel = np.empty(q.size, dtype=np.int64)
+    e_rel = np.empty(q.size, dtype=np.int64)
+
+    def block(lo: int, hi: int, a: int, b: int) -> dict[str, np.ndarray]:
+        """Count, then score, the relevant items of queries lo:hi (pairs a:b), in local indices."""
+        sb, ql = s[lo:hi], q[a:b] - lo
+        h_rel[a:b], e_rel[a:b] = _above_and_tied_block(sb, ql, s_rel[a:b])
+        return score_relevant(sb, ql, d[a:b], s_rel[a:b], h_rel[a:b], e_rel[a:b], n_rel[lo:hi], ks, ties,
+                              None if tiebreak is None else tiebreak[lo:hi], logfact, harmonic)
+
+    parts = map_row_blocks(n_q, n_v, q, block)
+    per = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     per["n_relevant"] = n_rel.astype(np.int64)
     spec = [Aggregation(f"C@{k}", f"C@{k}") for k in ks]
     spec += [Aggregation("mAP", "AP"), Aggregation("MeanR_first", "rank_first")]

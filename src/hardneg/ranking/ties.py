@@ -94,7 +94,10 @@ def hypergeometric_miss(g: np.ndarray, r: np.ndarray, m: np.ndarray, logfact: np
     """
     g = np.asarray(g, dtype=np.int64)
     r = np.asarray(r, dtype=np.int64)
-    m = np.clip(np.asarray(m, dtype=np.int64), 0, g)
+    m = np.asarray(m, dtype=np.int64)
+    if g.size and g.max() == 1:  # no ties (the usual case): missed exactly when no place is left
+        return (m <= 0).astype(np.float64)
+    m = np.clip(m, 0, g)
     free = g - r
     ok = m <= free
     mm = np.where(ok, m, 0)
