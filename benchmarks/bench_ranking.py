@@ -302,7 +302,7 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-slow", action="store_true", help="skip ir_measures, ranx (dict) and torchmetrics (minutes each at full size) on cases above --slow-limit score entries")
     parser.add_argument("--slow-limit", type=int, default=2_000_000, help="score entries above which --skip-slow applies (default 2,000,000)")
     parser.add_argument("--skip", default="", help="comma-separated anchors to skip, e.g. ir_measures,pytrec_eval")
-    parser.add_argument("--repeat", type=int, default=3, help="best-of repeats for the core and the floors (anchors run once)")
+    parser.add_argument("--repeat", type=int, default=7, help="best-of repeats for the core and the floors (anchors run once)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}

@@ -148,8 +148,8 @@ def _numeric(values: np.ndarray, value_type: pa.DataType, name: str) -> np.ndarr
     """Check dtype (numbers, not strings/objects) and convert exactly to the Arrow column's NumPy type."""
     if values.dtype == object or values.dtype.kind not in "biuf":
         raise ValueError(f"{name}: expected numbers, got values of dtype {values.dtype}")
-    if pa.types.is_floating(value_type):
-        return values.astype(np.float64, copy=False)  # float32 -> float64 is exact: no new ties
+    if pa.types.is_floating(value_type):  # widening (float32 -> float64) is exact: no new ties
+        return values.astype(value_type.to_pandas_dtype(), copy=False)
     if values.dtype.kind == "f":
         if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
             bad = int(np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))[0])
@@ -171,8 +171,34 @@ def _row_of_flat(offsets: np.ndarray, flat_positions: np.ndarray) -> np.ndarray:
     return np.searchsorted(offsets, flat_positions, side="right") - 1
 
 
-def encode_scores(predictions: Any, name: str = "predictions") -> pa.LargeListArray:
-    """Scores per example -> large_list<double>; every row non-empty and every score finite."""
+def _first_non_finite(flat: np.ndarray) -> int | None:
+    """Flat position of the first NaN/inf, or None; one summing pass when all are finite."""
+    if np.isfinite(flat.sum()):  # NaN/inf anywhere makes the sum non-finite (overflow falls through)
+        return None
+    bad = np.flatnonzero(~np.isfinite(flat))
+    return int(bad[0]) if bad.size else None
+
+
+def encode_scores(predictions: Any, name: str = "predictions",
+                  keep_float32: bool = False) -> tuple[pa.LargeListArray, np.ndarray]:
+    """Scores per example -> (large_list<double>, candidates per row); every row non-empty and
+    every score finite. With ``keep_float32`` a float32 score matrix stays float32 (exact, and half
+    the bytes to write and read back)."""
+    dense = _as_numpy(predictions)
+    if isinstance(dense, np.ndarray) and dense.ndim == 2 and dense.dtype.kind in "biuf":
+        # the common case (a score matrix): every row has the same length, checked in one pass
+        n, c = dense.shape
+        if n and c == 0:
+            raise ValueError(f"{name}[0] has no scores; every example needs at least one candidate")
+        pos = _first_non_finite(dense.reshape(-1)) if dense.dtype.kind == "f" else None
+        if pos is not None:
+            row, col = divmod(pos, c)
+            raise ValueError(
+                f"{name}[{row}] contains {float(dense[row, col])}: scores must be finite numbers (no NaN or inf); "
+                "check the model's outputs for that example"
+            )
+        value_type = pa.float32() if keep_float32 and dense.dtype == np.float32 else pa.float64()
+        return _ragged_to_arrow(dense, value_type, name), np.broadcast_to(np.int64(c), (n,))
     arr = _ragged_to_arrow(predictions, pa.float64(), name)
     if arr.null_count:
         raise ValueError(f"{name}[{int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])}] is None")
@@ -181,18 +207,17 @@ def encode_scores(predictions: Any, name: str = "predictions") -> pa.LargeListAr
     if lengths.size and lengths.min() == 0:
         raise ValueError(f"{name}[{int(np.argmin(lengths))}] has no scores; every example needs at least one candidate")
     flat = _flat_values(arr)
-    finite = np.isfinite(flat)
-    if not finite.all():
-        pos = int(np.flatnonzero(~finite)[0])
+    pos = _first_non_finite(flat)
+    if pos is not None:
         row = int(_row_of_flat(offsets, np.array([pos]))[0])
         raise ValueError(
             f"{name}[{row}] contains {float(flat[pos])}: scores must be finite numbers (no NaN or inf); "
             "check the model's outputs for that example"
         )
-    return arr
+    return arr, lengths
 
 
-def encode_positive_index(references: Any, scores: pa.LargeListArray, name: str = "references") -> pa.Array:
+def encode_positive_index(references: Any, lengths: np.ndarray, name: str = "references") -> pa.Array:
     """Index of the positive candidate per example -> int64, checked against each row's number of candidates."""
     refs = _as_numpy(references)
     if isinstance(refs, (pa.Array, pa.ChunkedArray)):
@@ -203,11 +228,10 @@ def encode_positive_index(references: Any, scores: pa.LargeListArray, name: str 
     if refs.size and (refs.dtype == object or refs.dtype.kind not in "biuf"):
         raise ValueError(f"{name}: expected integer positive indices, got dtype {refs.dtype}")
     refs = _numeric(refs, pa.int64(), name) if refs.size else refs.astype(np.int64)
-    lengths = np.diff(_offsets(scores))
     if refs.shape[0] != lengths.shape[0]:
         raise ValueError(f"predictions has {lengths.shape[0]} rows but {name} has {refs.shape[0]}; give one per example")
-    bad = (refs < 0) | (refs >= lengths)
-    if bad.any():
+    if refs.size and (refs.min() < 0 or (refs >= lengths).any()):
+        bad = (refs < 0) | (refs >= lengths)
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{name}[{i}] = {int(refs[i])} is out of range: example {i} has {int(lengths[i])} candidates "
@@ -216,12 +240,11 @@ def encode_positive_index(references: Any, scores: pa.LargeListArray, name: str 
     return pa.array(refs, type=pa.int64())
 
 
-def encode_relevant_lists(references: Any, scores: pa.LargeListArray, name: str = "references") -> pa.LargeListArray:
+def encode_relevant_lists(references: Any, n_items: np.ndarray, name: str = "references") -> pa.LargeListArray:
     """Relevant item indices per query -> large_list<int64>; non-empty, in range, no duplicates."""
     arr = _ragged_to_arrow(references, pa.int64(), name)
     if arr.null_count:
         raise ValueError(f"{name}[{int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])}] is None")
-    n_items = np.diff(_offsets(scores))
     if len(arr) != len(n_items):
         raise ValueError(f"predictions has {len(n_items)} rows but {name} has {len(arr)}; give one list per query")
     off = _offsets(arr)
@@ -247,19 +270,18 @@ def encode_relevant_lists(references: Any, scores: pa.LargeListArray, name: str 
     return arr
 
 
-def encode_original(original: Any, scores: pa.LargeListArray, name: str = "original") -> pa.Array:
+def encode_original(original: Any, n_items: np.ndarray, name: str = "original") -> pa.Array:
     """Index of each query's original positive -> int64 (the core counts it as relevant even if not listed)."""
     orig = _as_numpy(original)
     if isinstance(orig, (pa.Array, pa.ChunkedArray)):
         orig = orig.to_numpy(zero_copy_only=False)
     orig = np.asarray(orig)
-    n = len(scores)
+    n = len(n_items)
     if orig.ndim != 1 or orig.shape[0] != n:
         raise ValueError(f"predictions has {n} rows but {name} has shape {orig.shape}; give one index per query")
     if orig.size and (orig.dtype == object or orig.dtype.kind not in "biuf"):
         raise ValueError(f"{name}: expected integer item indices, got dtype {orig.dtype}")
     orig = _numeric(orig, pa.int64(), name) if orig.size else orig.astype(np.int64)
-    n_items = np.diff(_offsets(scores))
     bad = (orig < 0) | (orig >= n_items)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -404,6 +426,7 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     INPUT_KIND: str = "multiple_choice"
     OPTIONAL_INPUTS: tuple[str, ...] = ("video_ids",)
     STRING_INPUTS: tuple[str, ...] = ("video_ids",)
+    _keep_float32: bool = False  # set by compute() for the duration of a single-call computation
 
     # --- info -------------------------------------------------------------------------------
     def _make_info(self, *, description: str, citation: str, inputs_description: str,
@@ -447,6 +470,9 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         table = self._encode_batch({"predictions": predictions, "references": references, **kwargs})
         if self.writer is None:
             self.selected_feature_format = self.features
+            if table.schema.field("predictions").type.value_type == pa.float32():
+                self.selected_feature_format = datasets.Features(
+                    {**self.features, "predictions": datasets.LargeList(datasets.Value("float32"))})
             # one Arrow record batch per add_batch call instead of one per 1,000 rows
             self.writer_batch_size = max(len(table), 1)
             self._init_writer()
@@ -468,7 +494,13 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         if predictions is not None or references is not None:
             for name in self.OPTIONAL_INPUTS:
                 kwargs.setdefault(name, None)
-        return evaluate.Metric.compute(self, predictions=predictions, references=references, **kwargs)
+        # all the data in this one call: a float32 score matrix can be stored as it is (exact); a
+        # streamed float32 batch is widened, since a later batch may hold float64 scores
+        self._keep_float32 = self.writer is None
+        try:
+            return evaluate.Metric.compute(self, predictions=predictions, references=references, **kwargs)
+        finally:
+            self._keep_float32 = False
 
     @abc.abstractmethod
     def _info(self):
@@ -479,13 +511,13 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """Decode the Arrow columns, call `hardneg.ranking`, return the scores."""
 
     def _encode_batch(self, batch: dict[str, Any]) -> pa.Table:
-        scores = encode_scores(batch["predictions"])
+        scores, lengths = encode_scores(batch["predictions"], keep_float32=self._keep_float32)
         n = len(scores)
         columns: dict[str, pa.Array] = {"predictions": scores}
         if self.INPUT_KIND == "multiple_choice":
-            columns["references"] = encode_positive_index(batch["references"], scores)
+            columns["references"] = encode_positive_index(batch["references"], lengths)
         else:
-            columns["references"] = encode_relevant_lists(batch["references"], scores)
+            columns["references"] = encode_relevant_lists(batch["references"], lengths)
         for name in self._feature_names():
             if name in columns:
                 continue
@@ -502,7 +534,7 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     def _encode_extra(self, name: str, value: Any, columns: dict[str, pa.Array]) -> pa.Array:
         if name == "original" and self.INPUT_KIND == "retrieval":
-            return encode_original(value, columns["predictions"])
+            return encode_original(value, np.diff(_offsets(columns["predictions"])))
         raise ValueError(f"{self.name}: no encoder for input {name!r}")  # pragma: no cover
 
 
@@ -646,9 +678,9 @@ def scores_with_intervals(aggregate: Mapping[str, float], per_example: Mapping[s
     stats: dict[str, Stat] = {}
     for key in keys:
         out_key, agg_key = key[0], key[1]
-        per_key = key[2] if len(key) > 2 else agg_key
         out[out_key] = float(aggregate[agg_key])
-        stats[out_key] = Stat("mean", per_example[per_key])
+        if n_resamples:  # per-example values are only needed for the intervals
+            stats[out_key] = Stat("mean", per_example[key[2] if len(key) > 2 else agg_key])
     for out_key, (score, st) in (extra or {}).items():
         out[out_key] = float(score)
         stats[out_key] = st

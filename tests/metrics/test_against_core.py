@@ -170,3 +170,23 @@ def test_float32_and_tensor_inputs(load):
     out = m.compute(predictions=torch.from_numpy(scores), references=torch.from_numpy(positive), n_resamples=0)
     assert out["R@1"] == expected
     assert m.compute(predictions=scores.tolist(), references=positive.tolist(), n_resamples=0)["R@1"] == expected
+
+
+def test_float32_scores_are_kept_exactly_and_mixed_streams_lose_nothing(load):
+    """A float32 matrix in one call is stored as float32 (exact); a float32 batch followed by a
+    float64 batch whose values float32 cannot hold is widened, so no new ties appear."""
+    rcad = load("rcad_accuracy")
+    rng = np.random.default_rng(5)
+    s32 = rng.random((50, 6), dtype=np.float32)
+    pos = rng.integers(0, 6, 50)
+    core = multiple_choice(s32, pos, ks=(1, 2))
+    got = rcad.compute(predictions=s32, references=pos, n_resamples=0)
+    assert got["R@1"] == core["R@1"] and got["R@2"] == core["R@2"]
+    # two candidates differ only beyond float32 precision: storing them as float32 would tie them
+    s64 = np.array([[0.5, 0.5 + 1e-12, 0.1]] * 4)
+    rcad.add_batch(predictions=s32[:, :3], references=np.zeros(50, dtype=int))
+    rcad.add_batch(predictions=s64, references=np.zeros(4, dtype=int))
+    streamed = rcad.compute(n_resamples=0)
+    both = multiple_choice(np.vstack([s32[:, :3].astype(np.float64), s64]), np.zeros(54, dtype=int), ks=(1, 2))
+    assert streamed["R@1"] == both["R@1"] and streamed["tie_rate"] == both["tie_rate"]
+    assert both["tie_rate"] == multiple_choice(s32[:, :3], np.zeros(50, dtype=int))["tie_rate"] * 50 / 54

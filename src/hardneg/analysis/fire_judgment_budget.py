@@ -51,7 +51,7 @@ class JudgmentBudgetResult(AnalysisResult):
 
     def figure_size(self):
         rows, cols = self._grid()
-        return (5.5 * cols, 4.0 * rows + 0.5)
+        return (max(6.5, 5.5 * cols), 4.0 * rows + 0.8)
 
     def _draw(self, fig) -> None:
         metrics = list(self.deviations)
@@ -73,8 +73,8 @@ class JudgmentBudgetResult(AnalysisResult):
             ax.set_ylabel("density")
             ax.set_title(f"{m}: dashed = {int(q * 100)}th percentile")
             ax.legend(fontsize=8)
-        fig.suptitle(f"How many judged queries are enough ({self.params['system']}, "
-                     f"{self.params['n_resamples']} re-samples)")
+        fig.suptitle(f"How many judged queries are enough?\n{self.params['system']}, "
+                     f"{self.params['n_resamples']} re-samples")
 
 
 def judgment_budget(
