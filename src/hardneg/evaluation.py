@@ -44,6 +44,8 @@ def chance_levels(n_candidates: np.ndarray, ks) -> dict[str, float]:
 
 
 def _ci(values: np.ndarray, clusters: np.ndarray, n_resamples: int, seed: int, confidence: float) -> dict[str, float]:
+    if n_resamples == 0:  # intervals off
+        return {"value": float(np.mean(values))}
     ci = bootstrap_ci(values, clusters, n_resamples=n_resamples, confidence=confidence, seed=seed)
     return {"value": ci.estimate, "low": ci.low, "high": ci.high, "std_error": ci.std_error}
 
@@ -195,9 +197,13 @@ def evaluate_retrieval(data: BenchmarkData, table, meta: dict, ties: str, n_resa
                     seed=seed if ties == "random" else None)
     clusters = np.array([orig_vid[q] for q in pred_ids], dtype=object)[keep]
     names = [f"C@{k}" for k in spec["ks"]] + ["mAP"] + [f"R@{k}" for k in spec["ks"]] + ["MeanR", "MRR"]
+    # chance: what a scorer that ignores the input gets on these relevance labels (a constant score,
+    # exact expected ties); it depends on how many positives each query has
+    const = retrieval(np.zeros((int(keep.sum()), scores.shape[1])), rel[keep], original=original[keep], ks=spec["ks"])
     out = {
         "task": "retrieval", "n_items": len(q_ids), "n_scored": int(keep.sum()), "n_videos": len(video_ids),
         "coverage": float(keep.sum()) / max(len(q_ids), 1), "tie_rate": res.aggregate.get("tie_rate"),
+        "chance": {name: float(const.aggregate[name]) for name in names if name in const.aggregate},
         "overall": _with_cis(res, _RET_SOURCE, names, clusters, None, n_resamples, seed, confidence),
     }
     return out
@@ -246,10 +252,13 @@ def format_result(result: dict[str, Any]) -> str:
     """A plain-text report: overall metrics, then each breakdown (percentages for rates)."""
     lines = [f"{result['benchmark']} / {result['config']} ({','.join(result['splits'])}) — model {result['model_id']}",
              f"scored {result['n_scored']}/{result['n_items']} ({100 * result['coverage']:.0f}%), ties={result['ties']}, "
-             f"tie rate {100 * (result.get('tie_rate') or 0):.1f}%, {int(100 * result['confidence'])}% cluster-bootstrap CIs "
-             "over videos; rates in %"]
+             f"tie rate {100 * (result.get('tie_rate') or 0):.1f}%, "
+             + (f"{int(100 * result['confidence'])}% cluster-bootstrap CIs over videos" if result.get("n_resamples", 1)
+                else "no intervals (--resamples 0)") + "; rates in %"]
     if result.get("chance"):
-        lines.append(f"chance: R@1 {100 * result['chance']['R@1']:.1f}, MeanR {result['chance']['MeanR']:.2f}")
+        shown = ("R@1", "MeanR") if result["task"] == "multiple_choice" else ("C@1", "mAP", "R@1", "MeanR")
+        lines.append("chance (a scorer that ignores the input): " + ", ".join(
+            f"{k} {_fmt({'value': result['chance'][k]}, _is_pct(k))}" for k in shown if k in result["chance"]))
     lines.append("  " + "  ".join(f"{k} {_fmt(v, _is_pct(k))}" for k, v in result["overall"].items()
                                   if isinstance(v, dict) and "value" in v))
     for gname, groups in result.get("by_group", {}).items():
@@ -277,7 +286,7 @@ def plot_result(result: dict[str, Any], path: str | Path) -> Path:
 
     bars: list[tuple[str, dict]] = []
     for k, v in result["overall"].items():
-        if isinstance(v, dict) and "low" in v and _is_pct(k):
+        if isinstance(v, dict) and "value" in v and _is_pct(k) and k != "MedianR":
             bars.append((k, v))
     main = "R@1" if result["task"] == "multiple_choice" else "C@1"
     for gname, groups in result.get("by_group", {}).items():
@@ -287,13 +296,15 @@ def plot_result(result: dict[str, Any], path: str | Path) -> Path:
     fig, ax = plt.subplots(figsize=(max(5, 0.7 * len(bars) + 2), 4))
     x = np.arange(len(bars))
     vals = np.array([100 * b[1]["value"] for b in bars])
-    err = np.array([[100 * (b[1]["value"] - b[1]["low"]), 100 * (b[1]["high"] - b[1]["value"])] for b in bars]).T
+    err = np.array([[100 * (b[1]["value"] - b[1].get("low", b[1]["value"])),
+                     100 * (b[1].get("high", b[1]["value"]) - b[1]["value"])] for b in bars]).T
     ax.bar(x, vals, yerr=err if len(bars) else None, capsize=3, color="#4878a8")
-    if result.get("chance") and result["task"] == "multiple_choice":
-        ax.axhline(100 * result["chance"]["R@1"], color="#c44e52", ls="--", lw=1, label="chance R@1")
+    if result.get("chance"):
+        main_chance = "R@1" if result["task"] == "multiple_choice" else "C@1"
+        ax.axhline(100 * result["chance"][main_chance], color="#c44e52", ls="--", lw=1, label=f"chance {main_chance}")
         ax.legend(loc="upper right")
     ax.set_xticks(x, [b[0] for b in bars], rotation=35, ha="right")
-    ax.set_ylabel(f"score (%), {int(100 * result['confidence'])}% CI")
+    ax.set_ylabel(f"score (%), {int(100 * result['confidence'])}% CI" if result.get("n_resamples", 1) else "score (%)")
     ax.set_xlabel("metric / breakdown")
     ax.set_ylim(0, 100)
     ax.set_title(f"{result['benchmark']} / {result['config']} — {result['model_id']} (n={result['n_scored']})")

@@ -108,3 +108,32 @@ def test_quickstart_refuses_a_non_empty_folder(tmp_path, capsys):
     (tmp_path / "keep.txt").write_text("mine")
     assert main(["quickstart", "--out", str(tmp_path), "--benchmarks", "feint6k"]) == 2
     assert "--overwrite" in capsys.readouterr().err and (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_retrieval_chance_is_a_constant_scorer_on_the_labels(samples, tmp_path):
+    """FIRE chance depends on each query's positives: C@1 of a scorer that ignores the input is the
+    mean of (positives / videos); a constant-score predictions file lands exactly on it."""
+    data = load_benchmark(str(samples["fire"]), "msrvtt")
+    videos = data.videos["video_id"].to_pylist()
+    queries = data.queries["query_id"].to_pylist()
+    meta = predictions_metadata(task="retrieval", benchmark="fire", config="msrvtt", split="test",
+                                data_revision=data.data_revision, model_id="constant", model_revision="0",
+                                dataset=str(samples["fire"]), video_ids=videos,
+                                frames={"n_frames": 1, "fps": None, "resize": None, "decoder": "pyav"},
+                                hardneg_version="0")
+    t = pa.table({"id": queries, "scores": [[0.0] * len(videos)] * len(queries)}, schema=PREDICTIONS_SCHEMA)
+    path = tmp_path / "constant.parquet"
+    atomic_write_parquet(t.replace_schema_metadata(meta), path)
+    r = evaluate_predictions(path, n_resamples=0)  # 0: no intervals
+    assert "low" not in r["overall"]["C@1"]
+    original = dict(zip(queries, data.queries["video_id"].to_pylist()))
+    positives = {q: {original[q]} for q in queries}
+    for q, v, label in zip(data.qrels["query_id"].to_pylist(), data.qrels["video_id"].to_pylist(),
+                           data.qrels["label"].to_pylist()):
+        if label == 1 and v in videos:
+            positives[q].add(v)
+    expected_c1 = np.mean([len(positives[q]) / len(videos) for q in queries])
+    assert r["chance"]["C@1"] == pytest.approx(expected_c1)
+    assert r["chance"]["R@1"] == pytest.approx(1 / len(videos))
+    for name in ("C@1", "C@5", "mAP", "R@1", "MeanR"):
+        assert r["overall"][name]["value"] == pytest.approx(r["chance"][name]), name

@@ -26,7 +26,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--dataset", default=None, help="dataset folder or Hub id (default: the one in the file's metadata)")
     p.add_argument("--ties", default="expected", choices=TIE_RULES,
                    help="tie rule (default expected: exact expectation over random orders of tied candidates)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0 turns intervals off)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--json", default=None, help="result JSON (default: <predictions>.metrics.json)")
