@@ -26,10 +26,16 @@ def shard_name(index: int, n_shards: int) -> str:
 
 
 def table_to_ipc(table: pa.Table) -> bytes:
-    """Serialise a table to Arrow IPC bytes (what travels to workers, and what is hashed)."""
+    """Serialise a table to Arrow IPC bytes (what travels to workers, and what is hashed).
+
+    The rows are copied into fresh buffers first: the IPC bytes of a slice otherwise depend on
+    where it was cut from (a string column's data buffer keeps bytes outside the slice), so the
+    same rows in a longer input would get another digest.
+    """
+    compact = table.take(pa.array(range(table.num_rows), type=pa.int64()))
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table.combine_chunks())
+    with pa.ipc.new_stream(sink, compact.schema) as writer:
+        writer.write_table(compact.combine_chunks())
     return sink.getvalue().to_pybytes()
 
 
