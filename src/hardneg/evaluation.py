@@ -199,7 +199,7 @@ def evaluate_retrieval(data: BenchmarkData, table, meta: dict, ties: str, n_resa
     names = [f"C@{k}" for k in spec["ks"]] + ["mAP"] + [f"R@{k}" for k in spec["ks"]] + ["MeanR", "MRR"]
     # chance: what a scorer that ignores the input gets on these relevance labels (a constant score,
     # exact expected ties); it depends on how many positives each query has
-    const = retrieval(np.zeros((int(keep.sum()), scores.shape[1])), rel[keep], original=original[keep], ks=spec["ks"])
+    const = retrieval(np.zeros((int(keep.sum()), scores.shape[1]), np.float32), rel[keep], original=original[keep], ks=spec["ks"])
     out = {
         "task": "retrieval", "n_items": len(q_ids), "n_scored": int(keep.sum()), "n_videos": len(video_ids),
         "coverage": float(keep.sum()) / max(len(q_ids), 1), "tie_rate": res.aggregate.get("tie_rate"),

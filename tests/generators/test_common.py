@@ -8,7 +8,7 @@ import random
 import pyarrow as pa
 
 from hardneg.generators.common import (
-    caption_rng, details_json, fix_article, match_case, mc_row, negative_record, rows_to_columns, to_mc_table,
+    agree_article, article_slot, caption_rng, details_json, match_case, mc_row, negative_record, rows_to_columns, to_mc_table,
 )
 from hardneg.schema import MC_ITEM_SCHEMA
 
@@ -27,6 +27,10 @@ def test_match_case():
     assert match_case("out of", "Into") == "Out of"
     assert match_case("woman", "man") == "woman"
     assert match_case("a", "A") == "A"
+
+
+def fix_article(text_before, replacement):
+    return agree_article(article_slot(text_before), text_before, replacement)
 
 
 def test_fix_article():

@@ -63,6 +63,6 @@ def test_threaded_decoding_matches_one_thread_and_reports_bad_files(tmp_path, sa
         results[threads] = (emb, status, report)
     (e1, s1, r1), (e4, s4, r4) = results["1"], results["4"]
     assert s1 == s4 and s4["broken"] == "unreadable" and s4["absent"] == "missing"
-    assert r4.ok == len(ids) and r4.missing == ["absent"] and "broken" in r4.unreadable
+    assert r4.ok == r1.ok == len(ids) and r4.missing == r1.missing == ["absent"] and "broken" in r4.unreadable
     for v in ids:
         np.testing.assert_array_equal(e1[v], e4[v])

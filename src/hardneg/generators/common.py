@@ -53,13 +53,14 @@ def positive_record() -> dict[str, Any]:
 
 def negative_record(
     generator: str, version: str, rule: str, *, pos: str | None, span: str | None,
-    replacement: str | None, seed: int, details: Mapping[str, Any] | None = None,
+    replacement: str | None, seed: int, details: Mapping[str, Any] | str | None = None,
 ) -> dict[str, Any]:
-    """One `hardneg.schema.PROVENANCE_TYPE` value for a generated negative."""
+    """One `hardneg.schema.PROVENANCE_TYPE` value for a generated negative (`details`: a mapping, or
+    its `details_json` text already written by a generator's fast path)."""
     return {
         "origin": "generator", "generator": generator, "generator_version": version, "rule": rule,
         "pos": pos, "span": span, "replacement": replacement, "seed": int(seed),
-        "details": details_json(details),
+        "details": details if isinstance(details, str) else details_json(details),
     }
 
 
@@ -128,26 +129,47 @@ def batch_records(batch: Mapping[str, list], required: tuple[str, ...] = ("id", 
     return out
 
 
+def case_of(word: str) -> str:
+    """'upper', 'title' or 'lower': the capitalisation pattern `apply_case` copies."""
+    if len(word) > 1 and word.isupper():
+        return "upper"
+    return "title" if word[:1].isupper() else "lower"
+
+
+def apply_case(word: str, case: str) -> str:
+    """`word` in the capitalisation pattern `case` (from `case_of`)."""
+    if case == "upper":
+        return word.upper()
+    if case == "title":
+        return word[:1].upper() + word[1:]
+    return word
+
+
 def match_case(replacement: str, original: str) -> str:
     """Give `replacement` the capitalisation pattern of `original` (UPPER, Title or lower)."""
-    if len(original) > 1 and original.isupper():
-        return replacement.upper()
-    if original[:1].isupper():
-        return replacement[:1].upper() + replacement[1:]
-    return replacement
+    return apply_case(replacement, case_of(original))
 
 
-def fix_article(text_before: str, replacement: str) -> tuple[str, bool]:
-    """Make an 'a'/'an' right before the replaced word agree with it; return (new prefix, changed)."""
+def article_slot(text_before: str) -> tuple[str, str, str] | None:
+    """(text before the article, the article, the gap after it) when `text_before` ends in 'a '/'an '.
+
+    Computed once per replaced word; `agree_article` then fixes the article for each replacement."""
     stripped = text_before.rstrip()
     gap = text_before[len(stripped):]
-    if not gap or not replacement:
-        return text_before, False
-    head, _, last = stripped.rpartition(" ")
+    if not gap:
+        return None
+    head, sep, last = stripped.rpartition(" ")
     if last.lower() not in ("a", "an"):
+        return None
+    return head + sep, last, gap
+
+
+def agree_article(slot: tuple[str, str, str] | None, text_before: str, replacement: str) -> tuple[str, bool]:
+    """`text_before` with the article of `slot` made to agree with `replacement`; (new prefix, changed)."""
+    if slot is None or not replacement:
         return text_before, False
+    head, article, gap = slot
     want = "an" if replacement[0].lower() in "aeiou" else "a"
-    if last.lower() == want:
+    if article.lower() == want:
         return text_before, False
-    new = match_case(want, last)
-    return (head + " " if head else "") + new + gap, True
+    return head + match_case(want, article) + gap, True

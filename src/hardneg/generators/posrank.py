@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from hardneg.generators.common import (
-    batch_records, caption_rng, fix_article, match_case, mc_row, negative_record, rows_to_columns,
+    agree_article, apply_case, article_slot, batch_records, caption_rng, case_of, match_case, mc_row, negative_record,
+    rows_to_columns,
 )
 from hardneg.generators.inflection import inflect, lemmatize
 from hardneg.schema import PARTS_OF_SPEECH
@@ -242,12 +243,6 @@ def surface(lemma: str, target: Target) -> str:
     return match_case(inflect(lemma, target.tag), target.text)
 
 
-def substitute(text: str, target: Target, replacement: str) -> tuple[str, bool]:
-    """`text` with the target replaced (and an 'a'/'an' before it fixed); returns (text, article_fixed)."""
-    prefix, fixed = fix_article(text[: target.start], replacement)
-    return prefix + replacement + text[target.end :], fixed
-
-
 def ranked_candidates(
     target: Target, pos: str, source: CandidateSource, vocabulary: Sequence[str], rng: Any, k: int
 ) -> list[tuple[str, str, str]]:
@@ -304,25 +299,6 @@ def choose_target(targets: list[Target], pos: str, source: CandidateSource, rng:
     return targets[rng.randrange(len(targets))]
 
 
-def case_of(word: str) -> str:
-    """'upper', 'title' or 'lower': the capitalisation `match_case` copies."""
-    if len(word) > 1 and word.isupper():
-        return "upper"
-    return "title" if word[:1].isupper() else "lower"
-
-
-def article_slot(prefix: str) -> tuple[str, str, str] | None:
-    """(text before the article, the article, the gap after it) when `prefix` ends in 'a '/'an '."""
-    stripped = prefix.rstrip()
-    gap = prefix[len(stripped):]
-    if not gap:
-        return None
-    head, sp, last = stripped.rpartition(" ")
-    if last.lower() not in ("a", "an"):
-        return None
-    return head + sp, last, gap
-
-
 def word_details(lemma: str, target: Target, article_fixed: bool) -> str:
     """`details_json` of a single-word negative, written directly (this runs once per negative).
     Lemmas and Penn tags hold only letters, spaces and '$', so no JSON escaping is needed."""
@@ -346,24 +322,17 @@ def word_negatives(
     negatives = []
     seen = {text}
     prefix, suffix = text[: target.start], text[target.end :]
-    slot = article_slot(prefix)
+    slot = article_slot(prefix)  # the caption's case and article are read once, not per candidate
     case = case_of(target.text)
     for rule, lemma, form in ranked_candidates(target, pos, source, vocabulary.get(pos, ()), rng, k):
-        repl = form.upper() if case == "upper" else (form[:1].upper() + form[1:] if case == "title" else form)
-        fixed = False
-        pre = prefix
-        if slot is not None:
-            head, article, gap = slot
-            want = "an" if repl[:1].lower() in ("a", "e", "i", "o", "u") else "a"
-            if want != article.lower():
-                pre, fixed = head + match_case(want, article) + gap, True
+        repl = apply_case(form, case)
+        pre, fixed = agree_article(slot, prefix, repl)
         new = pre + repl + suffix
         if new in seen:
             continue
         seen.add(new)
-        negatives.append((new, pos, {
-            "origin": "generator", "generator": NAME, "generator_version": VERSION, "rule": rule, "pos": pos,
-            "span": target.text, "replacement": repl, "seed": seed, "details": word_details(lemma, target, fixed)}))
+        negatives.append((new, pos, negative_record(NAME, VERSION, rule, pos=pos, span=target.text, replacement=repl,
+                                                    seed=seed, details=word_details(lemma, target, fixed))))
     if not negatives:
         return None
     return mc_row(rec["id"], f"{rec['id']}/{pos}", rec["video_id"], text, negatives, category=pos,
