@@ -27,7 +27,13 @@ from hardneg.video import VideoFolder  # noqa: E402
 
 GPU_MODELS = "tiny-clip,openai/clip-vit-base-patch32,microsoft/xclip-base-patch32,blind-unigram"
 CPU_MODELS = "tiny-clip,blind-unigram"
-MC_BENCHMARKS = ("feint6k", "contrast_sets", "posrank")
+
+
+def demo_benchmarks() -> tuple[str, ...]:
+    """Every declared multiple-choice benchmark with a built-in sample (the demo shows candidate lists)."""
+    from hardneg import benchmarks
+
+    return tuple(n for n, b in benchmarks.all_benchmarks().items() if not b.is_retrieval and b.sample)
 
 
 def default_models() -> list[str]:
@@ -43,9 +49,10 @@ def prepare_default_data(cache: Path) -> tuple[Path, Path]:
     from hardneg.datasets import build_samples, sample_video_ids
 
     data = cache / "demo" / "samples"
-    if not all((data / b / "README.md").is_file() for b in MC_BENCHMARKS):
-        build_samples(data, overwrite=True, benchmarks=MC_BENCHMARKS)
-    ids = sorted({v for b in MC_BENCHMARKS for v in sample_video_ids(b)})
+    names = demo_benchmarks()
+    if not all((data / b / "README.md").is_file() for b in names):
+        build_samples(data, overwrite=True, benchmarks=names)
+    ids = sorted({v for b in names for v in sample_video_ids(b)})
     return data, sample_videos(ids, cache)
 
 
@@ -181,7 +188,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
 
 
 def main(argv: list[str] | None = None) -> None:
-    from hardneg.scoring import default_cache_dir
+    from hardneg.resources import cache_dir as default_cache_dir
 
     p = argparse.ArgumentParser(description="video-hardneg demo (Gradio)")
     p.add_argument("--data", default=os.environ.get("HARDNEG_DEMO_DATA"), help="folder of built benchmarks (default: built-in samples)")

@@ -52,14 +52,15 @@ class ExampleStore:
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> "ExampleStore":
-        from hardneg.scoring import _card_configs, _folder_benchmark, load_benchmark
+        from hardneg import benchmarks
+        from hardneg.items import card_configs, folder_benchmark, load_benchmark
 
         store = cls(Path(root))
         for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
-            bench = _folder_benchmark(folder)
-            if not bench or bench == "fire":  # retrieval has no per-item candidate list
-                continue
-            for config in _card_configs(folder):
+            bench = folder_benchmark(folder)
+            if bench not in benchmarks.names() or benchmarks.get(bench).is_retrieval:
+                continue  # retrieval has no per-item candidate list to show
+            for config in card_configs(folder):
                 data = load_benchmark(str(folder), config)
                 rows = data.items.to_pylist()
                 split_of = {}
@@ -74,7 +75,10 @@ class ExampleStore:
         return store
 
     def benchmarks(self) -> list[str]:
-        return sorted({b for b, _ in self.examples})
+        from hardneg import benchmarks
+
+        order = benchmarks.names()
+        return sorted({b for b, _ in self.examples}, key=order.index)
 
     def configs(self, benchmark: str) -> list[str]:
         return [c for b, c in self.examples if b == benchmark]

@@ -21,7 +21,8 @@ from pathlib import Path
 import gradio as gr
 
 from hardneg.leaderboard import Leaderboard
-from hardneg.leaderboard.board import BENCHMARK_TITLES, KINDS
+from hardneg import benchmarks as registry
+from hardneg.leaderboard.board import KINDS
 
 ORDER = ("best first", "worst first")
 
@@ -46,11 +47,9 @@ def benchmark_item_sets():
         return load_benchmarks(local)
     from huggingface_hub import HfApi, snapshot_download
 
-    from hardneg.leaderboard.eval_results import DATASET_REPOS
-
     root = Path(os.environ.get("HARDNEG_LB_DATA", "data")) / "benchmarks"
     revisions = {}
-    for bench, repo in DATASET_REPOS.items():
+    for bench, repo in ((n, b.hub_id) for n, b in registry.all_benchmarks().items()):
         sha = HfApi().dataset_info(repo).sha
         snapshot_download(repo, repo_type="dataset", revision=sha, local_dir=root / bench)
         revisions[bench] = {sha}
@@ -111,23 +110,28 @@ def create_app(board: Leaderboard) -> gr.Blocks:
         with gr.Tabs():
             for bench in benchmarks:
                 cols = [c.name for c in board.columns(bench)]
-                with gr.Tab(BENCHMARK_TITLES.get(bench, bench), id=bench):
+                headline = [c.name for c in board.columns(bench) if c.headline]
+                with gr.Tab(registry.get(bench).title, id=bench):
                     bench_state = gr.State(bench)
                     with gr.Row():
                         search = gr.Textbox(label="Search model", placeholder="part of a model name", scale=2)
                         kinds = gr.CheckboxGroup(list(KINDS), value=list(KINDS), label="Show rows")
                     with gr.Row():
-                        sort_by = gr.Dropdown(cols, value=cols[0], label="Sort by (leader and ties use this column)")
+                        sort_by = gr.Dropdown(cols, value=headline[0], label="Sort by (#1 and ties use this column)")
                         order = gr.Radio(list(ORDER), value=ORDER[0], label="Order")
-                    shown = gr.CheckboxGroup(cols, value=cols, label="Columns")
-                    table0, fig0 = view(bench, "", list(KINDS), cols, cols[0], ORDER[0])
+                    shown = gr.CheckboxGroup(cols, value=headline, label="Columns (headline metrics by default)")
+                    table0, fig0 = view(bench, "", list(KINDS), headline, headline[0], ORDER[0])
                     table = gr.Dataframe(table0, interactive=False, wrap=True, elem_id=f"board-{bench}",
-                                         label=f"{BENCHMARK_TITLES.get(bench, bench)} board")
+                                         label=f"{registry.get(bench).title} board")
                     plot = gr.Plot(fig0, label="bar chart of the sort column")
                     inputs = [bench_state, search, kinds, shown, sort_by, order]
                     for control in (search, kinds, shown, sort_by, order):
                         control.change(view, inputs, [table, plot], api_name=False)
                     refreshers.append((inputs, [table, plot]))
+            with gr.Tab("Overall", id="overall"):
+                gr.Markdown("Models with results on every benchmark: each benchmark's first headline metric "
+                            "(mean over its configs) and their average. Reported paper numbers are not included.")
+                gr.Dataframe(board.average(), interactive=False, wrap=True, elem_id="board-overall")
             with gr.Tab("Submit", id="submit"):
                 gr.Markdown(
                     "Upload one predictions file (`hardneg score` output: one benchmark config/split). "

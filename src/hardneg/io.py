@@ -7,8 +7,10 @@ one; an existing result is replaced only when the caller says so.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -38,10 +40,25 @@ def _fsync_dir(path: Path) -> None:
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write `data` to `path` via a temporary file in the same folder and an atomic rename."""
+    """Write `data` to `path` via a temporary file in the same folder and an atomic rename.
+
+    The file gets the mode a plain `open(path, "wb")` would give (0666 less the umask, e.g. 0644),
+    not mkstemp's 0600: the temporary file is created with mode 0666 and the kernel applies the
+    umask (no process-wide umask read, so it is safe with threads).
+    """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    for _ in range(100):  # a random name, retried on the (unlikely) collision, as mkstemp does
+        tmp = str(p.parent / f".{p.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:  # pragma: no cover - 100 collisions of 48 random bits
+        raise FileExistsError(f"no free temporary file name next to {p}")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -79,27 +96,118 @@ def atomic_write_parquet(table: pa.Table, path: str | os.PathLike, **kwargs) -> 
     return p
 
 
+#: RENAME_EXCHANGE flag of Linux renameat2(2): swap two paths in one atomic step.
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_libc = None
+
+
+def _rename_exchange(a: Path, b: Path) -> bool:
+    """Swap `a` and `b` atomically with renameat2(RENAME_EXCHANGE); False where the OS or filesystem lacks it."""
+    global _libc
+    if not sys.platform.startswith("linux"):
+        return False
+    if _libc is None:
+        try:
+            import ctypes
+
+            _libc = ctypes.CDLL(None, use_errno=True)
+        except OSError:
+            _libc = False
+    fn = getattr(_libc, "renameat2", None) if _libc else None
+    if fn is None:
+        return False
+    import ctypes
+
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+        return False  # kernel, libc or filesystem without RENAME_EXCHANGE: use the two-step move
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+def _crash_point(name: str) -> None:
+    """Test hook: called at the points where a kill used to leave no output (a test replaces it)."""
+
+
+def aside_path(out: str | os.PathLike) -> Path:
+    """Where `atomic_directory` keeps the old tree during a two-step replace: `.<name>.aside` beside it."""
+    out = Path(out)
+    return out.parent / f".{out.name}.aside"
+
+
+def recover_interrupted_replace(out: str | os.PathLike) -> str | None:
+    """Undo a replace of `out` that a kill interrupted; call before anything else looks at `out`.
+
+    A leftover `.<name>.aside` folder with `out` missing is the old tree, moved aside just
+    before the kill: it is moved back. With `out` present, the new tree was already in place
+    and the aside folder is only the old tree waiting to be deleted: it is deleted.
+    Returns "restored", "cleaned" or None (nothing to do).
+    """
+    out = Path(out)
+    aside = aside_path(out)
+    if not (aside.exists() or aside.is_symlink()):
+        return None
+    if not (out.exists() or out.is_symlink()):
+        os.replace(aside, out)
+        _fsync_dir(out.parent)
+        return "restored"
+    _remove_tree(aside)
+    return "cleaned"
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    """Put the finished `tmp` at `out`; at no instant is `out` missing when it existed before."""
+    if not (out.exists() or out.is_symlink()):
+        os.replace(tmp, out)
+        return
+    if _rename_exchange(tmp, out):
+        # one atomic step: `out` is the new tree, `tmp` the old one
+        _crash_point("exchanged")
+        _remove_tree(tmp)
+        return
+    # Two steps where the swap is not available; a kill between them leaves `out` missing and
+    # the old tree at `.<name>.aside`, which the next `atomic_directory(out)` (or
+    # `recover_interrupted_replace`) moves back before doing anything else.
+    aside = aside_path(out)
+    os.replace(out, aside)
+    _crash_point("aside")
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        os.replace(aside, out)
+        raise
+    _remove_tree(aside)
+
+
 @contextlib.contextmanager
 def atomic_directory(out: str | os.PathLike, overwrite: bool = False) -> Iterator[Path]:
     """Build a whole output folder in a sibling temporary folder, then move it into place.
 
     A failure inside the block leaves no trace of the new output and the old one untouched.
+    With `overwrite`, the old folder is swapped for the new one in one atomic step on Linux
+    (renameat2 RENAME_EXCHANGE); elsewhere it is moved aside first, and a kill between the
+    two moves is undone at the start of the next call (see `recover_interrupted_replace`).
     """
     out = Path(out)
+    recover_interrupted_replace(out)
     refuse_overwrite(out, overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
         yield tmp
-        if out.exists():
-            backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            backup.rmdir()
-            os.replace(out, backup)
-            os.replace(tmp, out)
-            shutil.rmtree(backup, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        _move_into_place(tmp, out)
         _fsync_dir(out.parent)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp.exists():
+            _remove_tree(tmp)
         raise

@@ -89,6 +89,9 @@ QUERY_SCHEMA = pa.schema(
         pa.field("video_id", pa.string(), nullable=False),  # the original (single) positive
         pa.field("source_dataset", pa.string()),
         pa.field("source_split", pa.string()),
+        # row indices into the `<name>-videos` table: every video judged relevant (label 1, original or FIRE)
+        pa.field("relevant", pa.list_(pa.int64())),
+        pa.field("original", pa.int64()),  # row index of `video_id` in the videos table
     ]
 )
 
@@ -130,7 +133,7 @@ PREDICTIONS_METADATA_KEY = b"hardneg"
 PREDICTIONS_REQUIRED_METADATA = (
     "schema_version",
     "task",  # "multiple_choice" | "retrieval"
-    "benchmark",  # feint6k | contrast_sets | posrank | fire
+    "benchmark",  # a declared benchmark name (hardneg list)
     "config",
     "split",
     "data_revision",

@@ -31,149 +31,11 @@ import pyarrow.parquet as pq
 
 from hardneg import __version__
 from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrite
+from hardneg.items import BenchmarkData, is_hub_id, load_benchmark
+from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
 from hardneg.threads import thread_map
 from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_frames, file_fingerprint
-
-#: Hub dataset repos of the four benchmarks, by benchmark name.
-HUB_REPOS = {
-    "video-hardneg/feint6k": "feint6k",
-    "video-hardneg/contrast-sets": "contrast_sets",
-    "video-hardneg/posrank": "posrank",
-    "video-hardneg/fire": "fire",
-}
-RETRIEVAL_BENCHMARKS = ("fire",)
-
-
-def default_cache_dir() -> Path:
-    """$HARDNEG_CACHE, else ~/.cache/hardneg (embeddings, built-in sample videos, tiny model)."""
-    return Path(os.environ.get("HARDNEG_CACHE") or Path.home() / ".cache" / "hardneg")
-
-
-# --------------------------------------------------------------------------------------- data
-
-
-@dataclass
-class BenchmarkData:
-    """One benchmark config, loaded: items (multiple choice) or queries + videos + qrels."""
-
-    dataset: str
-    benchmark: str
-    config: str
-    splits: list[str]
-    data_revision: str
-    items: pa.Table | None = None  # MC_ITEM_SCHEMA rows, all chosen splits
-    queries: pa.Table | None = None  # retrieval
-    videos: pa.Table | None = None
-    qrels: pa.Table | None = None
-
-    @property
-    def task(self) -> str:
-        return "retrieval" if self.queries is not None else "multiple_choice"
-
-
-def _card_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
-    """{config: {split: [data file paths]}} from a repo folder's README YAML."""
-    import yaml
-
-    card = folder / "README.md"
-    if not card.is_file():
-        return {}
-    text = card.read_text(encoding="utf-8")
-    if not text.startswith("---"):
-        return {}
-    header = yaml.safe_load(text.split("---", 2)[1]) or {}
-    out: dict[str, dict[str, list[str]]] = {}
-    for cfg in header.get("configs", []):
-        splits: dict[str, list[str]] = {}
-        for df in cfg.get("data_files", []):
-            paths = df["path"] if isinstance(df["path"], list) else [df["path"]]
-            splits.setdefault(df["split"], []).extend(paths)
-        out[cfg["config_name"]] = splits
-    return out
-
-
-def _folder_config(folder: Path, config: str) -> dict[str, list[Path]]:
-    configs = _card_configs(folder)
-    if configs:
-        if config not in configs:
-            raise ValueError(f"dataset {folder} has no config {config!r}; choose one of {sorted(configs)}")
-        return {s: [folder / p for p in ps] for s, ps in configs[config].items()}
-    sub = folder / config
-    if not sub.is_dir():
-        raise ValueError(f"dataset folder {folder} has no README.md configs and no {config}/ folder")
-    splits: dict[str, list[Path]] = {}
-    for p in sorted(sub.glob("*.parquet")):
-        splits.setdefault(p.name.split("-")[0], []).append(p)
-    return splits
-
-
-def _folder_benchmark(folder: Path) -> str | None:
-    report = folder / "build_report.json"
-    if report.is_file():
-        return json.loads(report.read_text()).get("benchmark")
-    return None
-
-
-def _read_folder_table(folder: Path, config: str, splits: list[str] | None) -> tuple[pa.Table, list[str], str]:
-    files = _folder_config(folder, config)
-    chosen = list(files) if not splits else splits
-    unknown = [s for s in chosen if s not in files]
-    if unknown:
-        raise ValueError(f"config {config!r} of {folder} has no split(s) {unknown}; choose from {sorted(files)}")
-    h = hashlib.sha256()
-    tables = []
-    for s in chosen:
-        for p in files[s]:
-            if not p.is_file():
-                raise FileNotFoundError(f"data file {p} listed in {folder}/README.md is missing; rebuild the dataset")
-            h.update(p.read_bytes())
-            tables.append(pq.read_table(p).replace_schema_metadata(None))
-    return pa.concat_tables(tables, promote_options="permissive"), chosen, "sha256:" + h.hexdigest()[:16]
-
-
-def _read_hub_table(repo: str, config: str, splits: list[str] | None, revision: str | None):
-    import datasets
-    from huggingface_hub import HfApi
-
-    sha = HfApi().dataset_info(repo, revision=revision).sha
-    dd = datasets.load_dataset(repo, config, revision=sha)
-    chosen = list(dd) if not splits else splits
-    unknown = [s for s in chosen if s not in dd]
-    if unknown:
-        raise ValueError(f"config {config!r} of {repo} has no split(s) {unknown}; choose from {sorted(dd)}")
-    table = pa.concat_tables([dd[s].data.table for s in chosen], promote_options="permissive")
-    return table, chosen, sha
-
-
-def load_benchmark(dataset: str, config: str, splits: list[str] | None = None, benchmark: str | None = None,
-                   revision: str | None = None) -> BenchmarkData:
-    """Load a benchmark config from a built repo folder or a Hub dataset id."""
-    folder = Path(dataset)
-    if folder.is_dir():
-        bench = benchmark or _folder_benchmark(folder)
-        read = functools.partial(_read_folder_table, folder)
-    elif re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", dataset) and not folder.exists():
-        bench = benchmark or HUB_REPOS.get(dataset)
-        read = lambda c, s: _read_hub_table(dataset, c, s, revision)  # noqa: E731
-    else:
-        raise FileNotFoundError(f"dataset {dataset} is neither an existing folder nor a Hub id (owner/name); "
-                                "build one with hardneg build or pass a Hub dataset id")
-    if not bench:
-        raise ValueError(f"cannot tell which benchmark {dataset} is; pass --benchmark (feint6k, contrast_sets, posrank, fire)")
-    if bench in RETRIEVAL_BENCHMARKS:
-        qrels, chosen, rev_q = read(config, splits)
-        queries, _, rev_a = read(f"{config}-queries", chosen)
-        videos, _, rev_b = read(f"{config}-videos", chosen)
-        rev = rev_q if rev_q == rev_a == rev_b else "sha256:" + hashlib.sha256(
-            f"{rev_q}{rev_a}{rev_b}".encode()).hexdigest()[:16]
-        return BenchmarkData(dataset, bench, config, chosen, rev, queries=queries, videos=videos, qrels=qrels)
-    items, chosen, rev = read(config, splits)
-    for col in ("id", "video_id", "captions", "label"):
-        if col not in items.column_names:
-            raise ValueError(f"dataset {dataset} config {config}: no column {col!r}; is it a multiple-choice benchmark?")
-    return BenchmarkData(dataset, bench, config, chosen, rev, items=items)
-
 
 # -------------------------------------------------------------------------------------- cache
 
@@ -409,7 +271,11 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                   num_gpus=num_gpus, progress=progress, ray_runtime_env=ray_runtime_env)
     meta_common = dict(
         task=data.task, benchmark=data.benchmark, config=config, split=",".join(data.splits),
-        data_revision=data.data_revision, dataset=str(dataset), model_id=m.model_id, model_revision=m.revision,
+        data_revision=data.data_revision, model_id=m.model_id, model_revision=m.revision,
+        # where the data came from: a Hub id (with the revision above), or a local folder recorded as an
+        # absolute path so `hardneg evaluate` works from any folder; local paths are never published
+        hub_id=dataset if is_hub_id(str(dataset)) else data.declaration.hub_id,
+        dataset_path=None if is_hub_id(str(dataset)) else str(Path(dataset).resolve()),
         model=m.identity(), frames=frames.identity(), hardneg_version=__version__,
     )
     if data.task == "multiple_choice":
@@ -458,11 +324,68 @@ def read_predictions(path: str | os.PathLike) -> tuple[pa.Table, dict[str, Any]]
         table = pq.read_table(path)
     except Exception as exc:
         raise ValueError(f"{path} is not a readable Parquet file ({exc})") from exc
-    from hardneg.schema import check_columns
+    from hardneg.schema import PREDICTIONS_REQUIRED_METADATA, check_columns
 
-    check_columns(table, PREDICTIONS_SCHEMA, f"predictions file {path}")
-    return table, read_predictions_metadata(table.schema)
+    what = f"predictions file {path}"
+    check_columns(table, PREDICTIONS_SCHEMA, what)
+    fix = "write the file with hardneg score (or hardneg.schema.predictions_metadata)"
+    try:
+        meta = read_predictions_metadata(table.schema)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what}: its 'hardneg' metadata is not valid JSON ({exc}); {fix}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{what}: its 'hardneg' metadata is not UTF-8 text; {fix}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{what}: its 'hardneg' metadata is a JSON {type(meta).__name__}, not an object of run "
+                         f"settings ({{\"config\": ..., \"task\": ...}}); {fix}")
+    missing = [k for k in PREDICTIONS_REQUIRED_METADATA if k not in meta]
+    if missing:
+        raise ValueError(f"{what}: its 'hardneg' metadata lacks {missing}; {fix}")
+    if meta["task"] not in ("multiple_choice", "retrieval"):
+        raise ValueError(f"{what}: metadata 'task' is {meta['task']!r}; expected 'multiple_choice' or 'retrieval'")
+    for key in ("benchmark", "config", "split"):
+        if not isinstance(meta[key], str):
+            raise ValueError(f"{what}: metadata {key!r} must be a string, got {meta[key]!r:.80}")
+    if not meta["config"]:
+        raise ValueError(f"{what}: metadata 'config' is empty; it must name the dataset config that was scored")
+    if meta.get("dataset") is not None and not isinstance(meta["dataset"], str):
+        raise ValueError(f"{what}: metadata 'dataset' must be a folder path or Hub id (a string), got {meta['dataset']!r:.80}")
+    video_ids = meta.get("video_ids")
+    if meta["task"] == "retrieval" or video_ids is not None:
+        if not isinstance(video_ids, list) or not all(isinstance(v, str) for v in video_ids):
+            raise ValueError(f"{what}: retrieval predictions need metadata 'video_ids', a list of video id strings "
+                             f"(the video of each score column); got {video_ids!r:.80}")
+        if not video_ids and table.num_rows:
+            raise ValueError(f"{what}: metadata 'video_ids' is empty, so no video was scored and nothing can be "
+                             "ranked; check that the videos were found when scoring (see its video report)")
+
+    ids = table.column("id")
+    if ids.null_count:
+        row = int(np.flatnonzero(ids.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ValueError(f"{what}: row {row} has no id (null); every row needs the id of the item or query it scores")
+    scores = table.column("scores").combine_chunks()
+    name = lambda row: repr(ids[int(row)].as_py()[:100])  # noqa: E731
+    if scores.null_count:
+        row = int(np.flatnonzero(scores.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ValueError(f"{what}: row {name(row)} has no score list (null, {scores.null_count} such rows); "
+                         "every row needs one score per candidate: rescore it, or drop the row (coverage is reported)")
+    flat = pc.list_flatten(scores)
+    values = flat.to_numpy(zero_copy_only=False).astype(np.float64, copy=False) if flat.null_count == 0 else None
+    bad = (flat.is_null().to_numpy(zero_copy_only=False) if values is None else ~np.isfinite(values))
+    if bad.any():
+        pos = int(np.flatnonzero(bad)[0])
+        row = int(pc.list_parent_indices(scores)[pos].as_py())
+        got = "null" if values is None else str(values[pos])
+        raise ValueError(f"{what}: row {name(row)} has a {got} score ({int(bad.sum())} such scores); scores must be "
+                         "finite numbers: check the model's output for that row")
+    if video_ids is not None:
+        lengths = pc.list_value_length(scores).to_numpy(zero_copy_only=False)
+        off = np.flatnonzero(lengths != len(video_ids))
+        if off.size:
+            raise ValueError(f"{what}: row {name(off[0])} has {int(lengths[off[0]])} scores but the metadata lists "
+                             f"{len(video_ids)} videos; a retrieval row scores every video in 'video_ids'")
+    return table, meta
 
 
-__all__ = ["BenchmarkData", "EmbeddingCache", "ScoreRun", "ScoreSpec", "default_cache_dir", "encode_videos",
+__all__ = ["BenchmarkData", "EmbeddingCache", "ScoreRun", "ScoreSpec", "encode_videos",
            "load_benchmark", "make_batch_fn", "read_predictions", "score_benchmark"]

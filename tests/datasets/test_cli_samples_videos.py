@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hardneg.cli import main
-from hardneg.datasets import SAMPLE_BENCHMARKS, build_benchmark, sample_raw_dir, sample_video_ids
+from hardneg.datasets import build_benchmark, sample_benchmarks, sample_raw_dir, sample_video_ids
 from hardneg.datasets.videos import coverage_report, resolve_videos, video_ids_of_folder
 
 
@@ -63,7 +63,7 @@ def test_cli_help_explains_raw_formats(capsys):
     assert "feint6k_msrvtt.csv" in text and "--overwrite" in text and "--push" in text
 
 
-@pytest.mark.parametrize("name", SAMPLE_BENCHMARKS)
+@pytest.mark.parametrize("name", sample_benchmarks())
 def test_sample_videos_txt_lists_exactly_the_referenced_videos(name, tmp_path):
     out = build_benchmark(name, sample_raw_dir(name), tmp_path / name).out
     assert sorted(sample_video_ids(name)) == video_ids_of_folder(out)

@@ -14,32 +14,29 @@ anything is written; a failed build leaves nothing behind, and an existing
 --out is replaced only with --overwrite. The folder loads offline with
 datasets.load_dataset(OUT, CONFIG); --push uploads it with your HF token.
 
-raw files per benchmark:
-  feint6k        feint6k_msrvtt.csv, feint6k_vatex.csv (video_id,sentence; 6 rows per video)
-  contrast_sets  *.tsv (clip ending0..4 label [c_label]; 'human'/'lm' in the name),
-                 generator output *.parquet / *.jsonl (MC_ITEM_SCHEMA rows)
-  posrank        <dataset>_<split>_<pos>_RE20.json + captions.txt (<vid>##*##<i>**#**<caption>)
-  fire           the release JSON (annotations, disagreements) + <config>_queries.csv (video_id,sentence)
+raw files per benchmark: see each benchmark's declaration (hardneg list).
 """
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from hardneg.datasets.builder import BENCHMARKS
+    from hardneg import benchmarks
 
+    raw_help = "\n".join(f"  {n:<14} " + b.raw_files.replace("\n", "\n" + " " * 17)
+                         for n, b in benchmarks.all_benchmarks().items())
     p = subparsers.add_parser(
         "build",
         help="build a benchmark's Hub dataset repo from its raw release",
-        description=DESCRIPTION,
+        description=DESCRIPTION.replace("see each benchmark's declaration (hardneg list).", "\n" + raw_help),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("benchmark", choices=sorted(BENCHMARKS), help="which benchmark the raw files are")
+    p.add_argument("benchmark", choices=list(benchmarks.names()), help="which benchmark the raw files are")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--raw", help="folder with the authors' raw release files")
     src.add_argument("--sample", action="store_true", help="use the tiny built-in sample release instead of --raw")
     p.add_argument("--out", required=True, help="repo folder to write (must not exist unless --overwrite)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     p.add_argument("--videos", help="local video folder: report which referenced videos are missing")
-    p.add_argument("--push", metavar="REPO_ID", help="also upload the folder to this Hub dataset repo (e.g. video-hardneg/feint6k)")
+    p.add_argument("--push", metavar="REPO_ID", help="also upload the folder to this Hub dataset repo (its declared id, e.g. video-hardneg/feint6k)")
     p.add_argument("--private", action="store_true", help="create the Hub repo as private (with --push)")
     p.add_argument("--token", help="Hub token (default: HF_TOKEN or the cached `hf auth login` token)")
     p.set_defaults(func=run)

@@ -35,19 +35,57 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def write_together(files: dict[Path, bytes]) -> None:
+    """Write every file or none: each is staged in full beside its target first (so a failure while
+    writing leaves the old files as they were), then all are renamed into place; a failure during the
+    renames puts back what was there before."""
+    import contextlib
+    import os
+
+    from hardneg.io import atomic_write_bytes
+
+    token = os.urandom(4).hex()
+    staged = {path: path.parent / f".{path.name}.{token}.tmp" for path in files}
+    old = {path: path.read_bytes() if path.is_file() else None for path in files}
+    done: list[Path] = []
+    try:
+        for path, data in files.items():
+            atomic_write_bytes(staged[path], data)
+        for path in files:
+            os.replace(staged[path], path)
+            done.append(path)
+    except BaseException:
+        for path in done:  # undo: the old content back, or no file where there was none
+            with contextlib.suppress(OSError):
+                if old[path] is None:
+                    path.unlink()
+                else:
+                    atomic_write_bytes(path, old[path])
+        for tmp in staged.values():
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        raise
+
+
 def run(args: argparse.Namespace) -> int:
-    from hardneg.evaluation import evaluate_predictions, format_result, plot_result
-    from hardneg.io import atomic_write_text, refuse_overwrite
+    from hardneg.evaluation import evaluate_predictions, format_result, render_chart
+    from hardneg.io import refuse_overwrite
 
     stem = Path(args.predictions)
     json_path = Path(args.json or stem.with_suffix(".metrics.json"))
     png_path = Path(args.plot or stem.with_suffix(".metrics.png"))
+    if json_path.resolve() == png_path.resolve():
+        raise ValueError(f"--json and --plot both name {json_path}; give them different paths")
     refuse_overwrite(json_path, args.overwrite)
     refuse_overwrite(png_path, args.overwrite)
     result = evaluate_predictions(args.predictions, dataset=args.dataset, ties=args.ties,
                                   n_resamples=args.resamples, seed=args.seed, confidence=args.confidence)
-    print(format_result(result))
-    atomic_write_text(json_path, json.dumps(result, indent=2, sort_keys=True, default=str))
-    plot_result(result, png_path)
+    # everything that can fail (the report, the JSON, the chart) is made before anything is written,
+    # so the two files are written together or not at all and a rerun is never refused over half a result
+    report = format_result(result)
+    payload = (json.dumps(result, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8")
+    chart = render_chart(result)
+    print(report)
+    write_together({json_path: payload, png_path: chart})
     print(f"wrote {json_path} and {png_path}")
     return 0

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.evaluation import evaluate_predictions, plot_result
     from hardneg.io import atomic_write_text
     from hardneg.models import load_model
-    from hardneg.scoring import default_cache_dir, score_benchmark
+    from hardneg.resources import cache_dir as default_cache_dir
+    from hardneg.scoring import score_benchmark
 
     t0 = time.perf_counter()
     benchmarks = tuple(args.benchmarks.split(",")) if args.benchmarks else SAMPLE_BENCHMARKS

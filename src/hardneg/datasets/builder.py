@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hardneg import benchmarks
 from hardneg.datasets.hub_layout import BenchmarkBuild, write_hub_folder
 from hardneg.io import refuse_overwrite
 
-#: benchmark name -> module with `parse(raw_dir) -> BenchmarkBuild`
-BENCHMARKS: dict[str, str] = {
-    "feint6k": "hardneg.datasets.raw_feint6k",
-    "contrast_sets": "hardneg.datasets.raw_contrast_sets",
-    "posrank": "hardneg.datasets.raw_posrank",
-    "fire": "hardneg.datasets.raw_fire",
-}
 
 
 @dataclass
@@ -31,12 +24,11 @@ class BuildResult:
 
 def parse_raw(benchmark: str, raw: str | Path) -> BenchmarkBuild:
     """Read and validate the raw release of `benchmark`; raises before anything is written."""
-    if benchmark not in BENCHMARKS:
-        raise ValueError(f"unknown benchmark {benchmark!r}; choose one of {sorted(BENCHMARKS)}")
+    decl = benchmarks.get(benchmark)  # a clear error for an unknown name
     raw = Path(raw)
     if not raw.is_dir():
         raise FileNotFoundError(f"raw folder {raw} does not exist; pass the folder holding the authors' release files")
-    return importlib.import_module(BENCHMARKS[benchmark]).parse(raw)
+    return decl.parse_function()(raw)
 
 
 def build_benchmark(

@@ -65,6 +65,27 @@ class BenchmarkBuild:
     report: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     usage_note: str = ""
+    limitations: str = ""
+    source_datasets: list[str] = field(default_factory=list)
+    paper_title: str = ""
+    paper_url: str = ""
+
+
+def release_build(benchmark: str, configs: list[ConfigData], raw_files: list[str], report: dict[str, Any]) -> BenchmarkBuild:
+    """A parsed release with the card facts of its declaration (`hardneg.benchmarks.<name>`)."""
+    from hardneg import benchmarks
+
+    d = benchmarks.get(benchmark)
+    for c in configs:
+        if not c.description:
+            c.description = d.config_descriptions.get(c.name, "")
+    return BenchmarkBuild(
+        benchmark=d.name, pretty_name=d.pretty_name, hub_repo=d.hub_id, configs=configs, licenses=list(d.licenses),
+        license_note=d.license_note, citation=d.citation, description=d.description, negatives=d.negatives,
+        task=d.task, raw_files=raw_files, report=report, tags=list(d.tags), usage_note=d.usage_note,
+        limitations=d.limitations, source_datasets=list(d.source_datasets), paper_title=d.paper_title,
+        paper_url=d.paper_url,
+    )
 
 
 def parquet_path(config: str, split: str) -> str:
@@ -116,6 +137,7 @@ def card_yaml(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> dict[
         "language": ["en"],
         "task_categories": ["video-text-to-text" if build.task == "multiple_choice" else "text-retrieval"],
         "tags": ["video-text", "hard-negatives", "video-hardneg", *build.tags],
+        **({"source_datasets": build.source_datasets} if build.source_datasets else {}),
         "size_categories": [_size_category(max((t.num_rows for c in build.configs for t in c.splits.values()), default=0))],
         "configs": configs,
         "dataset_info": infos,
@@ -171,6 +193,8 @@ def render_card(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> str
         "",
         build.negatives.strip(),
         "",
+        *(["## Limitations", "", build.limitations.strip(), ""] if build.limitations else []),
+        *(["## Paper", "", f"[{build.paper_title}]({build.paper_url})", ""] if build.paper_url else []),
         "## Schema",
         "",
         _schema_text(build.task),

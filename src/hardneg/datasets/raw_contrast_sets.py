@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData
+from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import RawFormatError, check_mc_row, mc_table, parse_int, provenance, read_delimited
 from hardneg.schema import CONTRAST_SET_TYPES, MC_ITEM_SCHEMA, check_columns
 
@@ -25,12 +25,6 @@ N_OPTIONS = 5
 CONFIG_ORDER = ("verb_human", "verb_lm", "random", "gender", "id")
 ENDINGS = [f"ending{j}" for j in range(N_OPTIONS)]
 
-CITATION = """@inproceedings{park2022exposing,
-  title     = {Exposing the Limits of Video-Text Models through Contrast Sets},
-  author    = {Park, Jae Sung and Shen, Sheng and Farhadi, Ali and Darrell, Trevor and Choi, Yejin and Rohrbach, Anna},
-  booktitle = {Proceedings of the 2022 Conference of the North American Chapter of the Association for Computational Linguistics (NAACL)},
-  year      = {2022}
-}"""
 
 
 def set_type_of(path: Path) -> str:
@@ -182,7 +176,7 @@ def parse(raw: Path) -> BenchmarkBuild:
             continue
         path, items, where = sets[set_type]
         table = mc_table(items, path, where)
-        configs.append(ConfigData(set_type, {"test": table}, _CONFIG_TEXT[set_type]))
+        configs.append(ConfigData(set_type, {"test": table}))
         raw_files.append(path.name)
         manipulated = [it["manipulated_index"] for it in items]
         if all(m is None for m in manipulated):
@@ -190,43 +184,6 @@ def parse(raw: Path) -> BenchmarkBuild:
         else:
             report["manipulated_index"][set_type] = {str(k): manipulated.count(k) for k in sorted(set(m for m in manipulated if m is not None))}
     report["n_candidates"] = {c.name: sorted(set(len(x) for x in c.splits["test"].column("captions").to_pylist())) for c in configs}
-    return BenchmarkBuild(
-        benchmark="contrast_sets",
-        pretty_name="Contrast sets for video-text models (MSR-VTT multiple choice)",
-        hub_repo="video-hardneg/contrast-sets",
-        configs=configs,
-        licenses=["unknown"],
-        license_note=(
-            "The authors' repository (github.com/jamespark3922/video-lang-contrast-set) states no data license that "
-            "we could confirm; the captions come from MSR-VTT, distributed for research use. Configs rebuilt by "
-            "video-hardneg generators (random, gender, id) are Apache-2.0 as code output over those captions."
-        ),
-        citation=CITATION,
-        description=(
-            "Contrast sets test whether a video-text model notices a small, meaningful change in a caption. Each item "
-            "is a 5-way multiple choice for one MSR-VTT video: the true caption, one manipulated copy of it (a verb "
-            "phrase changed by a language model or by a person, a gender word flipped, or a character ID swapped) "
-            "and captions of other videos."
-        ),
-        negatives=(
-            "`verb_lm`: a verb phrase of the positive replaced by a language model, filtered for plausibility and "
-            "contradiction. `verb_human`: the same items with a human-written verb replacement. The option named by "
-            "`c_label` (`manipulated_index`) has the set's type; the other non-positive options are captions of other "
-            "videos (type `random`). Where a release has no `c_label` the non-positive options have type `unknown`. "
-            "`random`, `gender` and `id` were never released by the authors: those configs come from video-hardneg's "
-            "generators and carry their rule, word map, seed and version in `provenance`."
-        ),
-        task="multiple_choice",
-        raw_files=raw_files,
-        report=report,
-        tags=["contrast-sets", "msr-vtt"],
-    )
+    return release_build("contrast_sets", configs, raw_files, report)
 
 
-_CONFIG_TEXT = {
-    "random": "5 options, negatives are captions of other videos (rebuilt)",
-    "gender": "gender word of the positive flipped (rebuilt)",
-    "verb_lm": "verb phrase replaced by a language model (authors' release)",
-    "verb_human": "verb phrase replaced by a person (authors' release)",
-    "id": "LSMDC character IDs swapped (rebuilt)",
-}

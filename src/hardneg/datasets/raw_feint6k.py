@@ -8,19 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData
+from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import RawFormatError, mc_table, provenance, read_delimited
 
 BLOCK = 6
 #: config -> (file name, source split of the videos in the paper)
 FILES = {"msrvtt": ("feint6k_msrvtt.csv", "val"), "vatex": ("feint6k_vatex.csv", "test")}
 
-CITATION = """@inproceedings{ma2024rethinking,
-  title     = {Rethinking Video-Text Understanding: Retrieval from Counterfactually Augmented Data},
-  author    = {Ma, Wufei and Li, Kai and Jiang, Zhongshi and Meshry, Moustafa and Liu, Qihao and Wang, Huiyu and H{\\"a}ne, Christian and Yuille, Alan},
-  booktitle = {European Conference on Computer Vision (ECCV)},
-  year      = {2024}
-}"""
 
 
 def read_blocks(path: Path, config: str, source_split: str) -> tuple[list[dict], list[int]]:
@@ -86,27 +80,4 @@ def parse(raw: Path) -> BenchmarkBuild:
         report["negatives_equal_to_positive"][config] = sum(it["captions"][0] in it["captions"][1:] for it in items)
     if not configs:
         raise FileNotFoundError(f"{raw}: no Feint6K file found; expected {[f for f, _ in FILES.values()]} (columns video_id,sentence)")
-    return BenchmarkBuild(
-        benchmark="feint6k",
-        pretty_name="Feint6K (retrieval from counterfactually augmented data)",
-        hub_repo="video-hardneg/feint6k",
-        configs=configs,
-        licenses=["cc-by-nc-4.0"],
-        license_note="CC BY-NC 4.0, as released by the Feint6K authors. The videos belong to MSR-VTT and VATEX and keep their own terms.",
-        citation=CITATION,
-        description=(
-            "Feint6K tests whether a video-text model understands the actions in a video rather than the objects "
-            "visible in one frame: each video comes with its caption and five captions where a person changed the "
-            "action to something plausible that does not happen. The model must rank the true caption first (RCAD: "
-            "R@1, R@2, mean rank; random guessing gives R@1 = 1/6)."
-        ),
-        negatives=(
-            "Human annotators rewrote the action of each positive caption (human-in-the-loop with review). "
-            "Every negative has type `counterfactual` and provenance origin `human`; the positive is the original "
-            "MSR-VTT or VATEX caption."
-        ),
-        task="multiple_choice",
-        raw_files=raw_files,
-        report=report,
-        tags=["feint6k", "rcad", "counterfactual"],
-    )
+    return release_build("feint6k", configs, raw_files, report)

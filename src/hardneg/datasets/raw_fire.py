@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData
+from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import RawFormatError, load_json_strict, read_delimited
 from hardneg.schema import QREL_SCHEMA, QUERY_SCHEMA, VIDEO_SCHEMA
 
@@ -35,12 +35,6 @@ PAPER_TABLE2 = {
     "msvd": {"pairs": 555_391, "labels": 659_126, "agreement": 553_832, "relevant": 39_909, "irrelevant": 513_923, "disagreement": 1_559},
 }
 
-CITATION = """@inproceedings{rodriguez2023fighting,
-  title     = {Fighting {FIRe} with {FIRE}: Assessing the Validity of Text-to-Video Retrieval Benchmarks},
-  author    = {Rodriguez, Pedro and Azab, Mahmoud and Silvert, Becka and Sanchez, Renato and Labson, Linzy and Shah, Hardik and Moon, Seungwhan},
-  booktitle = {Findings of the Association for Computational Linguistics: EACL 2023},
-  year      = {2023}
-}"""
 
 
 def normalize(text: str) -> str:
@@ -177,11 +171,19 @@ def build_config(config: str, queries: list[dict], pairs: dict[tuple[str, str], 
     columns = list(zip(*rows)) if rows else [[] for _ in QREL_SCHEMA]
     qrels = pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, QREL_SCHEMA)], schema=QREL_SCHEMA)
     qtable = pa.Table.from_pylist(
-        [{**q, "source_dataset": config, "source_split": SOURCE_SPLIT[config]} for q in queries], schema=QUERY_SCHEMA
+        [{**q, "source_dataset": config, "source_split": SOURCE_SPLIT[config]} for q in queries],
+        schema=pa.schema([f for f in QUERY_SCHEMA if f.name not in ("relevant", "original")]),
     )
     order = list(dict.fromkeys(q["video_id"] for q in queries))
     extra = sorted({v for _, v in pairs} - set(order))
     videos = pa.Table.from_pylist([{"video_id": v, "source_dataset": config} for v in order + extra], schema=VIDEO_SCHEMA)
+    # each query's relevant videos and its own video as row indices of the videos table, so a user's
+    # `references` for the retrieval modules come straight from the queries config (one join, here)
+    from hardneg.items import relevant_lists
+
+    _, original, relevant = relevant_lists(qtable, videos, qrels)
+    qtable = qtable.append_column(QUERY_SCHEMA.field("relevant"), pa.array(relevant, QUERY_SCHEMA.field("relevant").type))
+    qtable = qtable.append_column(QUERY_SCHEMA.field("original"), pa.array(original.tolist(), pa.int64()))
     counts.update({"queries": len(queries), "videos": videos.num_rows, "qrel_rows": qrels.num_rows, "videos_only_in_fire": len(extra)})
     return qrels, qtable, videos, counts
 
@@ -215,35 +217,4 @@ def parse(raw: Path) -> BenchmarkBuild:
         ]
     if not configs:
         raise RawFormatError(release, "no annotations for MSRVTT or MSVD", "re-download the FIRE release")
-    return BenchmarkBuild(
-        benchmark="fire",
-        pretty_name="FIRE: extra relevance labels for MSR-VTT and MSVD text-to-video retrieval",
-        hub_repo="video-hardneg/fire",
-        configs=configs,
-        licenses=["cc-by-nc-sa-4.0", "cc-by-nc-2.0"],
-        license_note=(
-            "The FIRE data's LICENSE file says CC BY-NC-SA 4.0 while its README says CC BY-NC 2.0; both are recorded "
-            "here until the authors resolve it: use the data under the stricter terms (non-commercial, share-alike). "
-            "Captions and videos belong to MSR-VTT and MSVD."
-        ),
-        citation=CITATION,
-        description=(
-            "Text-to-video retrieval benchmarks count only a caption's own video as relevant, so a model that returns "
-            "another matching video is marked wrong. FIRE adds human relevance judgments of the top-10 predictions of "
-            "several models on MSR-VTT (1k-A test) and MSVD (test), so metrics can be computed with the original "
-            "positives only, with FIRE positives, and their difference (\"A (B + C)\")."
-        ),
-        negatives=(
-            "Not negatives but extra positives: annotators marked a (caption, video) pair relevant only if everything the "
-            "caption mentions is in the video. Judgments of one pair are pooled and decided by majority vote; ties are "
-            "kept with `unresolved = true` and label 0. Rows with `source = original` are the benchmark's own pairs."
-        ),
-        task="retrieval",
-        raw_files=raw_files,
-        report=report,
-        tags=["fire", "text-to-video-retrieval", "msr-vtt", "msvd"],
-        usage_note=(
-            "Relevant videos of a query: rows of the `<name>` config with `label == 1` (original positives only: also "
-            "`source == 'original'`). Score vectors follow the order of `<name>-videos`."
-        ),
-    )
+    return release_build("fire", configs, raw_files, report)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData
+from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import AUTHORS_RELEASE, RawFormatError, load_json_strict, mc_table, provenance, single_word_diff
 from hardneg.schema import PARTS_OF_SPEECH
 
@@ -32,12 +32,6 @@ DATASETS = {"uvo": ("vln_uvo", "uvo"), "oops": ("vln_oops", "oops"), "msrvtt": (
 CAPTION_SEPARATOR = "**#**"
 GENERATOR = "posrank-single-word"
 
-CITATION = """@inproceedings{chen2024beyond,
-  title     = {Beyond Coarse-Grained Matching in Video-Text Retrieval},
-  author    = {Chen, Aozhu and Doughty, Hazel and Li, Xirong and Snoek, Cees G. M.},
-  booktitle = {Asian Conference on Computer Vision (ACCV)},
-  year      = {2024}
-}"""
 
 
 def split_key(key: str, path: Path, row: int | str) -> tuple[str, int]:
@@ -168,40 +162,14 @@ def parse(raw: Path) -> BenchmarkBuild:
         report["captions_joined"][label] = len(items)
         diffs = [p["span"] is not None and len(p["span"].split()) == 1 and len((p["replacement"] or "").split()) == 1 for it in items for p in it["provenance"][1:]]
         report["single_word_diffs"][label] = f"{sum(diffs)}/{len(diffs)}"
+    # one `test` split per config; the part of speech is the `category` column (builds before 0.2 used it
+    # as the split name: see the declaration's limitations for the migration)
+    import pyarrow as pa
+
     configs = []
     for config in sorted(per_config):
-        splits = {}
-        for pos in PARTS_OF_SPEECH:
-            if pos in per_config[config]:
-                path, items, where = per_config[config][pos]
-                splits[pos] = mc_table(items, path, where)
-        configs.append(ConfigData(config, splits, "positive + 20 single-word negatives of that part of speech"))
-    return BenchmarkBuild(
-        benchmark="posrank",
-        pretty_name="PoSRank fine-grained negatives (per part of speech)",
-        hub_repo="video-hardneg/posrank",
-        configs=configs,
-        licenses=["unknown"],
-        license_note=(
-            "The PoSRank authors' release states no data license that we could confirm; captions come from the source "
-            "datasets (MSR-VTT, VATEX, VLN-UVO, VLN-OOPS), which keep their own terms. Check the authors' repository "
-            "before redistributing."
-        ),
-        citation=CITATION,
-        description=(
-            "PoSRank tests whether a video-text model sees single-word differences: for each caption, 20 copies with "
-            "one noun, verb, adjective, adverb or preposition replaced. The model ranks the true caption among them; "
-            "PoSRank is the mean reciprocal rank per part of speech. One config per source dataset, one split per "
-            "part of speech."
-        ),
-        negatives=(
-            "For each caption and part of speech, a word with that tag (spaCy) is replaced, preferring its antonym, then "
-            "an antonym of a hypernym or hyponym (WordNet), otherwise a same-tag word from the dataset vocabulary; 20 "
-            "negatives per caption. Provenance records the generator, the part of speech and, recovered by diffing "
-            "against the positive, the replaced span and its replacement."
-        ),
-        task="multiple_choice",
-        raw_files=raw_files,
-        report=report,
-        tags=["posrank", "fine-grained", "part-of-speech"],
-    )
+        tables = [mc_table(items, path, where) for pos in PARTS_OF_SPEECH if pos in per_config[config]
+                  for path, items, where in [per_config[config][pos]]]
+        configs.append(ConfigData(config, {"test": pa.concat_tables(tables)},
+                                  "positive + 20 single-word negatives; part of speech in `category`"))
+    return release_build("posrank", configs, raw_files, report)

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hardneg.datasets.builder import BENCHMARKS, build_benchmark
+from hardneg import benchmarks as registry
+from hardneg.datasets.builder import build_benchmark
 
-SAMPLES_ROOT = Path(__file__).resolve().parent.parent / "data" / "samples"
-SAMPLE_BENCHMARKS = tuple(BENCHMARKS)
+
+def sample_benchmarks() -> tuple[str, ...]:
+    """Every declared benchmark that ships a built-in sample."""
+    return tuple(n for n, b in registry.all_benchmarks().items() if b.sample)
 
 
 def sample_raw_dir(benchmark: str) -> Path:
-    """Folder of the built-in raw sample of `benchmark`."""
-    path = SAMPLES_ROOT / benchmark
-    if benchmark not in BENCHMARKS or not path.is_dir():
-        raise ValueError(f"no built-in sample for {benchmark!r}; choose one of {sorted(BENCHMARKS)}")
+    """Folder of the built-in raw sample of `benchmark` (from its declaration)."""
+    path = registry.get(benchmark).sample_dir()
+    if not path.is_dir():
+        raise ValueError(f"no built-in sample for {benchmark!r}; benchmarks with one: {', '.join(sample_benchmarks())}")
     return path
 
 
@@ -29,7 +32,8 @@ def sample_video_ids(benchmark: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def build_samples(out_dir: str | Path, overwrite: bool = False, benchmarks: tuple[str, ...] = SAMPLE_BENCHMARKS) -> dict[str, Path]:
-    """Build every sample into `out_dir/<benchmark>`; returns the folders."""
+def build_samples(out_dir: str | Path, overwrite: bool = False, benchmarks: tuple[str, ...] | None = None) -> dict[str, Path]:
+    """Build the samples of `benchmarks` (default: every one that has a sample) into `out_dir/<benchmark>`."""
     out_dir = Path(out_dir)
-    return {b: build_benchmark(b, sample_raw_dir(b), out_dir / b, overwrite=overwrite).out for b in benchmarks}
+    names = benchmarks or sample_benchmarks()
+    return {b: build_benchmark(b, sample_raw_dir(b), out_dir / b, overwrite=overwrite).out for b in names}

@@ -37,12 +37,9 @@ def blind_scores(items: ItemSet, model) -> tuple[np.ndarray, np.ndarray | None]:
     """Scores of a text-only model: per caption (multiple choice); per query, same for every video (retrieval)."""
     if items.task == "retrieval":
         return constant_scores(items)
-    width = int(items.n_candidates.max())
-    scores = np.zeros((len(items), width))
-    for i, caps in enumerate(items.captions):
-        scores[i, : len(caps)] = model.score(None, caps)
-    mask = None if (items.n_candidates == width).all() else (np.arange(width)[None, :] < items.n_candidates[:, None])
-    return scores, mask
+    from hardneg.items import pad_rows
+
+    return pad_rows([model.score(None, caps) for caps in items.captions])
 
 
 def blind_baseline(items: ItemSet, model=None, n_resamples: int = 1000) -> Baseline:

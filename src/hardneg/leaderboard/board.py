@@ -15,16 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from hardneg.leaderboard.recompute import FIRE_METRICS
+from hardneg import benchmarks
 from hardneg.ranking import paired_test
-from hardneg.schema import PARTS_OF_SPEECH
 
-BENCHMARK_TITLES = {
-    "feint6k": "Feint6K (RCAD)",
-    "contrast_sets": "Contrast sets",
-    "posrank": "PoSRank",
-    "fire": "FIRE",
-}
 KINDS = ("submitted", "baseline", "reported")
 REPORTED_STATUS = "reported, not recomputed"
 
@@ -39,6 +32,7 @@ class Column:
     metric: str
     percent: bool = True
     higher_better: bool = True
+    headline: bool = True  # shown by default; the others are one click away
 
 
 @dataclass
@@ -60,6 +54,9 @@ class BoardRow:
     note: str = ""
     per_example: dict[str, np.ndarray] = field(default_factory=dict)  # column name -> per-item values
     clusters: dict[str, np.ndarray] = field(default_factory=dict)
+    coverage: dict[str, str] = field(default_factory=dict)  # part label -> "n/N"
+    submitted: str = ""  # date
+    link: str = ""  # the model's Hub page
 
 
 def _part_label(config: str, split: str) -> str:
@@ -67,49 +64,37 @@ def _part_label(config: str, split: str) -> str:
 
 
 def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
-    """The score columns of one benchmark, from the parts the board scores."""
-    parts = sorted((c, s) for b, c, s in item_sets if b == benchmark)
+    """The score columns of one benchmark, from its declaration and the parts the board scores.
+
+    Per part: each headline metric (shown by default), then the per-group values of a metric
+    averaged over groups (PoSRank per part of speech) and the original-label variants (FIRE).
+    """
+    decl = benchmarks.get(benchmark)
     cols: list[Column] = []
-    if benchmark == "feint6k":
-        for c, s in parts:
-            p = _part_label(c, s)
-            cols += [Column(f"R@1 · {p}", c, s, "R@1"), Column(f"R@2 · {p}", c, s, "R@2"),
-                     Column(f"MeanR · {p}", c, s, "MeanR", percent=False, higher_better=False)]
-    elif benchmark == "contrast_sets":
-        cols += [Column(f"acc · {_part_label(c, s)}", c, s, "R@1") for c, s in parts]
-    elif benchmark == "posrank":
-        for config in sorted({c for c, _ in parts}):
-            splits = [s for c, s in parts if c == config]
-            ordered = [p for p in PARTS_OF_SPEECH if p in splits] + sorted(s for s in splits if s not in PARTS_OF_SPEECH)
-            cols.append(Column(f"mean · {config}", config, "*", "mean", percent=False))
-            cols += [Column(f"{s} · {config}", config, s, "MRR", percent=False) for s in ordered]
-    elif benchmark == "fire":
-        for c, s in parts:
-            for metric in FIRE_METRICS:
-                for variant in ("FIRE", "orig", "delta"):
-                    cols.append(Column(f"{metric} {variant} · {_part_label(c, s)}", c, s, f"{metric} {variant}"))
+    for (b, config, split), items in sorted(item_sets.items()):
+        if b != benchmark:
+            continue
+        part = _part_label(config, split)
+        for m in decl.metrics:
+            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better))
+        for m in decl.metrics:
+            if m.over and m.over in items.groups:
+                for g in sorted(set(items.groups[m.over].tolist())):
+                    cols.append(Column(f"{m.key}_{g} · {part}", config, split, f"{m.key}_{g}", m.percent,
+                                       m.higher_better, headline=False))
+            if m.baseline is not None:
+                cols.append(Column(f"{m.baseline.key} · {part}", config, split, m.baseline.key, m.baseline.percent,
+                                   m.baseline.higher_better, headline=False))
     return cols
 
 
 def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, str], dict]) -> dict[str, Cell]:
-    """Cells of one row from {(config, split): results['metrics']}, with PoSRank means."""
+    """Cells of one row from {(config, split): results['metrics']} (the engine's numbers, nothing recomputed)."""
     cells: dict[str, Cell] = {}
     for col in columns:
-        if col.split == "*":
-            continue
         m = results_by_part.get((col.config, col.split), {}).get(col.metric)
-        if m is not None:
-            cells[col.name] = Cell(m["estimate"], m["low"], m["high"], m.get("std_error"))
-    for col in columns:
-        if col.split != "*":
-            continue
-        members = [c for c in columns if c.config == col.config and c.split != "*" and c.metric == "MRR"]
-        got = [cells.get(c.name) for c in members]
-        if members and all(g is not None for g in got):
-            est = float(np.mean([g.estimate for g in got]))
-            # independent item sets per part of speech: normal interval from the parts' bootstrap SEs
-            se = math.sqrt(sum((g.std_error or 0.0) ** 2 for g in got)) / len(got)
-            cells[col.name] = Cell(est, est - 1.96 * se, est + 1.96 * se, se)
+        if m is not None and m.get("estimate") is not None:
+            cells[col.name] = Cell(m["estimate"], m.get("low"), m.get("high"))
     return cells
 
 
@@ -158,27 +143,64 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000) -> tup
 
 def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = None, descending: bool | None = None,
            search: str = "", kinds=KINDS, shown: list[str] | None = None) -> pd.DataFrame:
-    """The table a person sees: filtered, sorted, statuses marked, scores as 'estimate [low, high]'."""
+    """The table a person sees: recomputed rows ranked among themselves, then the papers' reported rows
+    (apart, never ranked or labelled leader); scores as 'estimate [low, high]'; coverage per part."""
     by_name = {c.name: c for c in columns}
-    sort_col = by_name.get(sort_by) if sort_by else (columns[0] if columns else None)
+    sort_col = by_name.get(sort_by) if sort_by else next((c for c in columns if c.headline), None)
     needle = (search or "").strip().lower()
     keep = [r for r in rows if r.kind in set(kinds or KINDS) and (not needle or needle in r.model.lower())]
     status, pvals = mark_ties(keep, sort_col) if sort_col else ({}, {})
-    order = list(range(len(keep)))
-    if sort_col is not None:
-        order.sort(key=lambda i: _sort_value(keep[i], sort_col), reverse=True)
-        if descending is False:
-            order.reverse()
-    show = [c for c in columns if shown is None or c.name in shown]
+    ranked = [i for i, r in enumerate(keep) if r.kind != "reported"]
+    reported = [i for i, r in enumerate(keep) if r.kind == "reported"]
+    for group in (ranked, reported):
+        if sort_col is not None:
+            group.sort(key=lambda i: _sort_value(keep[i], sort_col), reverse=True)
+            if descending is False:
+                group.reverse()
+    show = [c for c in columns if (c.name in shown if shown is not None else c.headline)]
     records = []
-    for rank, i in enumerate(order, 1):
+    for rank, i in enumerate(ranked + reported, 1):
         r = keep[i]
-        rec = {"#": rank, "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
-               "p vs leader": f"{pvals[i]:.3f}" if i in pvals else ""}
+        name = f"[{r.model}]({r.link})" if r.link else r.model
+        rec = {"#": rank if r.kind != "reported" else "", "Model": name, "Kind": r.kind, "Status": status.get(i, ""),
+               "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
         rec.update({c.name: _fmt(r.cells.get(c.name), c) for c in show})
-        rec.update({"Version": r.version, "Submitter": r.submitter, "Source": r.source or r.note})
+        rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
+                    "Submitted": r.submitted, "Version": r.version, "Submitter": r.submitter,
+                    "Source": r.source or r.note})
         records.append(rec)
-    head = ["#", "Model", "Kind", "Status", "p vs leader"] + [c.name for c in show] + ["Version", "Submitter", "Source"]
+    head = (["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show]
+            + ["n / items", "Submitted", "Version", "Submitter", "Source"])
+    return pd.DataFrame.from_records(records, columns=head)
+
+
+def average_table(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchmark: dict[str, list[Column]]) -> pd.DataFrame:
+    """Overall view: per submitted model that has every benchmark, each benchmark's first headline metric
+    (averaged over its parts) and their mean; only models with every benchmark are averaged."""
+    firsts: dict[str, list[Column]] = {}
+    for b, cols in columns_by_benchmark.items():
+        key = benchmarks.get(b).metrics[0].key
+        firsts[b] = [c for c in cols if c.metric == key]
+    per_model: dict[str, dict[str, float]] = {}
+    for b, rows in rows_by_benchmark.items():
+        for r in rows:
+            if r.kind == "reported":
+                continue
+            vals = [r.cells[c.name].estimate for c in firsts[b] if c.name in r.cells]
+            if firsts[b] and len(vals) == len(firsts[b]):
+                per_model.setdefault(r.model, {})[b] = float(np.mean(vals))
+    names = list(rows_by_benchmark)
+    records = []
+    for model, vals in per_model.items():
+        if all(b in vals for b in names):
+            rec = {"Model": model}
+            for b in names:
+                m = benchmarks.get(b).metrics[0]
+                rec[f"{benchmarks.get(b).title} ({m.key})"] = round(100 * vals[b], 1) if m.percent else round(vals[b], 3)
+            rec["Average"] = round(100 * float(np.mean([vals[b] for b in names])), 1)
+            records.append(rec)
+    records.sort(key=lambda r: r["Average"], reverse=True)
+    head = ["Model"] + [f"{benchmarks.get(b).title} ({benchmarks.get(b).metrics[0].key})" for b in names] + ["Average"]
     return pd.DataFrame.from_records(records, columns=head)
 
 

@@ -10,15 +10,9 @@ from __future__ import annotations
 
 import yaml
 
+from hardneg import benchmarks
 from hardneg.leaderboard.store import Store
 
-#: benchmark -> Hub dataset repo of the built benchmark
-DATASET_REPOS = {
-    "feint6k": "video-hardneg/feint6k",
-    "contrast_sets": "video-hardneg/contrast-sets",
-    "posrank": "video-hardneg/posrank",
-    "fire": "video-hardneg/fire",
-}
 DEFAULT_SPACE_URL = "https://huggingface.co/spaces/video-hardneg/leaderboard"
 
 #: metrics shown as percentages
@@ -34,15 +28,19 @@ def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPA
     files: dict[str, list] = {}
     for sub in current:
         for metric, m in sorted(sub.results["metrics"].items()):
+            if m.get("estimate") is None:
+                continue
             scale = 100.0 if metric.startswith(_PERCENT) else 1.0
             files.setdefault(sub.benchmark, []).append({
-                "dataset": {"id": DATASET_REPOS.get(sub.benchmark, sub.benchmark),
+                "dataset": {"id": benchmarks.get(sub.benchmark).hub_id,
                             "task_id": f"{sub.config}/{sub.split}/{metric}"},
                 "value": round(m["estimate"] * scale, 4),
                 "date": sub.created_at[:10],
                 "source": {"url": space_url, "name": "video-hardneg leaderboard (recomputed from predictions)"},
                 "notes": (
-                    f"95% cluster-bootstrap interval [{m['low'] * scale:.4g}, {m['high'] * scale:.4g}]; "
+                    (f"95% cluster-bootstrap interval [{m['low'] * scale:.4g}, {m['high'] * scale:.4g}]; "
+                     if m.get("low") is not None else "")
+                    +
                     f"ties={sub.results.get('ties', 'expected')}; data revision {sub.data_revision}; "
                     f"model revision {sub.metadata.get('model_revision', '')}; submission {sub.id} v{sub.version}"
                 ),

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hardneg.leaderboard.baselines import BLIND_MODEL, Baseline, blind_baseline, random_baseline
-from hardneg.leaderboard.board import (BENCHMARK_TITLES, KINDS, BoardRow, Cell, Column, bar_chart, board_columns,
+from hardneg import benchmarks as registry
+from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, average_table, bar_chart, board_columns,
                                        cells_from_results, render)
 from hardneg.leaderboard.eval_results import eval_results_files
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
-from hardneg.leaderboard.reported import reported_rows
 from hardneg.leaderboard.store import OwnershipError, Store, StoredSubmission
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, validate_submission
 
@@ -56,7 +56,7 @@ class Leaderboard:
 
     @property
     def benchmarks(self) -> list[str]:
-        order = list(BENCHMARK_TITLES)
+        order = registry.names()
         return sorted({b for b, _, _ in self.item_sets}, key=order.index)
 
     # --- submissions --------------------------------------------------------------------
@@ -152,10 +152,9 @@ class Leaderboard:
 
     def rows(self, benchmark: str) -> list[BoardRow]:
         cols = self.columns(benchmark)
-        by_part = {(c.config, c.split): [] for c in cols if c.split != "*"}
+        by_part: dict[tuple[str, str], list[Column]] = {}
         for c in cols:
-            if c.split != "*":
-                by_part[(c.config, c.split)].append(c)
+            by_part.setdefault((c.config, c.split), []).append(c)
         rows: list[BoardRow] = []
         # submitted models: newest visible version per part
         per_model: dict[str, list[StoredSubmission]] = {}
@@ -165,15 +164,19 @@ class Leaderboard:
             results = {(s.config, s.split): s.results["metrics"] for s in subs}
             row = BoardRow(model, "submitted", cells_from_results(cols, results),
                            version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
-                           submitter=subs[0].submitter)
+                           submitter=subs[0].submitter, submitted=max(s.created_at for s in subs)[:10],
+                           link=f"https://huggingface.co/{model}" if "/" in model else "")
             for s in subs:
                 per = self.store.per_example(s.id)
-                clusters = self.item_sets[(benchmark, s.config, s.split)].clusters
+                items = self.item_sets[(benchmark, s.config, s.split)]
+                n = next(iter(s.results["metrics"].values()), {}).get("n", len(items))
+                row.coverage[f"{s.config}/{s.split}"] = f"{n}/{len(items)}"
                 for c in by_part.get((s.config, s.split), []):
-                    row.per_example[c.name] = per[c.metric]
-                    row.clusters[c.name] = clusters
+                    if c.metric in per:
+                        row.per_example[c.name] = per[c.metric]
+                        row.clusters[c.name] = items.clusters
             rows.append(row)
-        # computed baselines
+        # computed baselines: one row each, whatever the number of parts
         baselines = self.baselines()
         names: dict[str, BoardRow] = {}
         for key, items in self.item_sets.items():
@@ -184,24 +187,17 @@ class Leaderboard:
                 if b.result is None:
                     row.note = b.note
                     continue
+                row.coverage[f"{key[1]}/{key[2]}"] = f"{len(items)}/{len(items)}"
+                row.cells.update(cells_from_results(by_part.get((key[1], key[2]), []),
+                                                    {(key[1], key[2]): b.result.metrics}))
                 for c in by_part.get((key[1], key[2]), []):
-                    m = b.result.metrics[c.metric]
-                    row.cells[c.name] = Cell(m["estimate"], m["low"], m["high"], m["std_error"])
-                    row.per_example[c.name] = b.result.per_example[c.metric]
-                    row.clusters[c.name] = items.clusters
-        for row in names.values():
-            # PoSRank means of baselines from their per-part cells
-            results = {}
-            for c in cols:
-                if c.split != "*" and c.name in row.cells:
-                    cell = row.cells[c.name]
-                    results.setdefault((c.config, c.split), {})[c.metric] = {
-                        "estimate": cell.estimate, "low": cell.low, "high": cell.high, "std_error": cell.std_error}
-            row.cells.update(cells_from_results(cols, results))
-            rows.append(row)
-        # reported numbers: only columns this board has
-        names_by_key = {(c.config, c.split, c.metric): c.name for c in cols}
-        for rep in reported_rows(benchmark):
+                    if c.metric in b.result.per_example:
+                        row.per_example[c.name] = b.result.per_example[c.metric]
+                        row.clusters[c.name] = items.clusters
+        rows.extend(names.values())
+        # the papers' reported numbers (from the declaration): only columns this board has
+        names_by_key = {(c.config, c.metric): c.name for c in cols}
+        for rep in registry.get(benchmark).reported:
             cells = {names_by_key[k]: Cell(v) for k, v in rep.values.items() if k in names_by_key}
             if cells:
                 rows.append(BoardRow(rep.model, "reported", cells, source=rep.source))
@@ -216,7 +212,11 @@ class Leaderboard:
         col = next((c for c in cols if c.name == column), cols[0])
         needle = (search or "").lower()
         rows = [r for r in self.rows(benchmark) if r.kind in kinds and needle in r.model.lower()]
-        return bar_chart(rows, col, BENCHMARK_TITLES.get(benchmark, benchmark))
+        return bar_chart(rows, col, registry.get(benchmark).title)
+
+    def average(self):
+        """The overall view: models with every benchmark, each benchmark's first headline metric, their mean."""
+        return average_table({b: self.rows(b) for b in self.benchmarks}, {b: self.columns(b) for b in self.benchmarks})
 
     def counts(self) -> dict[str, int]:
         """Stored versions, and board rows of submitted models, per benchmark."""

@@ -16,7 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hardneg.leaderboard.items import BENCHMARK_TASKS, ItemSet, files_revision
+from hardneg import benchmarks
+from hardneg.leaderboard.items import ItemSet, files_revision
 from hardneg.schema import PREDICTIONS_REQUIRED_METADATA, read_predictions_metadata
 
 #: default upload limit
@@ -105,11 +106,12 @@ def check_metadata(table: pa.Table, item_sets: dict, problems: list[str]) -> tup
         problems.append(f"metadata is missing {missing}; add them (hardneg.schema.predictions_metadata lists the fields)")
         return meta, []
     bench = meta["benchmark"]
-    if bench not in BENCHMARK_TASKS:
-        problems.append(f"metadata benchmark {bench!r} is unknown; use one of {sorted(BENCHMARK_TASKS)}")
+    if not isinstance(bench, str) or bench not in benchmarks.names():
+        problems.append(f"metadata benchmark {str(bench)[:100]!r} is unknown; use one of {benchmarks.names()}")
         return meta, []
-    if meta["task"] != BENCHMARK_TASKS[bench]:
-        problems.append(f"metadata task {meta['task']!r} does not match benchmark {bench!r} (it is {BENCHMARK_TASKS[bench]!r})")
+    task = benchmarks.get(bench).task
+    if meta["task"] != task:
+        problems.append(f"metadata task {str(meta['task'])[:100]!r} does not match benchmark {bench!r} (it is {task!r})")
     config = str(meta["config"])
     splits = [s.strip() for s in str(meta["split"]).split(",") if s.strip()]
     parts, unknown = [], []
@@ -123,7 +125,7 @@ def check_metadata(table: pa.Table, item_sets: dict, problems: list[str]) -> tup
             f"the board scores {', '.join(on_board) or 'nothing yet'}"
         )
         return meta, []
-    expected = {files_revision([f for it in parts for f in it.files])} if bench != "fire" else {parts[0].revision}
+    expected = {parts[0].revision} if len(parts) == 1 else {files_revision([f for it in parts for f in it.files])}
     for it in parts:
         expected |= it.accepted_revisions - {it.revision}
     if len(parts) == 1:

@@ -1,7 +1,8 @@
 """Find the adapter class for a model name, a Hub id or a local folder.
 
 `load_model("openai/clip-vit-base-patch32")`, `load_model("tiny-clip")`,
-`load_model("st:sentence-transformers/clip-ViT-B-32")`, `load_model("blind-unigram")`.
+`load_model("st:sentence-transformers/clip-ViT-B-32")`, `load_model("blind-unigram")`,
+`load_model("constant")`, `load_model("random:7")` (chance checks).
 A new adapter registers itself with `@register("name", matches=...)`.
 """
 
@@ -38,7 +39,7 @@ def register(name: str, description: str, matches: Callable[[str], bool] | None 
 
 def _ensure_builtin() -> None:
     # importing the adapter modules registers them
-    from hardneg.models import blind, clip, sentence_transformers_adapter, xclip  # noqa: F401
+    from hardneg.models import blind, chance, clip, sentence_transformers_adapter, xclip  # noqa: F401
 
 
 def available_models() -> dict[str, str]:

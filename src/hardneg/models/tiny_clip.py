@@ -85,7 +85,7 @@ def tiny_clip_path() -> Path:
     """The shipped tiny CLIP folder (built into the user cache if the package lacks it)."""
     if (SHIPPED / "config.json").is_file():
         return SHIPPED
-    from hardneg.scoring import default_cache_dir
+    from hardneg.resources import cache_dir as default_cache_dir
 
     cached = default_cache_dir() / "tiny_clip"
     if not (cached / "config.json").is_file():

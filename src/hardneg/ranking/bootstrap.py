@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from typing import Mapping
+
 import numpy as np
 
 _BLOCK_ELEMENTS = 1 << 24  # resamples x clusters per block
@@ -170,3 +172,86 @@ def paired_test(
         n_clusters=k,
         n=int(a.size),
     )
+
+
+class Stat:
+    """One bootstrapped statistic of per-example values.
+
+    kind `"mean"`: mean of `values` (optionally only rows where `select` is True);
+    `"median"`: median of `values` (NumPy's rule: mean of the two middle values when even);
+    `"mean_of_group_means"`: mean over the groups in `groups` of each group's mean.
+    """
+
+    __slots__ = ("kind", "values", "select", "groups")
+
+    def __init__(self, kind: str, values: np.ndarray, select: np.ndarray | None = None,
+                 groups: np.ndarray | None = None):
+        if kind not in ("mean", "median", "mean_of_group_means"):  # pragma: no cover - programming error
+            raise ValueError(kind)
+        self.kind = kind
+        self.values = np.asarray(values, dtype=np.float64)
+        self.select = select
+        self.groups = groups
+
+
+def joint_intervals(stats: Mapping[str, Stat], clusters: np.ndarray, n_resamples: int, confidence_level: float,
+                    seed: int) -> dict[str, list[float]]:
+    """Cluster-bootstrap percentile intervals for several statistics from ONE set of resamples.
+
+    Uses the ranking core's resampling (`hardneg.ranking.bootstrap.resampled_means`: whole clusters
+    drawn with replacement, seeded), so a single mean gets the same interval as
+    `hardneg.ranking.bootstrap_ci(values, clusters, seed=seed)`; drawing once for all scores keeps
+    the module as fast as one core call. Medians and per-group means, which `bootstrap_ci` does
+    not cover, are computed from the same resamples via per-cluster sums.
+    """
+    codes = np.asarray(clusters)
+    k = int(codes.max()) + 1 if codes.size else 0
+    if k == 0:
+        return {}
+    columns: list[np.ndarray] = []
+
+    def add(weights: np.ndarray) -> int:
+        columns.append(np.bincount(codes, weights=weights, minlength=k))
+        return len(columns) - 1
+
+    plan: dict[str, tuple] = {}
+    estimates: dict[str, float] = {}
+    for name, st in stats.items():
+        v = st.values
+        sel = np.ones(v.shape[0], dtype=bool) if st.select is None else np.asarray(st.select, dtype=bool)
+        if st.kind == "mean":
+            plan[name] = ("ratio", add(np.where(sel, v, 0.0)), add(sel.astype(np.float64)))
+            estimates[name] = float(v[sel].mean()) if sel.any() else float("nan")
+        elif st.kind == "mean_of_group_means":
+            labels, g = np.unique(st.groups, return_inverse=True)
+            parts = [(add(np.where(g == i, v, 0.0)), add((g == i).astype(np.float64))) for i in range(labels.size)]
+            plan[name] = ("group_means", parts)
+            estimates[name] = float(np.mean([v[g == i].mean() for i in range(labels.size)]))
+        else:  # median: per-cluster histogram over the distinct values
+            uniq, inv = np.unique(v, return_inverse=True)
+            plan[name] = ("median", uniq, [add((inv == i).astype(np.float64)) for i in range(uniq.size)])
+            estimates[name] = float(np.median(v))
+    sums = np.stack(columns, axis=1)
+    # counts = 1 per cluster: the divisor is the (constant) number of clusters drawn, so scaling back
+    # by k recovers the exact resampled sums.
+    draws = resampled_means(sums, np.ones(k), int(n_resamples), np.random.default_rng(seed)) * k
+    alpha = (1.0 - confidence_level) / 2.0
+    out: dict[str, list[float]] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name, step in plan.items():
+            if step[0] == "ratio":
+                stat = draws[:, step[1]] / draws[:, step[2]]
+            elif step[0] == "group_means":
+                stat = np.mean([draws[:, a] / draws[:, b] for a, b in step[1]], axis=0)
+            else:
+                uniq, cols = step[1], step[2]
+                counts = np.rint(draws[:, cols])  # (B, U) exact integers
+                cum = np.cumsum(counts, axis=1)
+                total = cum[:, -1:]
+                lower = (cum >= np.floor((total + 1) / 2)).argmax(axis=1)  # position ceil(n/2)
+                upper = (cum >= np.floor(total / 2) + 1).argmax(axis=1)  # position n/2 + 1
+                stat = (uniq[lower] + uniq[upper]) / 2.0
+            lo, hi = np.nanquantile(stat, [alpha, 1.0 - alpha])
+            est = estimates[name]
+            out[name] = [float(min(lo, est)), float(max(hi, est))]
+    return out

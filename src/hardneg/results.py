@@ -1,0 +1,246 @@
+"""The one results engine: aligned scores + a benchmark declaration -> one `Result`.
+
+`hardneg evaluate`, `hardneg run`, quickstart, the leaderboard's recompute, the demo and the
+metric modules' intervals all get their numbers here. Per-item values come from the ranking
+core (`hardneg.ranking.multiple_choice` / `retrieval`), intervals from its one cluster
+bootstrap (`hardneg.ranking.bootstrap.joint_intervals`: whole videos resampled, one set of
+draws for every statistic, percentile interval clamped to contain the value), and chance from
+the same core applied to a constant scorer under the default tie rule (each metric's declared
+chance rule, `CHANCE_CONSTANT_SCORER`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hardneg import benchmarks
+from hardneg.benchmarks import Benchmark, Metric
+from hardneg.items import Aligned, ItemSet
+from hardneg.ranking import Qrels, multiple_choice, retrieval
+from hardneg.ranking.bootstrap import Stat, joint_intervals
+
+#: ties under which chance is defined (a constant scorer gets exactly chance)
+CHANCE_TIES = "expected"
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One statistic the engine reports: its key, per-item source, how it aggregates."""
+
+    key: str
+    source: str
+    kind: str = "mean"  # mean | median | mean_of_group_means
+    over: str | None = None
+    percent: bool = True
+
+
+def _standard_specs(decl: Benchmark) -> list[_Spec]:
+    """Headline metrics first, then the standard ones of the task kind (no duplicates)."""
+    specs: list[_Spec] = []
+
+    def add(m: Metric) -> None:
+        specs.append(_Spec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent))
+        if m.baseline is not None:
+            add(m.baseline)
+
+    for m in decl.metrics:
+        add(m)
+    if decl.is_retrieval:
+        extra = [_Spec(f"C@{k}", f"C@{k}") for k in decl.ks] + [_Spec("mAP", "AP")]
+        extra += [_Spec(f"R@{k}", f"R@{k}") for k in decl.ks]
+        extra += [_Spec("MeanR", "rank_original", percent=False), _Spec("MRR", "RR_original", percent=False)]
+    else:
+        extra = [_Spec(f"R@{k}", f"R@{k}") for k in decl.ks]
+        extra += [_Spec("MeanR", "rank", percent=False), _Spec("MedianR", "rank", "median", percent=False),
+                  _Spec("MRR", "RR", percent=False)]
+    have = {s.key for s in specs}
+    return specs + [s for s in extra if s.key not in have]
+
+
+def _per_item(items: ItemSet, scores: np.ndarray, mask, ks, ties: str, seed: int | None) -> tuple[dict, float]:
+    """Per-item values of the core and the tie rate."""
+    if items.task == "retrieval":
+        r = retrieval(scores, relevant=Qrels.from_lists(items.relevant), original=items.original, ks=ks, ties=ties,
+                      seed=seed)
+    else:
+        filled = np.where(mask, scores, 0.0) if mask is not None else scores
+        r = multiple_choice(filled, items.label, mask=mask, ks=ks, ties=ties, seed=seed)
+    per = {k: np.asarray(v, dtype=np.float64) for k, v in r.per_example.items()}
+    return per, float(r.aggregate.get("tie_rate", 0.0))
+
+
+def _constant_scores(items: ItemSet) -> tuple[np.ndarray, np.ndarray | None]:
+    """A scorer that cannot tell candidates apart: the chance baseline (and the board's)."""
+    width = items.max_candidates
+    mask = None if (items.n_candidates == width).all() else (np.arange(width)[None, :] < items.n_candidates[:, None])
+    return np.zeros((len(items), width)), mask
+
+
+def _value(spec: _Spec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
+    v = per[spec.source]
+    if select is not None:
+        v = v[select]
+    if v.size == 0:
+        return float("nan")
+    if spec.kind == "median":
+        return float(np.median(v))
+    if spec.kind == "mean_of_group_means":
+        g = groups[spec.over] if select is None else groups[spec.over][select]
+        return float(np.mean([v[g == x].mean() for x in np.unique(g)]))
+    return float(v.mean())
+
+
+def _stat(spec: _Spec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> Stat:
+    if spec.kind == "mean_of_group_means":
+        if select is not None:
+            raise ValueError("a mean over groups has no per-group interval")
+        return Stat("mean_of_group_means", per[spec.source], groups=groups[spec.over])
+    return Stat(spec.kind, per[spec.source], select=select)
+
+
+@dataclass
+class Result:
+    """Everything one evaluation produced; `to_dict()` is JSON-safe."""
+
+    benchmark: str
+    config: str
+    split: str
+    task: str
+    metrics: dict[str, dict[str, float]]  # key -> {"value", "low", "high"} (no interval when resamples = 0)
+    chance: dict[str, float]
+    headline: list[str]
+    n: int
+    n_items: int
+    tie_rate: float
+    ties: str
+    n_resamples: int
+    confidence: float
+    seed: int
+    breakdowns: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    per_example: dict[str, np.ndarray] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def coverage(self) -> float:
+        return self.n / max(self.n_items, 1)
+
+    @property
+    def comparable(self) -> bool:
+        """Only a result on every item of the split can be compared with others."""
+        return self.n == self.n_items
+
+    def value(self, key: str) -> float:
+        return self.metrics[key]["value"]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "benchmark": self.benchmark, "config": self.config, "split": self.split, "task": self.task,
+            "headline": list(self.headline), "metrics": _plain(self.metrics), "chance": _plain(self.chance),
+            "n": self.n, "n_items": self.n_items, "coverage": self.coverage, "comparable": self.comparable,
+            "tie_rate": self.tie_rate, "ties": self.ties, "n_resamples": self.n_resamples,
+            "confidence": self.confidence, "seed": self.seed, "breakdowns": _plain(self.breakdowns),
+        }
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+def _plain(obj):
+    """NumPy scalars and arrays to Python values; NaN to None (JSON has no NaN)."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, (np.floating, float)):
+        f = float(obj)
+        return None if math.isnan(f) else f
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+def _entries(specs, per, groups, codes, n_resamples, confidence, seed, select=None) -> dict[str, dict[str, float]]:
+    values = {s.key: _value(s, per, groups, select) for s in specs}
+    out = {k: {"value": v} for k, v in values.items()}
+    if n_resamples and (select is None or select.any()):
+        stats = {s.key: _stat(s, per, groups, select) for s in specs}
+        for key, (lo, hi) in joint_intervals(stats, codes, n_resamples, confidence, seed).items():
+            out[key].update(low=lo, high=hi)
+    return out
+
+
+def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark | None = None,
+                    ties: str = "expected", n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+                    n_items: int | None = None, notes: list[str] | None = None,
+                    keep_per_example: bool = False) -> Result:
+    """Every metric of `scores` (rows aligned with `items`) with intervals, chance and breakdowns.
+
+    `n_items`: items in the full split when `items` is a scored subset (coverage = len(items) / n_items).
+    """
+    decl = declaration or benchmarks.get(items.benchmark)
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
+    if int(n_resamples) < 0:
+        raise ValueError(f"n_resamples must be >= 0 (0 turns intervals off), got {n_resamples!r}")
+    scores = np.asarray(scores)
+    specs = _standard_specs(decl)
+    groups = dict(items.groups)
+    for s in specs:
+        if s.over and s.over not in groups:
+            raise ValueError(f"metric {s.key} averages over column {s.over!r}, which the items of "
+                             f"{items.benchmark}/{items.config} do not have")
+    per, tie_rate = _per_item(items, scores, mask, decl.ks, ties, seed if ties == "random" else None)
+    _, codes = np.unique(items.clusters.astype(str), return_inverse=True)
+    metrics = _entries(specs, per, groups, codes, n_resamples, confidence, seed)
+    # per-group values of a metric averaged over groups (PoSRank_noun, ...): keys `<key>_<group>`
+    for s in specs:
+        if s.over:
+            for g in sorted(set(groups[s.over].tolist())):
+                sel = groups[s.over] == g
+                sub = _Spec(f"{s.key}_{g}", s.source, "mean", None, s.percent)
+                metrics.update(_entries([sub], per, groups, codes, n_resamples, confidence, seed, sel))
+    const, const_mask = _constant_scores(items)
+    cper, _ = _per_item(items, const, const_mask, decl.ks, CHANCE_TIES, None)
+    chance = {s.key: _value(s, cper, groups) for s in specs}
+    for s in specs:
+        if s.over:
+            for g in sorted(set(groups[s.over].tolist())):
+                chance[f"{s.key}_{g}"] = _value(_Spec("", s.source), cper, groups, groups[s.over] == g)
+    breakdowns: dict[str, dict[str, dict[str, Any]]] = {}
+    flat = [s for s in specs if s.kind != "mean_of_group_means"]
+    for column in decl.breakdowns:
+        if column not in groups or len(set(groups[column].tolist())) < 2:
+            continue
+        breakdowns[column] = {}
+        for g in sorted(set(groups[column].tolist())):
+            sel = groups[column] == g
+            entry: dict[str, Any] = _entries(flat, per, groups, codes, n_resamples, confidence, seed, sel)
+            entry["n"] = int(sel.sum())
+            breakdowns[column][g or "(none)"] = entry
+    return Result(
+        benchmark=decl.name, config=items.config, split=items.split, task=decl.task, metrics=metrics,
+        chance=chance, headline=decl.headline, n=len(items), n_items=len(items) if n_items is None else int(n_items),
+        tie_rate=tie_rate, ties=ties, n_resamples=int(n_resamples), confidence=float(confidence), seed=int(seed),
+        breakdowns=breakdowns, per_example=per if keep_per_example else {}, notes=list(notes or []),
+    )
+
+
+def evaluate_aligned(aligned: Aligned, **kwargs) -> Result:
+    """`evaluate_scores` on the output of `hardneg.items.align_predictions` (coverage included)."""
+    return evaluate_scores(aligned.items, aligned.scores, aligned.mask, n_items=aligned.n_items,
+                           notes=aligned.notes, **kwargs)
+
+
+def chance_result(items: ItemSet, **kwargs) -> Result:
+    """The result of a constant scorer (what the board shows as its `random` baseline)."""
+    scores, mask = _constant_scores(items)
+    return evaluate_scores(items, scores, mask, **kwargs)
+
+
+constant_scores = _constant_scores
