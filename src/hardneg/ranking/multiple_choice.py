@@ -22,7 +22,7 @@ from .ties import (
     expected_reciprocal_rank,
     harmonic_table,
 )
-from .validate import as_groups, as_index, as_mask, as_scores, check_ids, check_ks
+from .validate import as_array, as_groups, as_index, as_mask, as_scores, check_ids, check_ks
 from ..threads import default_threads, thread_map
 
 _BYTE_SUM = np.uint64(0x0101010101010101)
@@ -257,7 +257,7 @@ def multiple_choice(
     """
     check_tie_rule(ties, seed)
     ks = check_ks(ks)
-    scores_arr = np.asarray(scores)
+    scores_arr = as_array(scores, "scores")  # NumPy's own errors (ragged rows) reworded, big ints checked
     m = as_mask(mask, scores_arr.shape if scores_arr.ndim == 2 else (-1, -1))
     s = as_scores(scores_arr, "scores", m)
     n, c = s.shape
