@@ -66,11 +66,9 @@ def card_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
     import yaml
 
     card = Path(folder) / "README.md"
-    if not card.is_file():
-        return {}
-    text = card.read_text(encoding="utf-8")
+    text = card.read_text(encoding="utf-8") if card.is_file() else ""
     if not text.startswith("---"):
-        return {}
+        return _layout_configs(Path(folder))
     header = yaml.safe_load(text.split("---", 2)[1]) or {}
     out: dict[str, dict[str, list[str]]] = {}
     for cfg in header.get("configs", []):
@@ -79,6 +77,15 @@ def card_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
             paths = df["path"] if isinstance(df["path"], list) else [df["path"]]
             splits.setdefault(df["split"], []).extend(paths)
         out[cfg["config_name"]] = splits
+    return out
+
+
+def _layout_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
+    """Without a card: the Hub file layout `<config>/<split>-00000-of-00001.parquet`."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")) if folder.is_dir() else []:
+        for f in sorted(sub.glob("*.parquet")):
+            out.setdefault(sub.name, {}).setdefault(f.name.split("-0", 1)[0], []).append(f"{sub.name}/{f.name}")
     return out
 
 
@@ -100,7 +107,8 @@ def scoreable_configs(folder: str | Path, benchmark: str | None = None) -> list[
 def _folder_files(folder: Path, config: str) -> dict[str, list[Path]]:
     configs = card_configs(folder)
     if not configs:
-        raise ValueError(f"{folder} has no README.md with `configs:`; is it a `hardneg build` output?")
+        raise ValueError(f"{folder} has no README.md with `configs:` and no <config>/<split>-*.parquet files; "
+                         "is it a `hardneg build` output?")
     if config not in configs:
         raise ValueError(f"dataset {folder} has no config {config!r}; choose one of {sorted(configs)}")
     return {s: [folder / p for p in ps] for s, ps in configs[config].items()}

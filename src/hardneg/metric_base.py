@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401 - registers pa.compute
 
 from hardneg.ranking.bootstrap import Stat, joint_intervals  # noqa: F401 - the one bootstrap; Stat re-exported for modules
+from hardneg.ranking.validate import check_python_integers, inexact_integers, integer_error, numbers_from_objects
 
 __all__ = [
     "HardnegMetric",
@@ -53,7 +54,9 @@ COMMON_KWARGS_DOC = """\
     return_per_example (`bool`, default `False`): also return `per_example`, a dict of NumPy arrays
         (one value per example, in input order).
     n_resamples (`int`, default 1000): bootstrap resamples for the intervals; 0 turns intervals off.
-    confidence_level (`float`, default 0.95): coverage of the `<score>_ci` intervals.
+    confidence_level (`float`, default 0.95): coverage of the `<score>_ci` intervals. An interval is the
+        percentile interval of a cluster bootstrap (whole videos drawn with replacement `n_resamples`
+        times, the score recomputed on each draw), clamped to contain the reported score.
     seed (`int`, default 0): seeds the bootstrap and `ties="random"`.
 """
 
@@ -104,7 +107,11 @@ def _ragged_to_arrow(rows: Any, value_type: pa.DataType, name: str) -> pa.LargeL
         arr = rows.combine_chunks() if isinstance(rows, pa.ChunkedArray) else rows
         if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type) or pa.types.is_fixed_size_list(arr.type)):
             raise ValueError(f"{name}: expected one list per example, got an Arrow array of type {arr.type}")
-        return arr.cast(pa.large_list(value_type))
+        try:
+            return arr.cast(pa.large_list(value_type))
+        except pa.ArrowInvalid as exc:  # e.g. an int64 score float64 cannot hold exactly
+            raise ValueError(f"{name}: {exc}; float64 holds integers exactly only up to 2**53: subtract a common "
+                             "offset or divide by a common factor so they fit, or pass the ranks instead") from None
     if isinstance(rows, np.ndarray):
         if rows.ndim != 2:
             raise ValueError(
@@ -112,7 +119,7 @@ def _ragged_to_arrow(rows: Any, value_type: pa.DataType, name: str) -> pa.LargeL
                 "pass one row of scores per example"
             )
         n, c = rows.shape
-        flat = _numeric(rows.reshape(-1), value_type, name)
+        flat = _numeric(rows.reshape(-1), value_type, name, lambda pos: f"row {pos // c}, column {pos % c}")
         offsets = np.arange(0, (n + 1) * c, c, dtype=np.int64) if n else np.zeros(1, dtype=np.int64)
         return pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(flat))
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence | Iterable):
@@ -123,7 +130,10 @@ def _ragged_to_arrow(rows: Any, value_type: pa.DataType, name: str) -> pa.LargeL
         dense = np.asarray(rows)
     except (ValueError, TypeError):  # ragged rows
         dense = None
+    if dense is not None and dense.ndim == 2 and dense.dtype == object:  # e.g. Python ints beyond int64
+        dense = numbers_from_objects(dense, name)
     if dense is not None and dense.ndim == 2 and dense.dtype != object:
+        check_python_integers(rows, dense, name)  # NumPy rounds [[2**53 + 1, 0.5]] into float64 silently
         return _ragged_to_arrow(dense, value_type, name)
     if dense is not None and dense.ndim == 1 and dense.dtype != object and len(rows):
         raise ValueError(
@@ -134,23 +144,45 @@ def _ragged_to_arrow(rows: Any, value_type: pa.DataType, name: str) -> pa.LargeL
     parts = []
     for i, row in enumerate(rows):  # only ragged input reaches this loop
         row = _as_numpy(row)
-        if row is None or isinstance(row, (str, bytes)) or np.ndim(row) != 1:
-            raise ValueError(f"{name}[{i}]: expected a list of numbers, got {row!r:.80}")
-        arr = np.asarray(row)
+        try:
+            arr = None if row is None or isinstance(row, (str, bytes)) else np.asarray(row)
+        except (ValueError, TypeError):  # NumPy's "inhomogeneous shape": a value is itself a list
+            arr = None
+        if arr is None or arr.ndim != 1:
+            raise ValueError(f"{name}[{i}]: expected a flat list of numbers, got {row!r:.80}")
+        if arr.dtype == object:
+            arr = numbers_from_objects(arr, f"{name}[{i}]")
+            if arr is None:
+                raise ValueError(f"{name}[{i}]: expected a flat list of numbers, got {row!r:.80}")
+        check_python_integers(row, arr, f"{name}[{i}]")
         lengths[i] = arr.shape[0]
         parts.append(arr)
     flat = np.concatenate(parts) if parts else np.zeros(0)
-    flat = _numeric(flat, value_type, name)
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+
+    def locate(pos: int) -> str:
+        row = int(_row_of_flat(offsets, np.array([pos]))[0])
+        return f"row {row}, column {pos - int(offsets[row])}"
+
+    flat = _numeric(flat, value_type, name, locate)
     return pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(flat))
 
 
-def _numeric(values: np.ndarray, value_type: pa.DataType, name: str) -> np.ndarray:
-    """Check dtype (numbers, not strings/objects) and convert exactly to the Arrow column's NumPy type."""
+def _numeric(values: np.ndarray, value_type: pa.DataType, name: str, locate=None) -> np.ndarray:
+    """Check dtype (numbers, not strings/objects) and convert exactly to the Arrow column's NumPy type.
+
+    ``locate(flat position) -> "row i, column j"`` names where a refused value sits. Integer scores
+    that float64 cannot hold exactly (beyond 2**53) are refused: rounding could turn distinct
+    scores into ties.
+    """
     if values.dtype == object or values.dtype.kind not in "biuf":
         raise ValueError(f"{name}: expected numbers, got values of dtype {values.dtype}")
     if pa.types.is_floating(value_type):  # widening (float32 -> float64) is exact: no new ties
+        bad = inexact_integers(values)
+        if bad.size:
+            pos = int(bad[0])
+            raise integer_error(name, values[pos], locate(pos) if locate else f"flat position {pos}")
         return values.astype(value_type.to_pandas_dtype(), copy=False)
     if values.dtype.kind == "f":
         if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
@@ -224,7 +256,11 @@ def encode_positive_index(references: Any, lengths: np.ndarray, name: str = "ref
     refs = _as_numpy(references)
     if isinstance(refs, (pa.Array, pa.ChunkedArray)):
         refs = refs.to_numpy(zero_copy_only=False)
-    refs = np.asarray(refs)
+    try:
+        refs = np.asarray(refs)
+    except (ValueError, TypeError):  # NumPy's "inhomogeneous shape": nested lists of different lengths
+        raise ValueError(f"{name}: expected one positive index (an integer) per example, got nested lists; "
+                         "multiple choice has one positive per example (several relevant items: correct_at_k)") from None
     if refs.ndim != 1:
         raise ValueError(f"{name}: expected one positive index per example (1-D), got shape {refs.shape}")
     if refs.size and (refs.dtype == object or refs.dtype.kind not in "biuf"):
@@ -277,7 +313,11 @@ def encode_original(original: Any, n_items: np.ndarray, name: str = "original") 
     orig = _as_numpy(original)
     if isinstance(orig, (pa.Array, pa.ChunkedArray)):
         orig = orig.to_numpy(zero_copy_only=False)
-    orig = np.asarray(orig)
+    try:
+        orig = np.asarray(orig)
+    except (ValueError, TypeError):  # NumPy's "inhomogeneous shape": nested lists of different lengths
+        raise ValueError(f"{name}: expected one item index (an integer) per query, got nested lists; "
+                         "give each query's original positive once (other relevant items go in references)") from None
     n = len(n_items)
     if orig.ndim != 1 or orig.shape[0] != n:
         raise ValueError(f"predictions has {n} rows but {name} has shape {orig.shape}; give one index per query")
@@ -298,6 +338,8 @@ def encode_strings(values: Any, n: int, name: str) -> pa.Array:
         raise ValueError(f"{name}: expected one value per example, got a single string")
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(f"{name}: expected one value per example (1-D), got an array of shape {values.shape}")
     if isinstance(values, np.ndarray) and values.dtype.kind in "US":
         arr = pa.array(values.astype(str, copy=False), type=pa.string())  # vectorized
     elif isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
@@ -309,6 +351,9 @@ def encode_strings(values: Any, n: int, name: str) -> pa.Array:
         try:
             arr = pa.array(values, type=pa.string())
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed or numeric ids
+            nested = next((i for i, v in enumerate(values) if isinstance(v, (list, tuple, dict, set, np.ndarray))), None)
+            if nested is not None:  # a list is not an id: str() would silently make one up
+                raise ValueError(f"{name}[{nested}]: expected one id or label per example, got {values[nested]!r:.60}")
             arr = pa.array([v if v is None or isinstance(v, str) else str(v) for v in values], type=pa.string())
     if len(arr) != n:
         raise ValueError(f"predictions has {n} rows but {name} has {len(arr)}; give one per example")
@@ -491,8 +536,12 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the metric over everything added so far plus the given inputs.
 
-        Optional streamed inputs (e.g. `video_ids`) may be left out.
+        Optional streamed inputs (e.g. `video_ids`) may be left out. The options (`ties`, `ks`,
+        `n_resamples`, ...) are checked before anything is read: `evaluate` empties its cache of
+        streamed batches as soon as it computes, so a typo must fail while the batches are still there
+        (fix the option and call `compute()` again).
         """
+        self._check_options(kwargs)
         if predictions is not None or references is not None:
             for name in self.OPTIONAL_INPUTS:
                 kwargs.setdefault(name, None)
@@ -503,6 +552,39 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             return evaluate.Metric.compute(self, predictions=predictions, references=references, **kwargs)
         finally:
             self._keep_float32 = False
+
+    def _check_options(self, kwargs: Mapping[str, Any]) -> None:
+        """Validate `compute()`'s options against `_compute`'s signature: unknown names, and the values of
+        the shared ones (defaults filled in), raising a ValueError before any streamed data is consumed."""
+        import inspect
+
+        from hardneg.ranking.ties import check_tie_rule
+
+        params = {name: p.default for name, p in inspect.signature(self._compute).parameters.items()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        inputs = set(self._feature_names())
+        options = {name: default for name, default in params.items() if name not in inputs}
+        unknown = sorted(k for k in kwargs if k not in inputs and k not in options)
+        if unknown:
+            raise ValueError(
+                f"{self.name}.compute() got unknown option(s) {unknown}; its options are {sorted(options)} "
+                "(nothing added so far was used or lost: fix the name and call compute() again)"
+            )
+        given = {**options, **{k: v for k, v in kwargs.items() if k in options}}
+        if "n_resamples" in given or "confidence_level" in given:
+            check_resampling(given.get("n_resamples", 0), given.get("confidence_level", 0.95))
+        if "ks" in given:
+            check_ks(given["ks"])
+        seed = given.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer (it seeds the bootstrap and ties='random'), got {seed!r}")
+        if "ties" in given:
+            if not isinstance(given["ties"], str):
+                raise ValueError(f"ties must be the name of a tie rule, e.g. 'expected'; got {given['ties']!r}")
+            check_tie_rule(given["ties"], seed)
+        flag = given.get("return_per_example", False)
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"return_per_example must be True or False, got {flag!r}")
 
     @abc.abstractmethod
     def _info(self):
@@ -590,6 +672,12 @@ def scores_with_intervals(aggregate: Mapping[str, float], per_example: Mapping[s
     when the core names the per-example column differently (e.g. `mAP` is the mean of `AP`).
     `extra` adds `{output name: (score, Stat)}` for statistics the core aggregates differently
     (medians, per-group means).
+
+    Each interval is the percentile interval of a cluster bootstrap (whole videos drawn with
+    replacement; `joint_intervals`), clamped to contain the score it is reported with: the score
+    comes from the core's aggregate, which can differ from the bootstrap's own mean in the last bit,
+    and a percentile interval can miss its point estimate (medians, very skewed or tiny samples).
+    So `score_ci[0] <= score <= score_ci[1]` always holds.
     """
     out: dict[str, Any] = {}
     stats: dict[str, Stat] = {}
@@ -606,8 +694,9 @@ def scores_with_intervals(aggregate: Mapping[str, float], per_example: Mapping[s
     cis = joint_intervals(stats, clusters, n_resamples, confidence_level, seed)
     ordered: dict[str, Any] = {}
     for key, value in out.items():
+        lo, hi = cis[key]
         ordered[key] = value
-        ordered[f"{key}_ci"] = cis[key]
+        ordered[f"{key}_ci"] = [min(float(lo), value), max(float(hi), value)] if value == value else [lo, hi]
     return ordered
 
 

@@ -29,6 +29,7 @@ SCHEMA_VERSION = "1.0"
 NEGATIVE_TYPES = (
     "positive",
     "counterfactual",  # Feint6K human-written action counterfactual
+    "temporal",  # VITATECS counterfactual that changes one temporal aspect (the aspect is the item's category)
     "random",  # caption of another video
     "gender",
     "verb_lm",
@@ -56,12 +57,17 @@ PROVENANCE_TYPE = pa.struct(
         pa.field("origin", pa.string()),  # "positive" | "human" | "generator" | "dataset"
         pa.field("generator", pa.string()),  # e.g. "posrank-single-word"; null for human
         pa.field("generator_version", pa.string()),
-        pa.field("rule", pa.string()),  # antonym | hypernym-antonym | sibling | vocabulary | gender-map | ...
+        pa.field("rule", pa.string()),  # antonym | preposition-map | sibling | vocabulary | gender-map | ...
         pa.field("pos", pa.string()),  # part of speech of the replaced span, if any
-        pa.field("span", pa.string()),  # replaced source text
-        pa.field("replacement", pa.string()),
+        pa.field("span", pa.string()),  # replaced source text: positive[span_start:span_end]
+        pa.field("replacement", pa.string()),  # the text that stands in its place in the negative
         pa.field("seed", pa.int64()),
         pa.field("details", pa.string()),  # JSON: filter scores and anything rule-specific
+        # Character offsets of `span` in the positive caption (Python str indices), so that
+        # positive[:span_start] + replacement + positive[span_end:] == negative. Null where
+        # unknown (positives, human-written negatives whose edit is not one region).
+        pa.field("span_start", pa.int64()),
+        pa.field("span_end", pa.int64()),
     ]
 )
 

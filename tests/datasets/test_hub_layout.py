@@ -35,10 +35,10 @@ def test_card_yaml_names_every_split_file(tmp_path):
     assert config["config_name"] == "vln_uvo" and config["default"] is True
     for entry in config["data_files"]:
         assert (out / entry["path"]).is_file()
-    assert [s["split"] for s in config["data_files"]] == ["noun", "adv"]  # paper order of parts of speech
+    assert [s["split"] for s in config["data_files"]] == ["test"]  # parts of speech live in `category`
     info = meta["dataset_info"][0]
     assert [f["name"] for f in info["features"]][:3] == ["id", "video_id", "source_dataset"]
-    assert {s["name"]: s["num_examples"] for s in info["splits"]} == {"noun": 2, "adv": 3}
+    assert {s["name"]: s["num_examples"] for s in info["splits"]} == {"test": 5}
     assert 'load_dataset("video-hardneg/posrank", "vln_uvo"' in text
     assert "@inproceedings{chen2024beyond" in text
 
@@ -94,9 +94,12 @@ def test_failure_inside_the_output_folder_leaves_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_build_samples_builds_all_four(tmp_path):
+def test_build_samples_builds_every_declared_sample(tmp_path):
+    from hardneg import benchmarks
+
     outs = build_samples(tmp_path / "samples")
-    assert sorted(outs) == ["contrast_sets", "feint6k", "fire", "posrank"]
+    assert sorted(outs) == sorted(n for n, b in benchmarks.all_benchmarks().items() if b.sample)
+    assert {"contrast_sets", "feint6k", "fire", "posrank"} <= set(outs)
     for folder in outs.values():
         assert (folder / "README.md").is_file() and (folder / "build_report.json").is_file()
 

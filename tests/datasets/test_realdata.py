@@ -46,7 +46,7 @@ def test_contrast_set_human_release(realdata, tmp_path, hf_cache):
 def test_posrank_vln_uvo_adverb_release(realdata, tmp_path, hf_cache):
     raw = realdata / "posrank_uvo"
     result = build_benchmark("posrank", raw, tmp_path / "pr")
-    assert result.report["counts"] == {"vln_uvo": {"adv": 218}}
+    assert result.report["counts"] == {"vln_uvo": {"test": 218}}
     assert result.report["negatives_per_caption"] == {"vln_uvo/adv": 20}
     assert result.report["captions_joined"] == {"vln_uvo/adv": 218}
 
@@ -56,7 +56,7 @@ def test_posrank_vln_uvo_adverb_release(realdata, tmp_path, hf_cache):
         if line.strip():
             key, caption = line.split("**#**", 1)
             captions[key] = caption.strip()
-    ds = datasets.load_dataset(str(result.out), "vln_uvo", split="adv", cache_dir=hf_cache)
+    ds = datasets.load_dataset(str(result.out), "vln_uvo", split="test", cache_dir=hf_cache)
     assert ds.num_rows == len(negatives) == 218
     for item, (key, negs) in zip(ds, negatives.items()):
         assert item["captions"][0] == captions[key]

@@ -33,7 +33,7 @@ def test_multiple_choice_on_built_contrast_sets(tmp_path, hf_cache):
 
 def test_constant_scorer_on_built_posrank_gives_chance(tmp_path, hf_cache):
     out = build_benchmark("posrank", sample_raw_dir("posrank"), tmp_path / "pr").out
-    ds = datasets.load_dataset(str(out), "vln_uvo", split="adv", cache_dir=hf_cache)
+    ds = datasets.load_dataset(str(out), "vln_uvo", split="test", cache_dir=hf_cache).filter(lambda r: r["category"] == "adv")
     scores = np.zeros((ds.num_rows, 21))
     result = ranking.multiple_choice(scores, np.array(ds["label"]))
     assert result.aggregate["R@1"] == pytest.approx(1 / 21)
@@ -79,7 +79,7 @@ def test_posrank_module_on_built_posrank(tmp_path, hf_cache):
     module = _metric("posrank")
     out = build_benchmark("posrank", sample_raw_dir("posrank"), tmp_path / "pr").out
     ds = datasets.load_dataset(str(out), "vln_uvo", cache_dir=hf_cache)
-    items = datasets.concatenate_datasets([ds["noun"], ds["adv"]])
+    items = ds["test"]
     n = items.num_rows
     # oracle on noun items, constant scores on adverb items
     scores = np.zeros((n, 21))

@@ -46,7 +46,7 @@ def hand_predictions(samples, tmp_path):
 
 def test_metrics_match_hand_computation(hand_predictions):
     r = evaluate_predictions(hand_predictions, n_resamples=200)
-    o = r["overall"]
+    o = r["metrics"]
     h6 = sum(1 / k for k in range(1, 7))
     assert o["R@1"]["value"] == pytest.approx((3 + 0 + 1 / 6) / 5)
     assert o["R@2"]["value"] == pytest.approx((3 + 0 + 2 / 6) / 5)
@@ -54,7 +54,7 @@ def test_metrics_match_hand_computation(hand_predictions):
     assert o["MRR"]["value"] == pytest.approx((3 + 1 / 3 + h6 / 6) / 5)
     assert o["R@1"]["low"] <= o["R@1"]["value"] <= o["R@1"]["high"]
     assert r["chance"]["R@1"] == pytest.approx(1 / 6) and r["chance"]["MeanR"] == pytest.approx(3.5)
-    assert r["n_scored"] == r["n_items"] == 5
+    assert r["n"] == r["n_items"] == 5
     assert r["by_negative_type"]["counterfactual"]["R@1"]["value"] == pytest.approx(o["R@1"]["value"])
     assert r["delta_s"]["action"]["mean"] == pytest.approx((-15 + 0.8 - 1.5) / 25)
     assert r["delta_s"]["action"]["n"] == 25
@@ -67,8 +67,8 @@ def test_partial_predictions_report_coverage(samples, hand_predictions, tmp_path
     part = tmp_path / "part.parquet"
     atomic_write_parquet(t.slice(0, 3), part)
     r = evaluate_predictions(part, n_resamples=100)
-    assert (r["n_scored"], r["n_items"], r["coverage"]) == (3, 5, 0.6)
-    assert r["overall"]["R@1"]["value"] == 1.0
+    assert (r["n"], r["n_items"], r["coverage"]) == (3, 5, 0.6)
+    assert r["metrics"]["R@1"]["value"] == 1.0
 
 
 def test_evaluate_rejects_mismatched_predictions(samples, tmp_path):
@@ -87,7 +87,7 @@ def test_evaluate_cli_prints_and_writes_json_and_chart(hand_predictions, tmp_pat
     assert main(["evaluate", str(hand_predictions), "--json", str(js), "--plot", str(png), "--resamples", "100"]) == 0
     printed = capsys.readouterr().out
     assert "R@1 63.3 [" in printed and "vs counterfactual negatives only" in printed and "Δs action" in printed
-    assert json.loads(js.read_text())["overall"]["MeanR"]["value"] == pytest.approx(1.9)
+    assert json.loads(js.read_text())["metrics"]["MeanR"]["value"] == pytest.approx(1.9)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     assert main(["evaluate", str(hand_predictions), "--json", str(js), "--plot", str(png)]) == 2  # no overwrite
 
@@ -101,7 +101,7 @@ def test_quickstart_runs_end_to_end(tmp_path, capsys):
         assert f"contrast_sets  {config}" in out
     results = json.loads((tmp_path / "qs" / "results.json").read_text())
     assert set(results) == {"contrast_sets/verb_human", "contrast_sets/verb_lm", "contrast_sets/gender"}
-    assert all(r["model_id"] == "hardneg/tiny-clip" and r["n_scored"] == r["n_items"] for r in results.values())
+    assert all(r["model_id"] == "hardneg/tiny-clip" and r["n"] == r["n_items"] for r in results.values())
 
 
 def test_quickstart_refuses_a_non_empty_folder(tmp_path, capsys):
@@ -125,7 +125,7 @@ def test_retrieval_chance_is_a_constant_scorer_on_the_labels(samples, tmp_path):
     path = tmp_path / "constant.parquet"
     atomic_write_parquet(t.replace_schema_metadata(meta), path)
     r = evaluate_predictions(path, n_resamples=0)  # 0: no intervals
-    assert "low" not in r["overall"]["C@1"]
+    assert "low" not in r["metrics"]["C@1"]
     original = dict(zip(queries, data.queries["video_id"].to_pylist()))
     positives = {q: {original[q]} for q in queries}
     for q, v, label in zip(data.qrels["query_id"].to_pylist(), data.qrels["video_id"].to_pylist(),
@@ -136,4 +136,4 @@ def test_retrieval_chance_is_a_constant_scorer_on_the_labels(samples, tmp_path):
     assert r["chance"]["C@1"] == pytest.approx(expected_c1)
     assert r["chance"]["R@1"] == pytest.approx(1 / len(videos))
     for name in ("C@1", "C@5", "mAP", "R@1", "MeanR"):
-        assert r["overall"][name]["value"] == pytest.approx(r["chance"][name]), name
+        assert r["metrics"][name]["value"] == pytest.approx(r["chance"][name]), name

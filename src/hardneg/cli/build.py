@@ -36,11 +36,25 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="repo folder to write (must not exist unless --overwrite)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     p.add_argument("--videos", help="local video folder: report which referenced videos are missing")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail if any file in --raw would be ignored (every file is listed as used or ignored, with the reason, "
+        "in the output and in build_report.json)",
+    )
     p.add_argument("--push", metavar="REPO_ID", help="also upload the folder to this Hub dataset repo (its declared id, e.g. video-hardneg/feint6k)")
     p.add_argument("--private", action="store_true", help="create the Hub repo as private (with --push)")
     p.add_argument("--token", help="Hub token (default: HF_TOKEN or the cached `hf auth login` token)")
     p.set_defaults(func=run)
     return p
+
+
+def print_files(files: list[dict], raw) -> None:
+    """Every file of the raw folder: used or ignored, and why."""
+    used = sum(e["status"] == "used" for e in files)
+    print(f"  files in {raw}: {used} used, {len(files) - used} ignored")
+    for e in files:
+        print(f"    {e['status']:<8} {e['path']}: {e['reason']}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
 
     raw = sample_raw_dir(args.benchmark) if args.sample else args.raw
     print(f"validating {args.benchmark} raw files in {raw} ...", file=sys.stderr, flush=True)
-    result = build_benchmark(args.benchmark, raw, args.out, overwrite=args.overwrite, videos=args.videos)
+    result = build_benchmark(args.benchmark, raw, args.out, overwrite=args.overwrite, videos=args.videos, strict=args.strict)
     print(f"built {args.benchmark} -> {result.out}")
+    print_files(result.report.get("files", []), raw)
     for config, splits in result.report["counts"].items():
         for split, n in splits.items():
             print(f"  {config}/{split}: {n:,} rows")

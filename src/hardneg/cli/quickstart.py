@@ -12,7 +12,7 @@ import json
 import tempfile
 from pathlib import Path
 
-DESCRIPTION = """Run the whole pipeline on the built-in samples: build the four benchmarks'
+DESCRIPTION = """Run the whole pipeline on the built-in samples: build every declared benchmark's
 sample datasets, make synthetic videos for their video ids, score each config with a model
 (default: the built-in tiny random-weight CLIP; its scores carry no meaning, so the results
 should sit near chance), and print every config's headline metrics with 95% intervals.
@@ -26,7 +26,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--model", default="tiny-clip", help="model to score (default tiny-clip, built in)")
     p.add_argument("--out", default=None, help="work folder for datasets, predictions and results (default: a new temporary folder)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out folder's results")
-    p.add_argument("--benchmarks", default=None, help="comma-separated subset (default: all four)")
+    p.add_argument("--benchmarks", default=None, help="comma-separated subset (default: every benchmark with a built-in sample)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
     p.add_argument("--cache-dir", default=None, help="embedding and sample-video cache (default ~/.cache/hardneg)")
@@ -35,9 +35,9 @@ def add_parser(subparsers) -> None:
 
 def scoreable_configs(folder: Path) -> list[str]:
     """Configs of a built benchmark that get their own predictions (not FIRE's -queries/-videos tables)."""
-    from hardneg.scoring import _card_configs
+    from hardneg.items import scoreable_configs as configs
 
-    return [c for c in _card_configs(folder) if not c.endswith(("-queries", "-videos"))]
+    return configs(folder)
 
 
 def sample_videos(video_ids: list[str], cache_dir: Path) -> Path:
@@ -55,7 +55,8 @@ def sample_videos(video_ids: list[str], cache_dir: Path) -> Path:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from hardneg.datasets import SAMPLE_BENCHMARKS, build_samples, sample_video_ids
+    from hardneg.datasets import build_samples, sample_benchmarks, sample_video_ids
+    SAMPLE_BENCHMARKS = sample_benchmarks()
     from hardneg.evaluation import evaluate_predictions, plot_result
     from hardneg.io import atomic_write_text
     from hardneg.models import load_model
@@ -94,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
             results[f"{bench}/{config}"] = res
             vr = run_.video_report
             for metric in res["headline"]:
-                if metric in res["overall"]:
-                    rows.append((bench, config, res["n_scored"], metric, res["overall"][metric],
+                if metric in res["metrics"]:
+                    rows.append((bench, config, res["n"], metric, res["metrics"][metric],
                                  res.get("chance", {}).get(metric), f"{vr['ok']} ok/{vr['missing'] + vr['unreadable']} bad"))
     atomic_write_text(out / "results.json", json.dumps(results, indent=2, sort_keys=True, default=str))
     print()

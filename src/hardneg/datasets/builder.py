@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hardneg import benchmarks
 from hardneg.datasets.hub_layout import BenchmarkBuild, write_hub_folder
-from hardneg.io import refuse_overwrite
+from hardneg.io import aside_path, recover_interrupted_replace, refuse_overwrite
+
+log = logging.getLogger("hardneg.build")
 
 
 
@@ -28,7 +32,44 @@ def parse_raw(benchmark: str, raw: str | Path) -> BenchmarkBuild:
     raw = Path(raw)
     if not raw.is_dir():
         raise FileNotFoundError(f"raw folder {raw} does not exist; pass the folder holding the authors' release files")
-    return decl.parse_function()(raw)
+    try:
+        build = decl.parse_function()(raw)
+    except RecursionError:  # the readers bound JSON nesting; this is the last line of defence
+        raise ValueError(
+            f"{raw}: a {benchmark} raw file is nested too deeply to read (damaged JSON?); re-download the release files"
+        ) from None
+    if "files" not in build.report:
+        build.report["files"] = file_report(raw, build.raw_files, benchmark)
+    return build
+
+
+def file_report(raw: str | Path, used: list[str], benchmark: str) -> list[dict[str, str]]:
+    """Every file under `raw`: "used" if the parser lists it in `raw_files`, else "ignored" (for parsers that
+    do not classify files themselves; the four built-in ones do, with their reasons)."""
+    raw = Path(raw)
+    used_set = set(used)
+    out = []
+    for dirpath, dirnames, filenames in os.walk(raw):
+        dirnames.sort()
+        for name in sorted(filenames):
+            rel = (Path(dirpath) / name).relative_to(raw).as_posix()
+            if rel in used_set or name in used_set:
+                out.append({"path": rel, "status": "used", "reason": f"read by the {benchmark} parser"})
+            else:
+                out.append({"path": rel, "status": "ignored", "reason": f"not read by the {benchmark} parser"})
+    return sorted(out, key=lambda e: e["path"])
+
+
+def check_strict(build: BenchmarkBuild, raw: str | Path) -> None:
+    """--strict: every file of the raw folder must be used; raise listing the ignored ones and why."""
+    ignored = [e for e in build.report.get("files", []) if e["status"] != "used"]
+    if ignored:
+        listing = "; ".join(f"{e['path']} ({e['reason']})" for e in ignored)
+        raise ValueError(
+            f"--strict: {len(ignored)} file{'s' if len(ignored) > 1 else ''} in {raw} would not be used: {listing}. "
+            "Remove or move them out of the raw folder (or rename a release file the builder did not recognize), "
+            "or build without --strict"
+        )
 
 
 def build_benchmark(
@@ -37,16 +78,22 @@ def build_benchmark(
     out: str | Path,
     overwrite: bool = False,
     videos: str | Path | None = None,
+    strict: bool = False,
 ) -> BuildResult:
     """Validate the raw files of `benchmark` and write its Hub repo folder to `out`.
 
     `videos`: optional local video folder; its coverage of the referenced videos goes in the report.
+    `strict`: fail when any file of `raw` would be ignored (the report's `files` list says why each one is).
     """
     out_abs, raw_abs = Path(out).resolve(), Path(raw).resolve()
     if out_abs == raw_abs or out_abs in raw_abs.parents:
         raise ValueError(f"--out {out} would replace the raw files in {raw}; write the build to another folder")
+    if recover_interrupted_replace(out) == "restored":  # a kill mid --overwrite: the old build comes back first
+        log.warning("%s was restored from %s, left by an interrupted --overwrite", out, aside_path(out).name)
     refuse_overwrite(out, overwrite)  # fail fast, before parsing a large release
     build = parse_raw(benchmark, raw)
+    if strict:
+        check_strict(build, raw)
     extra: dict[str, Any] = {}
     if videos is not None:
         from hardneg.datasets.videos import coverage_report

@@ -10,17 +10,35 @@ The JSON names queries by their text only, so the original positive of each quer
 comes from the test split's captions: `<config>_queries.csv` with columns
 `video_id,sentence` (optionally `query_id`; the JSFusion MSR-VTT test CSV
 `key,vid_key,video_id,sentence` works as is).
+
+Files are recognized by content: the release is the JSON object with `annotations`
+/ `disagreements`, whatever its name; a queries file is any table whose header has
+`video_id` and `sentence` (comma- or tab-separated, whatever the extension), its
+dataset taken from the name (`msrvtt` / `msvd`) or else from the video ids.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
-from hardneg.datasets.raw_common import RawFormatError, load_json_strict, read_delimited
+from hardneg.datasets.raw_common import (
+    RawFolder,
+    RawFormatError,
+    check_text,
+    delimiter_note,
+    first_line,
+    json_kind,
+    load_json_strict,
+    looks_binary,
+    match_header,
+    read_delimited,
+    read_head,
+)
 from hardneg.schema import QREL_SCHEMA, QUERY_SCHEMA, VIDEO_SCHEMA
 
 DATASETS = {"MSRVTT": "msrvtt", "MSVD": "msvd"}
@@ -42,17 +60,36 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
-def find_release(raw: Path) -> Path:
+QUERY_COLUMNS = ["video_id", "sentence"]
+QUERY_OPTIONAL = ["query_id", "key", "vid_key"]
+_LIST_FIELDS = ("annotator_ids", "response_ids", "queue_ids", "models")
+_VIDEO_IDS = {"msrvtt": re.compile(r"video[0-9]+"), "msvd": re.compile(r"[A-Za-z0-9_-]{11}_[0-9]+_[0-9]+")}
+
+
+def find_release(raw: Path, folder: RawFolder | None = None) -> Path:
+    """The release JSON (an object with 'annotations'/'disagreements'), recognized by content."""
+    folder = folder or RawFolder(raw, "fire")
     candidates = []
-    for path in sorted(raw.glob("*.json")):
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096)
+    for path in folder.files:
+        head = read_head(path, 4096)
+        if json_kind(head) != "object":
+            continue
         if '"annotations"' in head or '"disagreements"' in head:
             candidates.append(path)
+            continue
+        try:
+            data = load_json_strict(path, check_duplicate_keys=False)
+        except RawFormatError as exc:
+            folder.ignore(path, f"not readable as JSON, so not the release ({exc})")
+            continue
+        if isinstance(data, dict) and ("annotations" in data or "disagreements" in data):
+            candidates.append(path)
+        else:
+            folder.ignore(path, "JSON without 'annotations' or 'disagreements', not the FIRE release")
     if not candidates:
-        raise FileNotFoundError(f"{raw}: no FIRE release JSON found (a .json with 'annotations' and 'disagreements')")
+        raise folder.nothing_found("the FIRE release JSON (an object with 'annotations' and 'disagreements')")
     if len(candidates) > 1:
-        raise ValueError(f"{raw}: several FIRE JSON files {[p.name for p in candidates]}; keep one release in the raw folder")
+        raise ValueError(f"{raw}: several FIRE JSON files {[folder.rel(p) for p in candidates]}; keep one release in the raw folder")
     return candidates[0]
 
 
@@ -64,12 +101,14 @@ def _check_row(row: Any, path: Path, where: str, with_label: bool) -> tuple[str,
     if not needed <= row.keys():
         missing = sorted(needed - row.keys())
         raise RawFormatError(path, f"missing fields {missing}", f"entries need {sorted(needed)}", where)
-    dataset = DATASETS.get(str(row["dataset"]).upper())
+    dataset = DATASETS.get(row["dataset"].upper()) if isinstance(row["dataset"], str) else None
     if dataset is None:
-        raise RawFormatError(path, f"dataset {row['dataset']!r} is unknown", f"use one of {list(DATASETS)}", where)
+        raise RawFormatError(path, f"field 'dataset' is {row['dataset']!r}, not a known dataset", f"use one of {list(DATASETS)}", where)
     for f in ("query", "video_id"):
-        if not isinstance(row[f], str) or not row[f].strip():
-            raise RawFormatError(path, f"field '{f}' is missing or empty", f"every entry needs a {f}", where)
+        check_text(row[f], path, where, f, f"every entry needs its {f} as a non-empty string; re-download the release")
+    for f in _LIST_FIELDS:
+        if not isinstance(row[f], list):
+            raise RawFormatError(path, f"field '{f}' is {type(row[f]).__name__} {str(row[f])[:40]!r}, not a list", "re-download the release", where)
     labels = row["annotator_labels"]
     try:
         votes = [LABELS[lab] for lab in labels] if isinstance(labels, list) else None
@@ -107,11 +146,13 @@ def read_release(path: Path) -> tuple[dict[str, dict], dict[str, Any]]:
     return pooled, {"rows": stats, "release_metadata": meta}
 
 
-def read_queries(path: Path, config: str) -> list[dict[str, str]]:
+def read_queries(path: Path, config: str, delimiter: str | None = None, table: list | None = None) -> list[dict[str, str]]:
     """Queries in file order with ids; error on duplicate ids."""
     rows = []
     seen: dict[str, int] = {}
-    for row_no, row in read_delimited(path, "\t" if path.suffix == ".tsv" else ",", ["video_id", "sentence"], optional=["query_id", "key", "vid_key"]):
+    delimiter = delimiter or ("\t" if path.suffix == ".tsv" else ",")
+    table = read_delimited(path, delimiter, QUERY_COLUMNS, optional=QUERY_OPTIONAL) if table is None else table
+    for row_no, row in table:
         text, video = row["sentence"].strip(), row["video_id"].strip()
         if not text or not video:
             raise RawFormatError(path, "missing sentence or video_id", "every query needs its text and its original video", row_no)
@@ -188,27 +229,65 @@ def build_config(config: str, queries: list[dict], pairs: dict[tuple[str, str], 
     return qrels, qtable, videos, counts
 
 
+def config_of_queries(path: Path, table: list[tuple[int, dict[str, str]]]) -> str:
+    """msrvtt or msvd: from the file name, else from the video ids."""
+    words = set(re.split(r"[^a-z0-9]+", path.stem.lower()))
+    named = [c for c in ("msrvtt", "msvd") if c in words or (c == "msrvtt" and "msr" in words)]
+    if len(named) == 1:
+        return named[0]
+    ids = [r["video_id"].strip() for _, r in table]
+    by_ids = [c for c, pattern in _VIDEO_IDS.items() if ids and all(pattern.fullmatch(v) for v in ids)]
+    if len(by_ids) == 1:
+        return by_ids[0]
+    raise RawFormatError(path, "cannot tell from the file name or the video ids whether these are MSR-VTT or MSVD queries", "rename it msrvtt_queries.csv or msvd_queries.csv")
+
+
 def parse(raw: Path) -> BenchmarkBuild:
-    """Validate and convert the FIRE release JSON and the queries files in `raw`."""
-    release = find_release(raw)
+    """Validate and convert the FIRE release JSON and the queries files under `raw` (recognized by content)."""
+    folder = RawFolder(raw, "fire")
+    release = find_release(raw, folder)
+    query_files: dict[str, tuple[Path, str, list]] = {}
+    for path in folder.files:
+        if path == release or folder.status(path) is not None:
+            continue
+        head = read_head(path)
+        if looks_binary(head):
+            folder.ignore(path, "binary file, neither the release JSON nor a queries table")
+            continue
+        delimiter = match_header(first_line(head), QUERY_COLUMNS)
+        if delimiter is None:
+            if re.fullmatch(r"(msrvtt|msvd)_queries\.(csv|tsv)", path.name):
+                read_delimited(path, "\t" if path.suffix == ".tsv" else ",", QUERY_COLUMNS, optional=QUERY_OPTIONAL)  # names the wrong header
+            folder.ignore(path, f"first line {first_line(head)[:80]!r} is not a queries header (video_id,sentence[,query_id])")
+            continue
+        table = read_delimited(path, delimiter, QUERY_COLUMNS, optional=QUERY_OPTIONAL)
+        config = config_of_queries(path, table)
+        if config in query_files:
+            raise RawFormatError(path, f"a second {config} queries file (first: {folder.rel(query_files[config][0])})", "keep one queries file per dataset")
+        query_files[config] = (path, delimiter, table)
     pooled, stats = read_release(release)
+    folder.use(release, "FIRE release JSON (annotations, disagreements): " + ", ".join(
+        f"{c}: {s['annotation_rows']:,} annotation + {s['disagreement_rows']:,} disagreement rows" for c, s in sorted(stats["rows"].items())))
     configs: list[ConfigData] = []
-    raw_files = [release.name]
+    raw_files = [folder.rel(release)]
     report: dict[str, Any] = {"release": stats, "paper_table2": PAPER_TABLE2, "counts_by_vote": {}}
     for config in ("msrvtt", "msvd"):
         if config not in pooled:
+            if config in query_files:
+                folder.ignore(query_files[config][0], f"{config} queries, but the release has no {config} judgments")
             continue
-        qpath = next((raw / n for n in (f"{config}_queries.csv", f"{config}_queries.tsv") if (raw / n).exists()), None)
-        if qpath is None:
+        if config not in query_files:
             raise FileNotFoundError(
                 f"{raw}: FIRE has {config} judgments but no {config}_queries.csv (columns video_id,sentence[,query_id]) "
                 f"listing the {SOURCE_SPLIT[config]} captions with their original video; for MSR-VTT the JSFusion "
                 "test CSV (key,vid_key,video_id,sentence) can be copied as is"
             )
-        queries = read_queries(qpath, config)
+        qpath, delimiter, table = query_files[config]
+        queries = read_queries(qpath, config, delimiter, table)
         qrels, qtable, videos, counts = build_config(config, queries, pooled[config], qpath, release)
         report["counts_by_vote"][config] = counts
-        raw_files.append(qpath.name)
+        raw_files.append(folder.rel(qpath))
+        folder.use(qpath, f"{config} queries: {len(queries):,} captions with their original video, {delimiter_note(qpath, delimiter)}")
         name = config.upper().replace("MSRVTT", "MSR-VTT")
         configs += [
             ConfigData(config, {"test": qrels}, f"{name} relevance rows (original + FIRE)"),
@@ -217,4 +296,5 @@ def parse(raw: Path) -> BenchmarkBuild:
         ]
     if not configs:
         raise RawFormatError(release, "no annotations for MSRVTT or MSVD", "re-download the FIRE release")
+    report["files"] = folder.report()
     return release_build("fire", configs, raw_files, report)

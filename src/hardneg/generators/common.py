@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from hardneg.schema import MC_ITEM_SCHEMA
@@ -48,20 +49,94 @@ def positive_record() -> dict[str, Any]:
     return {
         "origin": "positive", "generator": None, "generator_version": None, "rule": None,
         "pos": None, "span": None, "replacement": None, "seed": None, "details": None,
+        "span_start": None, "span_end": None,
     }
 
 
 def negative_record(
     generator: str, version: str, rule: str, *, pos: str | None, span: str | None,
     replacement: str | None, seed: int, details: Mapping[str, Any] | str | None = None,
+    span_start: int | None = None, span_end: int | None = None,
 ) -> dict[str, Any]:
     """One `hardneg.schema.PROVENANCE_TYPE` value for a generated negative (`details`: a mapping, or
-    its `details_json` text already written by a generator's fast path)."""
+    its `details_json` text already written by a generator's fast path).
+
+    `span` must be ``positive[span_start:span_end]`` and `replacement` the text that stands in its
+    place, so that ``positive[:span_start] + replacement + positive[span_end:] == negative``
+    (`edit_region` computes all three from a list of edits)."""
     return {
         "origin": "generator", "generator": generator, "generator_version": version, "rule": rule,
         "pos": pos, "span": span, "replacement": replacement, "seed": int(seed),
         "details": details if isinstance(details, str) else details_json(details),
+        "span_start": span_start, "span_end": span_end,
     }
+
+
+def edit_region(text: str, edits: Iterable[tuple[int, int, str]]) -> tuple[str, int, int, str, str]:
+    """Apply non-overlapping character edits ``(start, end, new_text)`` to `text`.
+
+    Returns ``(new_text, span_start, span_end, span, replacement)``: the one region of `text` from
+    the first edit's start to the last edit's end, and what stands there afterwards, so that
+    ``text[:span_start] + replacement + text[span_end:] == new_text`` (the region covers the
+    unchanged text between edits too, e.g. 'man ... his' -> 'woman ... her')."""
+    ordered = sorted(edits)
+    if not ordered:
+        raise ValueError("edit_region needs at least one edit")
+    for (s0, e0, _), (s1, _, _) in zip(ordered, ordered[1:]):
+        if s1 < e0:
+            raise ValueError(f"overlapping edits at characters {s0}-{e0} and {s1}")
+    start, end = ordered[0][0], ordered[-1][1]
+    parts, pos = [], start
+    for s, e, new in ordered:
+        parts.append(text[pos:s])
+        parts.append(new)
+        pos = e
+    replacement = "".join(parts)
+    return text[:start] + replacement + text[end:], start, end, text[start:end], replacement
+
+
+def check_span(positive: str, negative: str, record: Mapping[str, Any]) -> None:
+    """Raise AssertionError unless `record`'s offsets rebuild `negative` from `positive` exactly."""
+    s, e = record.get("span_start"), record.get("span_end")
+    if s is None or e is None:
+        raise AssertionError(f"no span offsets in {dict(record)}")
+    if positive[s:e] != record["span"]:
+        raise AssertionError(f"span {record['span']!r} is not positive[{s}:{e}] = {positive[s:e]!r}")
+    rebuilt = positive[:s] + record["replacement"] + positive[e:]
+    if rebuilt != negative:
+        raise AssertionError(f"positive[:{s}] + {record['replacement']!r} + positive[{e}:] = {rebuilt!r} != {negative!r}")
+
+
+# ------------------------------------------------------------------ caption files
+#: Separator of the PoSRank release caption files: ``<key>**#**<caption>`` (e.g. VLN-UVO ``captions.txt``).
+CAPTION_KEY_SEPARATOR = "**#**"
+
+
+def split_caption_line(line: str) -> tuple[str | None, str]:
+    """``'<key>**#**<caption>'`` -> (key, caption); a plain line -> (None, line). Both stripped."""
+    key, sep, caption = line.partition(CAPTION_KEY_SEPARATOR)
+    if not sep:
+        return None, line.strip()
+    return key.strip(), caption.strip()
+
+
+def read_caption_lines(path: str | Path) -> list[tuple[str | None, str]]:
+    """(key or None, caption) of every non-empty line of a caption text file.
+
+    Reads both plain files (one caption per line) and the release format ``<key>**#**<caption>``
+    (the one parser of that format: `hardneg generate --input`, ``posrank --build-vocabulary``)."""
+    text = Path(path).read_text(encoding="utf-8")
+    return [split_caption_line(ln) for ln in text.splitlines() if ln.strip()]
+
+
+def release_video_id(key: str) -> str:
+    """The video part of a release caption key: ``'<video>##*##<i>'`` or ``'<video>#<i>'`` -> video;
+    any other key is its own video id."""
+    for sep in ("##*##", "#"):
+        video, found, index = key.rpartition(sep)
+        if found and video and index.strip().isdigit():
+            return video
+    return key
 
 
 def mc_row(
@@ -173,3 +248,16 @@ def agree_article(slot: tuple[str, str, str] | None, text_before: str, replaceme
     if article.lower() == want:
         return text_before, False
     return head + match_case(want, article) + gap, True
+
+
+def article_edit(slot: tuple[str, str, str] | None, replacement: str) -> tuple[int, int, str] | None:
+    """The edit ``(start, end, new article)`` that makes the article of `slot` (from `article_slot`)
+    agree with `replacement`, or None when it already does (offsets into the text the slot was
+    read from)."""
+    if slot is None or not replacement:
+        return None
+    head, article, _ = slot
+    want = "an" if replacement[0].lower() in "aeiou" else "a"
+    if article.lower() == want:
+        return None
+    return len(head), len(head) + len(article), match_case(want, article)

@@ -1,46 +1,73 @@
-"""PoSRank single-word (and phrase-level) negatives (Chen et al., Sections 4 and 6.3).
+"""PoSRank single-word (and phrase-level) negatives (Chen et al., ACCV 2024, Sections 4 and 6.3).
 
-For one part of speech, one word of the caption is chosen and replaced by up to K
-other words of the same part of speech, tried in priority order:
+For one part of speech, one word of the caption is chosen and replaced by up to K other
+words, tried tier by tier in the order of the ``tiers`` setting. Each tier re-implements one
+step of the authors' released generator (repository JewelChen2019/Fine-grained-negatives, file
+``X-CLIP_fine_grained_vp/dataloaders/generated_negative_sentence.py``, class
+``Get_Negative_text_samples``); docs/generators-posrank.md puts every step next to the paper's
+sentence and the function it follows, and says which one each recipe follows where they differ.
 
-1. ``antonym``: a WordNet antonym of the word (prepositions: an explicit map, WordNet has none);
-2. ``hypernym-antonym``: an antonym of a hypernym or hyponym (adjectives: of a similar-to head);
-   then ``similar-antonym``: for a satellite adjective, an antonym of its head adjective;
-3. ``sibling``: another hyponym of one of the word's hypernyms (nouns, verbs);
-4. ``vocabulary``: a random word of the same part of speech from the corpus vocabulary.
+1. ``antonym`` (paper: "we prioritize the antonym of word w"; code: ``find_synonyms_antonyms``):
+   the antonyms of every lemma of every WordNet synset of the word, of ANY part of speech, so
+   that prepositions get antonyms through their adjective/adverb senses (near -> far,
+   inside -> outside). Kept in WordNet's order, each once (the code returns ``list(set(...))``,
+   whose order changes with the hash seed; the released files show WordNet's order).
+   ``preposition_map=True`` swaps this tier, for prepositions only, for the hand-made table of
+   version 1 (rule ``preposition-map``).
+2. ``sibling`` (code: ``replaced_word`` with ``get_hypernyms``/``get_hyponyms``): the hyponyms of
+   a hypernym of the word, WordNet part of speech mapped from the word's tag as the code maps it
+   (ADV, ADJ, VERB, NOUN; anything else, e.g. ADP, as NOUN); a hypernym is drawn, then one of
+   its hyponyms, up to ``sibling_limit`` times. The paper names no such tier.
+3. ``hypernym-antonym`` (paper: "followed by the antonym of a hypernym or hyponym of the word";
+   not in the released code): antonyms of the lemmas of the word's hypernyms and hyponyms.
+4. ``vocabulary`` (paper: "Otherwise, we randomly select a word of the same part-of-speech from
+   the dataset vocabulary"; code: ``random.choice`` over the vocabulary): uniform draws without
+   repetition from the corpus vocabulary of the same part of speech, or with
+   ``vocabulary_pos="any"`` the code's rule of ``replaced_word``: a part of speech drawn
+   uniformly from the five, then a word of it.
 
-Replacements keep the inflection (``is pushing`` -> ``is pulling``, ``men`` -> ``women``) and
-the capitalisation of the replaced word; no two negatives are equal and none equals the
-caption. Phrase-level negatives (training) change a word and one neighbour of it.
+Words shorter than ``min_length`` (3) are never used as replacements: the released sets never
+hold one (no 'up' after 'downward' although WordNet lists it), as their vocabulary files
+('..._len3.json') suggest. Replacements keep the inflection (``is pushing`` -> ``is pulling``)
+and the capitalisation of the replaced word and fix a/an before it (the released code inserts
+the WordNet lemma as it is); no two negatives are equal and none equals the caption. Each
+record's ``span_start``/``span_end`` rebuild the negative exactly (the span takes in the
+article when it changed). Phrase-level negatives (training) change a word and one neighbour.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from hardneg.generators.common import (
-    agree_article, apply_case, article_slot, batch_records, caption_rng, case_of, match_case, mc_row, negative_record,
-    rows_to_columns,
+    apply_case, article_edit, article_slot, batch_records, caption_rng, case_of, edit_region, match_case, mc_row,
+    negative_record, read_caption_lines, rows_to_columns,
 )
 from hardneg.generators.inflection import inflect, lemmatize
 from hardneg.schema import PARTS_OF_SPEECH
 
 NAME = "posrank-single-word"
 PHRASE_NAME = "posrank-phrase"
-VERSION = "1.1"  # 1.1: WordNet relation lists sorted, so the output no longer depends on PYTHONHASHSEED
+#: 2.0: the authors' tiers (antonyms over all synsets of any part of speech, the hyponyms of a
+#: hypernym, the vocabulary), min_length, exact span offsets; 1.1: WordNet relation lists sorted.
+VERSION = "2.0"
 
 #: PoSRank part of speech -> spaCy universal tags it covers.
 UPOS = {"noun": ("NOUN",), "verb": ("VERB",), "adj": ("ADJ",), "adv": ("ADV",), "prep": ("ADP",)}
 UPOS_TO_POS = {u: p for p, us in UPOS.items() for u in us}
-#: PoSRank part of speech -> WordNet synset types.
-WN_POS = {"noun": ("n",), "verb": ("v",), "adj": ("a", "s"), "adv": ("r",)}
+#: Universal tag -> WordNet part of speech, as ``get_hypernyms``/``get_hyponyms`` map it: ADV, ADJ,
+#: VERB and NOUN to their own, anything else (ADP, a Penn tag such as 'IN') to NOUN.
+WORDNET_POS = {"ADV": "r", "ADJ": "a", "VERB": "v", "NOUN": "n"}
+#: The five parts of speech ``replaced_word`` draws a vocabulary part of speech from.
+CODE_VOCABULARY_POS = ("adj", "noun", "adv", "verb", "prep")
 #: Vocabulary-file keys accepted as aliases (the published VLN-UVO dictionary says 'adp').
 POS_ALIASES = {"adp": "prep", "adjective": "adj", "adverb": "adv", "preposition": "prep"}
 
-#: WordNet has no prepositions: their antonyms, by hand.
+#: Version 1's hand-made preposition antonyms, now opt-in (``preposition_map=True``).
 PREPOSITION_ANTONYMS: dict[str, tuple[str, ...]] = {
     "into": ("out of",), "in": ("out of",), "inside": ("outside",), "outside": ("inside",),
     "within": ("outside",), "on": ("off",), "onto": ("off",), "upon": ("off",), "off": ("on",),
@@ -51,12 +78,25 @@ PREPOSITION_ANTONYMS: dict[str, tuple[str, ...]] = {
     "behind": ("in front of",), "near": ("far from",), "for": ("against",), "against": ("for",),
     "inside of": ("outside of",), "out": ("in",), "across": ("along",), "along": ("across",),
 }
-RULES = ("antonym", "hypernym-antonym", "similar-antonym", "sibling", "vocabulary")
-#: Words never chosen for replacement: sequencing/degree/focus words with nothing to see in a video.
+#: Candidate tiers, in the order of the authors' ``replaced_word`` (the paper's extra tier last).
+TIERS = ("antonym", "sibling", "hypernym-antonym", "vocabulary")
+DEFAULT_TIERS = ("antonym", "sibling", "vocabulary")
+#: Provenance rule names a negative can carry.
+RULES = ("antonym", "preposition-map", "sibling", "hypernym-antonym", "vocabulary")
+#: Version 1's hand list of words never chosen (``skip_targets="list"``).
 SKIP_TARGETS = frozenset(
     "then also there here now just only very too so again still even not ever already yet soon "
     "as when while where how why really quite rather almost".split()
 )
+SKIP_RULES = ("list", "stop-words", "none")
+
+
+def stop_words() -> frozenset[str]:
+    """spaCy's English stop words (``skip_targets="stop-words"``), matched case-sensitively as the
+    released vocabulary was filtered: 'then' is dropped, a sentence-initial 'Then' stays."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
 
 
 # ------------------------------------------------------------------ vocabulary
@@ -99,7 +139,7 @@ def vocabulary_from_docs(docs: Iterable[Any], min_count: int = 1) -> dict[str, t
 
 # ------------------------------------------------------------------ WordNet candidates
 def related(synset: Any, relation: str) -> list:
-    """`synset.<relation>()` (hypernyms, hyponyms, similar_tos, ...) sorted by synset name.
+    """`synset.<relation>()` (hypernyms, hyponyms, ...) sorted by synset name.
 
     NLTK keeps a synset's pointers in a ``set`` of ``(pos, offset)`` tuples and returns them
     unsorted, so these lists come back in an order that changes with ``PYTHONHASHSEED``
@@ -110,98 +150,74 @@ def related(synset: Any, relation: str) -> list:
     return sorted(getattr(synset, relation)(), key=lambda s: s.name())
 
 
+def lemma_text(name: str) -> str:
+    """A WordNet lemma name as caption text: 'low_spirits' -> 'low spirits' (the released files keep
+    the underscore)."""
+    return name.replace("_", " ")
+
+
 @dataclass
 class CandidateSource:
-    """Ordered replacement lemmas of one (lemma, pos) from WordNet, cached per generator instance."""
+    """Replacement words of one word from WordNet, per tier, cached per generator instance.
+
+    `word` is the caption's word lower-cased, looked up as the authors' code looks it up
+    (``wordnet.synsets(word)``: NLTK's morphy finds the base form of 'pushing', 'men')."""
 
     wordnet: Any
-    sibling_limit: int = 5
-    #: {pos: corpus vocabulary}: when given, siblings are kept only if the corpus uses them
-    vocabulary: Mapping[str, frozenset] = field(default_factory=dict)
+    min_length: int = 3
+    preposition_map: bool = False
     _cache: dict = field(default_factory=dict)
 
-    def _synsets(self, lemma: str, pos: str) -> list:
-        out = self.wordnet.synsets(lemma, WN_POS[pos][0])  # NLTK's 'a' includes satellites ('s')
-        return [s for s in dict.fromkeys(out) if s.pos() in WN_POS[pos]]
+    def _keep(self, names: Iterable[str], word: str) -> tuple[str, ...]:
+        """WordNet names as caption text, first occurrence kept, the word itself and too short
+        words dropped."""
+        out: dict[str, None] = {}
+        for n in names:
+            t = lemma_text(n)
+            if len(t) >= self.min_length and t.lower() != word:
+                out.setdefault(t, None)
+        return tuple(out)
 
-    @staticmethod
-    def _single(name: str) -> str | None:
-        return None if "_" in name or "-" in name or not name.isalpha() else name.lower()
-
-    def antonyms(self, lemma: str, pos: str) -> tuple[str, ...]:
-        """The antonym tier alone (cheap: no hypernym/hyponym walk), used to pick targets."""
-        key = ("antonym", lemma, pos)
+    def antonyms(self, word: str, pos: str) -> tuple[str, str | None, tuple[str, ...]]:
+        """(rule, None, antonyms) of tier 1: ``find_synonyms_antonyms`` (all synsets, any part of
+        speech, every lemma's antonyms), or the hand-made map for prepositions when asked."""
+        key = ("antonym", word, pos == "prep" and self.preposition_map)
         if key not in self._cache:
-            if pos == "prep":
-                self._cache[key] = PREPOSITION_ANTONYMS.get(lemma, ())
+            if pos == "prep" and self.preposition_map:
+                self._cache[key] = ("preposition-map", None, self._keep(PREPOSITION_ANTONYMS.get(word, ()), word))
             else:
-                self._cache[key] = self._clean(self._direct_antonyms(lemma, pos, self._synsets(lemma, pos)), {lemma})
+                names = [a.name() for s in self.wordnet.synsets(word) for lem in s.lemmas() for a in lem.antonyms()]
+                self._cache[key] = ("antonym", None, self._keep(names, word))
         return self._cache[key]
 
-    def _direct_antonyms(self, lemma: str, pos: str, synsets: list) -> list[str]:
-        ant: list[str] = []
-        for s in synsets:
-            for lem in s.lemmas():
-                if lem.name().lower() == lemma:
-                    ant += [a.name() for a in lem.antonyms()]
-        if not ant:  # no antonym on the word itself: antonyms of its synonyms ('backwards' -> 'forward')
-            for s in synsets[:3]:
-                for lem in s.lemmas():
-                    ant += [a.name() for a in lem.antonyms()]
-        if pos == "adv":  # flat adverbs ('fast', 'far', 'wide') take the antonyms of the same-form adjective
-            for s in self.wordnet.synsets(lemma, "a"):
-                for lem in s.lemmas():
-                    if lem.name().lower() == lemma:
-                        ant += [a.name() for a in lem.antonyms()]
-        return ant
+    def siblings(self, word: str, upos: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Tier 2 (``replaced_word``): ((hypernym, its hyponyms), ...) for the hypernym lemma names
+        of the word's synsets (``get_hypernyms``) and the hyponym lemma names of each hypernym
+        name's synsets (``get_hyponyms``), both in the WordNet part of speech mapped from `upos`."""
+        key = ("sibling", word, upos)
+        if key not in self._cache:
+            wn_pos = WORDNET_POS.get(upos, "n")
+            hypernyms = self._keep((lem.name() for s in self.wordnet.synsets(word, wn_pos)
+                                    for h in related(s, "hypernyms") for lem in h.lemmas()), "")
+            out = []
+            for h in hypernyms:
+                hypos = self._keep((lem.name() for s in self.wordnet.synsets(h.replace(" ", "_"), wn_pos)
+                                    for c in related(s, "hyponyms") for lem in c.lemmas()), word)
+                if hypos:
+                    out.append((h, hypos))
+            self._cache[key] = tuple(out)
+        return self._cache[key]
 
-    def _clean(self, names: list[str], seen: set[str]) -> tuple[str, ...]:
-        kept = []
-        for n in names:
-            w = self._single(n)
-            if w and w not in seen:
-                seen.add(w)
-                kept.append(w)
-        return tuple(kept)
-
-    def tiers(self, lemma: str, pos: str) -> dict[str, tuple[str, ...]]:
-        """{rule: lemmas} for antonym, hypernym-antonym, similar-antonym and sibling (vocabulary comes later)."""
-        key = (lemma, pos)
-        if key in self._cache:
-            return self._cache[key]
-        if pos == "prep":
-            result = {"antonym": PREPOSITION_ANTONYMS.get(lemma, ()), "hypernym-antonym": (), "similar-antonym": (),
-                      "sibling": ()}
-            self._cache[key] = result
-            return result
-        synsets = self._synsets(lemma, pos)
-        ant = self._direct_antonyms(lemma, pos, synsets)
-        similar_ant: list[str] = []
-        for s in synsets[:3]:
-            if s.pos() == "s":  # satellite adjective: antonyms of its head adjective
-                for head in related(s, "similar_tos"):
-                    for lem in head.lemmas():
-                        similar_ant += [a.name() for a in lem.antonyms()]
-        neighbours: list = []
-        for s in synsets[:3]:  # the most frequent senses only: rare senses give odd antonyms
-            neighbours += related(s, "hypernyms") + related(s, "instance_hypernyms") + related(s, "hyponyms")
-            if pos == "adj":
-                neighbours += related(s, "also_sees")
-        hyp_ant = [a.name() for r in neighbours for lem in r.lemmas() for a in lem.antonyms()]
-        sib: list[str] = []
-        if pos in ("noun", "verb"):
-            for s in synsets[:2]:  # the most frequent senses only
-                for h in related(s, "hypernyms"):
-                    for sister in related(h, "hyponyms"):
-                        if sister != s:
-                            sib += [lem.name() for lem in sister.lemmas()]
-        if self.vocabulary.get(pos):
-            sib = [n for n in sib if n.lower() in self.vocabulary[pos]]
-        seen = {lemma}
-        result = {rule: self._clean(names, seen) for rule, names in
-                  (("antonym", ant), ("hypernym-antonym", hyp_ant), ("similar-antonym", similar_ant), ("sibling", sib))}
-        self._cache[key] = result
-        return result
+    def hypernym_antonyms(self, word: str, upos: str) -> tuple[str, ...]:
+        """The paper's tier 2: antonyms of the lemmas of the word's hypernyms and hyponyms."""
+        key = ("hypernym-antonym", word, upos)
+        if key not in self._cache:
+            wn_pos = WORDNET_POS.get(upos, "n")
+            names = [a.name() for s in self.wordnet.synsets(word, wn_pos)
+                     for r in related(s, "hypernyms") + related(s, "hyponyms")
+                     for lem in r.lemmas() for a in lem.antonyms()]
+            self._cache[key] = self._keep(names, word)
+        return self._cache[key]
 
 
 # ------------------------------------------------------------------ one caption
@@ -218,15 +234,16 @@ class Target:
     index: int
 
 
-def targets_by_pos(doc: Any) -> dict[str, list[Target]]:
-    """Alphabetic tokens of each PoSRank part of speech in a tagged spaCy doc (one pass)."""
+def targets_by_pos(doc: Any, skip: frozenset[str] = SKIP_TARGETS, lower_skip: bool = True) -> dict[str, list[Target]]:
+    """Alphabetic tokens of each PoSRank part of speech in a tagged spaCy doc (one pass), less the
+    words in `skip` (compared lower-cased when `lower_skip`, else as written)."""
     out: dict[str, list[Target]] = {p: [] for p in PARTS_OF_SPEECH}
     for tok in doc:
         pos = UPOS_TO_POS.get(tok.pos_)
         if pos is None or not tok.is_alpha:
             continue
         low = tok.lower_
-        if low in SKIP_TARGETS:
+        if (low if lower_skip else tok.text) in skip:
             continue
         lemma = low if pos == "prep" else (tok.lemma_.lower() if tok.lemma_.isalpha() else lemmatize(tok.text, tok.pos_))
         out[pos].append(Target(tok.idx, tok.idx + len(tok.text), tok.text, tok.tag_, tok.pos_, lemma, tok.i))
@@ -243,73 +260,143 @@ def surface(lemma: str, target: Target) -> str:
     return match_case(inflect(lemma, target.tag), target.text)
 
 
+@dataclass(frozen=True)
+class Settings:
+    """How candidates are ranked (the generator's settings that shape the output)."""
+
+    tiers: tuple[str, ...] = DEFAULT_TIERS
+    sibling_limit: int = 5
+    vocabulary_pos: str = "same"
+    min_length: int = 3
+    fit_surface: bool = True
+    replace_all: bool = False
+
+
 def ranked_candidates(
-    target: Target, pos: str, source: CandidateSource, vocabulary: Sequence[str], rng: Any, k: int
-) -> list[tuple[str, str, str]]:
-    """Up to `k` (rule, lemma, inflected form) replacements for `target` in priority order;
-    the sibling and vocabulary tiers are drawn with `rng`."""
-    tiers = source.tiers(target.lemma, pos)
-    banned = {target.lemma, target.text.lower()}
-    out: list[tuple[str, str, str]] = []
-    seen_forms: set[str] = {target.text.lower()}
+    target: Target, pos: str, source: CandidateSource, vocabulary: Mapping[str, Sequence[str]], rng: Any, k: int,
+    settings: Settings = Settings(),
+) -> list[tuple[str, str, str, str | None]]:
+    """Up to `k` (rule, lemma, inflected form, vocabulary pos) replacements for `target`, tier by
+    tier; the sibling and vocabulary tiers are drawn with `rng`."""
+    word = target.text.lower()
+    out: list[tuple[str, str, str, str | None]] = []
+    seen_forms: set[str] = {word, target.lemma}
     tag = target.tag
 
-    def take(rule: str, lemma: str) -> None:
-        if lemma in banned:
+    def take(rule: str, lemma: str, vocab_pos: str | None = None) -> None:
+        if len(lemma) < settings.min_length or lemma.lower() in seen_forms:
             return
         form = inflect(lemma, tag)
         low = form.lower()
         if low in seen_forms:
             return
         seen_forms.add(low)
-        out.append((rule, lemma, form))
+        seen_forms.add(lemma.lower())
+        out.append((rule, lemma, form, vocab_pos))
 
-    for rule in ("antonym", "hypernym-antonym", "similar-antonym"):
-        for lem in tiers[rule]:
-            take(rule, lem)
-    siblings = list(tiers["sibling"])  # already limited to the corpus vocabulary by the source
-    rng.shuffle(siblings)
-    for lem in siblings[: source.sibling_limit]:
-        take("sibling", lem)
-    if len(out) < k and vocabulary:
-        order = rng.sample(range(len(vocabulary)), len(vocabulary)) if len(vocabulary) <= 4 * k else None
-        if order is None:  # large vocabulary: draw without replacement lazily
-            drawn: set[int] = set()
-            tries = 0
-            while len(out) < k and tries < 20 * k and len(drawn) < len(vocabulary):
-                i = rng.randrange(len(vocabulary))
-                tries += 1
-                if i not in drawn:
-                    drawn.add(i)
-                    take("vocabulary", vocabulary[i])
-            order = [i for i in range(len(vocabulary)) if i not in drawn] if len(out) < k else []
-        for i in order:
-            if len(out) >= k:
-                break
-            take("vocabulary", vocabulary[i])
+    for tier in settings.tiers:
+        if len(out) >= k:
+            break
+        if tier == "antonym":
+            rule, _, names = source.antonyms(word, pos)
+            for lem in names:
+                take(rule, lem)
+        elif tier == "hypernym-antonym":
+            for lem in source.hypernym_antonyms(word, target.upos):
+                take("hypernym-antonym", lem)
+        elif tier == "sibling":
+            # replaced_word: random.choice over the hypernyms, then over that hypernym's hyponyms;
+            # repeated without putting a drawn hyponym back, up to sibling_limit words.
+            pools = [(h, list(hs)) for h, hs in source.siblings(word, target.upos)]
+            taken = 0
+            while pools and taken < settings.sibling_limit and len(out) < k:
+                i = rng.randrange(len(pools))
+                h, hypos = pools[i]
+                lem = hypos.pop(rng.randrange(len(hypos)))
+                if not hypos:
+                    pools.pop(i)
+                before = len(out)
+                take("sibling", lem)
+                taken += len(out) > before
+        elif tier == "vocabulary":
+            if settings.vocabulary_pos == "any":
+                _vocabulary_any_pos(take, vocabulary, rng, k, out)
+            else:
+                _vocabulary_same_pos(take, vocabulary.get(pos, ()), rng, k, out)
     return out[:k]
 
 
+def _vocabulary_same_pos(take: Any, words: Sequence[str], rng: Any, k: int, out: list) -> None:
+    """Uniform draws without repetition from `words` until `out` holds `k` (the code's repeated
+    ``random.choice`` with duplicates rejected, which is the same distribution)."""
+    if not words:
+        return
+    if len(words) <= 4 * k:
+        for i in rng.sample(range(len(words)), len(words)):
+            if len(out) >= k:
+                return
+            take("vocabulary", words[i])
+        return
+    drawn: set[int] = set()
+    tries = 0
+    while len(out) < k and tries < 20 * k and len(drawn) < len(words):
+        i = rng.randrange(len(words))
+        tries += 1
+        if i not in drawn:
+            drawn.add(i)
+            take("vocabulary", words[i])
+    for i in range(len(words)):  # a vocabulary of mostly unusable words: walk the rest in order
+        if len(out) >= k:
+            return
+        if i not in drawn:
+            take("vocabulary", words[i])
+
+
+def _vocabulary_any_pos(take: Any, vocabulary: Mapping[str, Sequence[str]], rng: Any, k: int, out: list) -> None:
+    """``replaced_word``'s last resort: a part of speech drawn uniformly from the five, then a word."""
+    pools = [p for p in CODE_VOCABULARY_POS if vocabulary.get(p)]
+    tries = 0
+    while pools and len(out) < k and tries < 50 * k:
+        tries += 1
+        p = CODE_VOCABULARY_POS[rng.randrange(len(CODE_VOCABULARY_POS))]
+        words = vocabulary.get(p, ())
+        if words:
+            take("vocabulary", words[rng.randrange(len(words))], p)
+
+
 def choose_target(targets: list[Target], pos: str, source: CandidateSource, rng: Any, prefer_antonym: bool) -> Target:
-    """Uniform choice among the words of `pos`; among those with an antonym first when asked."""
+    """Uniform choice among the words of `pos`; among those with an antonym first when asked
+    (the released sets start with an antonym wherever the caption has a word with one)."""
     if prefer_antonym:
-        with_ant = [t for t in targets if source.antonyms(t.lemma, pos)]
+        with_ant = [t for t in targets if source.antonyms(t.text.lower(), pos)[2]]
         if with_ant:
             return with_ant[rng.randrange(len(with_ant))]
     return targets[rng.randrange(len(targets))]
 
 
-def word_details(lemma: str, target: Target, article_fixed: bool) -> str:
+def word_details(lemma: str, target: Target, article_fixed: bool, vocabulary_pos: str | None = None) -> str:
     """`details_json` of a single-word negative, written directly (this runs once per negative).
-    Lemmas and Penn tags hold only letters, spaces and '$', so no JSON escaping is needed."""
+    Lemmas hold letters, spaces, hyphens and apostrophes and Penn tags letters and '$', so only
+    the lemma goes through `json.dumps`."""
     head = '{"article_fixed":true,' if article_fixed else "{"
-    return f'{head}"lemma":"{lemma}","tag":"{target.tag}","token_index":{target.index}}}'
+    vp = f',"vocabulary_pos":"{vocabulary_pos}"' if vocabulary_pos else ""
+    return f'{head}"lemma":{json.dumps(lemma, ensure_ascii=False)},"tag":"{target.tag}","token_index":{target.index}{vp}}}'
+
+
+def occurrences(text: str, target: Target, replace_all: bool) -> list[tuple[int, int]]:
+    """Character spans of the word to replace: the target alone, or with `replace_all` every
+    whole-word, same-case occurrence of it, as ``replace_word_in_sentence``'s
+    ``re.sub(r'\\b' + word + r'\\b', ...)`` replaces them."""
+    if not replace_all or text.count(target.text) == 1:
+        return [(target.start, target.end)]
+    spans = [m.span() for m in re.finditer(r"\b" + re.escape(target.text) + r"\b", text)]
+    return spans if (target.start, target.end) in spans else [(target.start, target.end)]
 
 
 def word_negatives(
     rec: Mapping[str, Any], doc: Any, pos: str, *, source: CandidateSource,
     vocabulary: Mapping[str, Sequence[str]], k: int, seed: int, prefer_antonym_targets: bool = True,
-    targets: list[Target] | None = None,
+    targets: list[Target] | None = None, settings: Settings = Settings(),
 ) -> dict[str, Any] | None:
     """The MC row of one caption for one part of speech, or None when it has no word of `pos`
     (`targets`: the doc's words of `pos`, when the caller already has them)."""
@@ -321,18 +408,33 @@ def word_negatives(
     target = choose_target(targets, pos, source, rng, prefer_antonym_targets)
     negatives = []
     seen = {text}
-    prefix, suffix = text[: target.start], text[target.end :]
-    slot = article_slot(prefix)  # the caption's case and article are read once, not per candidate
+    spans = occurrences(text, target, settings.replace_all)
+    # the caption's case and articles are read once, not per candidate
+    slots = [article_slot(text[:a]) if settings.fit_surface else None for a, _ in spans]
     case = case_of(target.text)
-    for rule, lemma, form in ranked_candidates(target, pos, source, vocabulary.get(pos, ()), rng, k):
-        repl = apply_case(form, case)
-        pre, fixed = agree_article(slot, prefix, repl)
-        new = pre + repl + suffix
+    extra = f',"occurrences":{len(spans)}' if len(spans) > 1 else ""
+    for rule, lemma, form, vocab_pos in ranked_candidates(target, pos, source, vocabulary, rng, k, settings):
+        # fitted: inflected, cased and a/an agreed; as-is: the word as WordNet/the vocabulary has it
+        repl = apply_case(form, case) if settings.fit_surface else lemma
+        edits, fixed = [], False
+        for (a, b), slot in zip(spans, slots):
+            art = article_edit(slot, repl)
+            if art is not None:
+                edits.append(art)
+                fixed = True
+            edits.append((a, b, repl))
+        if len(edits) == 1:
+            new = text[:target.start] + repl + text[target.end:]
+            start, end, span, replacement = target.start, target.end, target.text, repl
+        else:  # the span runs from the first edit (an article, another occurrence) to the last
+            new, start, end, span, replacement = edit_region(text, edits)
         if new in seen:
             continue
         seen.add(new)
-        negatives.append((new, pos, negative_record(NAME, VERSION, rule, pos=pos, span=target.text, replacement=repl,
-                                                    seed=seed, details=word_details(lemma, target, fixed))))
+        details = word_details(lemma, target, fixed, vocab_pos)
+        negatives.append((new, pos, negative_record(
+            NAME, VERSION, rule, pos=pos, span=span, replacement=replacement, seed=seed,
+            details=details[:-1] + extra + "}" if extra else details, span_start=start, span_end=end)))
     if not negatives:
         return None
     return mc_row(rec["id"], f"{rec['id']}/{pos}", rec["video_id"], text, negatives, category=pos,
@@ -341,13 +443,14 @@ def word_negatives(
 
 def phrase_negatives(
     rec: Mapping[str, Any], doc: Any, *, source: CandidateSource,
-    vocabulary: Mapping[str, Sequence[str]], k: int, seed: int,
+    vocabulary: Mapping[str, Sequence[str]], k: int, seed: int, settings: Settings = Settings(),
+    by_pos: Mapping[str, list[Target]] | None = None,
 ) -> dict[str, Any] | None:
     """Phrase-level negatives: a word of the five parts of speech and, 50:50, the word before or
     after it (also of the five) both replaced, antonyms first, each pair of replacements new."""
     text = rec["caption"]
     by_index: dict[int, tuple[str, Target]] = {}
-    for pos, targets in targets_by_pos(doc).items():
+    for pos, targets in (targets_by_pos(doc) if by_pos is None else by_pos).items():
         for t in targets:
             by_index[t.index] = (pos, t)
     pairs = []
@@ -358,7 +461,7 @@ def phrase_negatives(
     if not pairs:
         return None
     rng = caption_rng(seed, PHRASE_NAME, rec["id"], "phrase")
-    cands: dict[int, list[tuple[str, str]]] = {}
+    cands: dict[int, list] = {}
     negatives, seen, tries = [], {text}, 0
     firsts = sorted({i for i, _ in pairs})
     while len(negatives) < k and tries < 10 * k:
@@ -371,8 +474,8 @@ def phrase_negatives(
         for idx in (a, b):
             pos, t = by_index[idx]
             if idx not in cands:
-                cands[idx] = ranked_candidates(t, pos, source, vocabulary.get(pos, ()),
-                                               caption_rng(seed, PHRASE_NAME, rec["id"], f"cands-{idx}"), k)
+                cands[idx] = ranked_candidates(t, pos, source, vocabulary,
+                                               caption_rng(seed, PHRASE_NAME, rec["id"], f"cands-{idx}"), k, settings)
             if not cands[idx]:
                 break
             # antonyms first: take the first candidate, later tries walk down the list
@@ -382,7 +485,8 @@ def phrase_negatives(
             continue
         (pa, ta, ra, la), (pb, tb, rb, lb) = picks
         sa, sb = surface(la, ta), surface(lb, tb)
-        new = text[: ta.start] + sa + text[ta.end : tb.start] + sb + text[tb.end :]
+        replacement = sa + text[ta.end : tb.start] + sb
+        new = text[: ta.start] + replacement + text[tb.end :]
         if new in seen:
             continue
         seen.add(new)
@@ -390,7 +494,7 @@ def phrase_negatives(
                              {"pos": pb, "rule": rb, "span": tb.text, "replacement": sb}]}
         negatives.append((new, "phrase", negative_record(
             PHRASE_NAME, VERSION, f"{ra}+{rb}", pos=f"{pa}+{pb}", span=text[ta.start : tb.end],
-            replacement=sa + text[ta.end : tb.start] + sb, seed=seed, details=details)))
+            replacement=replacement, seed=seed, details=details, span_start=ta.start, span_end=tb.end)))
     if not negatives:
         return None
     return mc_row(rec["id"], f"{rec['id']}/phrase", rec["video_id"], text, negatives, category="phrase",
@@ -403,43 +507,71 @@ class PosRankBatchFn:
 
     def __init__(self, nlp: Any, wordnet: Any, vocabulary: Mapping[str, Sequence[str]], *, k: int = 20,
                  seed: int = 0, parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
-                 sibling_limit: int = 5, prefer_antonym_targets: bool = True, batch_size: int = 256) -> None:
+                 tiers: Sequence[str] = DEFAULT_TIERS, sibling_limit: int = 5, vocabulary_pos: str = "same",
+                 min_length: int = 3, preposition_map: bool = False, skip_targets: str = "list",
+                 prefer_antonym_targets: bool = True, fit_surface: bool = True, replace_all: bool = False,
+                 batch_size: int = 256) -> None:
         bad = [p for p in parts_of_speech if p not in PARTS_OF_SPEECH]
         if bad:
             raise ValueError(f"parts_of_speech {bad} unknown; choose from {PARTS_OF_SPEECH}")
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
+        tiers = tuple(tiers)
+        bad = [t for t in tiers if t not in TIERS]
+        if bad or not tiers or len(set(tiers)) != len(tiers):
+            raise ValueError(f"tiers {list(tiers)}: give each of {list(TIERS)} at most once, in the order to try them")
+        if vocabulary_pos not in ("same", "any"):
+            raise ValueError(f"vocabulary_pos must be 'same' (the paper) or 'any' (replaced_word), got {vocabulary_pos!r}")
+        if skip_targets not in SKIP_RULES:
+            raise ValueError(f"skip_targets must be one of {SKIP_RULES}, got {skip_targets!r}")
         self.nlp, self.k, self.seed, self.batch_size = nlp, int(k), int(seed), batch_size
         self.parts_of_speech, self.phrase = tuple(parts_of_speech), phrase
         self.vocabulary = {p: tuple(v) for p, v in vocabulary.items()}
         self.prefer_antonym_targets = prefer_antonym_targets
-        self.source = CandidateSource(wordnet, sibling_limit=sibling_limit,
-                                      vocabulary={p: frozenset(v) for p, v in self.vocabulary.items()})
+        self.settings = Settings(tiers, int(sibling_limit), vocabulary_pos, int(min_length), bool(fit_surface),
+                                 bool(replace_all))
+        # "list": version 1's hand list, lower-cased; "stop-words": spaCy's list as written
+        self.skip, self.lower_skip = {"list": (SKIP_TARGETS, True), "stop-words": (stop_words(), False),
+                                      "none": (frozenset(), True)}[skip_targets]
+        self.source = CandidateSource(wordnet, min_length=int(min_length), preposition_map=bool(preposition_map))
 
     def __call__(self, batch: Mapping[str, list]) -> dict[str, list]:
         recs = batch_records(batch)
         rows = []
         for rec, doc in zip(recs, self.nlp.pipe([r["caption"] for r in recs], batch_size=self.batch_size)):
+            by_pos = targets_by_pos(doc, self.skip, self.lower_skip)
             if self.phrase:
-                row = phrase_negatives(rec, doc, source=self.source, vocabulary=self.vocabulary, k=self.k, seed=self.seed)
+                row = phrase_negatives(rec, doc, source=self.source, vocabulary=self.vocabulary, k=self.k,
+                                       seed=self.seed, settings=self.settings, by_pos=by_pos)
                 if row:
                     rows.append(row)
                 continue
-            by_pos = targets_by_pos(doc)
             for pos in self.parts_of_speech:
                 row = word_negatives(rec, doc, pos, source=self.source, vocabulary=self.vocabulary, k=self.k,
                                      seed=self.seed, prefer_antonym_targets=self.prefer_antonym_targets,
-                                     targets=by_pos[pos])
+                                     targets=by_pos[pos], settings=self.settings)
                 if row:
                     rows.append(row)
         return rows_to_columns(rows)
 
 
 def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None, k: int = 20, seed: int = 0,
-                  parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False, sibling_limit: int = 5,
-                  prefer_antonym_targets: bool = True, batch_size: int = 256) -> PosRankBatchFn:
+                  parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
+                  tiers: Sequence[str] = DEFAULT_TIERS, sibling_limit: int = 5, vocabulary_pos: str = "same",
+                  min_length: int = 3, preposition_map: bool = False, skip_targets: str = "list",
+                  prefer_antonym_targets: bool = True, fit_surface: bool = True, replace_all: bool = False,
+                  batch_size: int = 256) -> PosRankBatchFn:
     """Factory (run once per worker): loads spaCy, WordNet and the corpus vocabulary (a {pos: [words]}
-    JSON path or mapping; an explicit empty mapping turns the vocabulary tier off)."""
+    JSON path or mapping; an explicit empty mapping turns the vocabulary tier off).
+
+    `tiers`: the candidate tiers in order (see the module docstring); `sibling_limit`: at most this
+    many sibling words; `vocabulary_pos`: "same" (the paper) or "any" (``replaced_word``);
+    `min_length`: shortest replacement; `preposition_map`: version 1's hand-made preposition
+    antonyms instead of WordNet's; `skip_targets`: words never replaced ("list": version 1's hand
+    list, "stop-words": spaCy's stop words, "none"); `prefer_antonym_targets`: choose among the
+    words that have an antonym first; `fit_surface`: inflect, case and fix a/an (False: insert the
+    word as it is, as ``replace_word_in_sentence`` does); `replace_all`: replace every same-case
+    whole-word occurrence of the chosen word, as ``re.sub`` in ``replace_word_in_sentence`` does."""
     from hardneg.resources import load_spacy, load_wordnet
 
     if vocabulary is None:
@@ -453,8 +585,10 @@ def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None
         vocab = normalize_vocabulary(vocabulary)
     inflect("be", "VBZ")  # loads lemminflect's tables once per worker, like the tagger
     return PosRankBatchFn(load_spacy(("parser", "ner")), load_wordnet(), vocab, k=k, seed=seed,
-                          parts_of_speech=parts_of_speech, phrase=phrase, sibling_limit=sibling_limit,
-                          prefer_antonym_targets=prefer_antonym_targets, batch_size=batch_size)
+                          parts_of_speech=parts_of_speech, phrase=phrase, tiers=tiers, sibling_limit=sibling_limit,
+                          vocabulary_pos=vocabulary_pos, min_length=min_length, preposition_map=preposition_map,
+                          skip_targets=skip_targets, prefer_antonym_targets=prefer_antonym_targets,
+                          fit_surface=fit_surface, replace_all=replace_all, batch_size=batch_size)
 
 
 def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
@@ -478,9 +612,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     src, dst = (Path(p) for p in args.build_vocabulary)
     if not src.is_file():
-        raise SystemExit(f"{src} not found (one caption per line)")
+        raise SystemExit(f"{src} not found (one caption per line, or '<key>**#**<caption>' lines)")
     refuse_overwrite(dst, args.overwrite)
-    lines = [ln.split("**#**", 1)[-1].strip() for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    lines = [caption for _, caption in read_caption_lines(src)]
     vocab = vocabulary_from_docs(load_spacy(("parser", "ner")).pipe(lines, batch_size=256), args.min_count)
     atomic_write_text(dst, json.dumps({p: list(v) for p, v in vocab.items()}, indent=1) + "\n")
     print(f"{sum(len(v) for v in vocab.values())} lemmas from {len(lines)} captions -> {dst}")

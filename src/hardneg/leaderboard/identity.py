@@ -58,11 +58,12 @@ def as_identity(who: "Identity | str") -> Identity:
 
 def reserved_names() -> set[str]:
     """Lower-cased names a submission may not take: every baseline and reported row of the board."""
-    from hardneg.leaderboard.reported import REPORTED
+    from hardneg import benchmarks
 
     names = {"random", "random (exact chance)", "chance", "human", "baseline", BLIND_MODEL,
              f"text-only ({BLIND_MODEL})", "text-only", "blind"}
-    names |= {r.model for r in REPORTED}
+    for bench in benchmarks.all_benchmarks().values():
+        names |= {r.model for r in bench.reported}
     return {n.strip().lower() for n in names}
 
 

@@ -8,9 +8,29 @@ same reader `hardneg score` and `hardneg evaluate` use, so every part agrees on 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
+from hardneg import benchmarks
 from hardneg.items import ItemSet, load_benchmarks, load_item_sets
+
+
+class _Tasks(Mapping):
+    """benchmark name -> task kind, read live from the declarations (never a hand-kept list)."""
+
+    def __getitem__(self, name: str) -> str:
+        if not isinstance(name, str) or name not in benchmarks.names():
+            raise KeyError(name)
+        return benchmarks.get(name).task
+
+    def __iter__(self):
+        return iter(benchmarks.names())
+
+    def __len__(self) -> int:
+        return len(benchmarks.names())
+
+
+BENCHMARK_TASKS: Mapping[str, str] = _Tasks()
 
 
 def files_revision(files) -> str:
@@ -27,4 +47,4 @@ def dataset_revision(folder: str | Path) -> str:
     return files_revision(sorted(Path(folder).rglob("*.parquet")))
 
 
-__all__ = ["ItemSet", "dataset_revision", "files_revision", "load_benchmarks", "load_item_sets"]
+__all__ = ["BENCHMARK_TASKS", "ItemSet", "dataset_revision", "files_revision", "load_benchmarks", "load_item_sets"]

@@ -69,7 +69,7 @@ def check_python_integers(source, arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind != "f" or arr.size == 0 or isinstance(source, np.ndarray):
         return
     with np.errstate(invalid="ignore"):
-        big = np.flatnonzero(np.abs(arr.reshape(-1)) > EXACT_INT_LIMIT)
+        big = np.flatnonzero(np.abs(arr.reshape(-1)) >= EXACT_INT_LIMIT)  # 2**53 + 1 rounds to 2**53
     for pos in big:
         try:
             x = _element(source, np.unravel_index(int(pos), arr.shape))
@@ -104,9 +104,11 @@ def _ragged_message(values, name: str) -> str:
     detail = ""
     if lengths and lengths[0] is not None:
         odd = next((i for i, n in enumerate(lengths) if n != lengths[0]), None)
-        if odd is not None:
-            got = "is not a list" if lengths[odd] is None else f"has {lengths[odd]}"
-            detail = f" (row 0 has {lengths[0]} values, row {odd} {got})"
+        if odd is None:  # equal lengths: some value is itself a list
+            return (f"{name} is not a rectangular array of numbers: some value is itself a list; "
+                    "pass one flat list of numbers per row")
+        got = "is not a list" if lengths[odd] is None else f"has {lengths[odd]}"
+        detail = f" (row 0 has {lengths[0]} values, row {odd} {got})"
     return (
         f"{name} rows have different lengths{detail}; a score matrix must be rectangular: pad the rows "
         "and mark the padding, e.g. scores, mask = hardneg.ranking.pad_ragged(rows), then pass mask=mask"

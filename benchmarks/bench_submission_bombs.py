@@ -1,0 +1,310 @@
+"""Hostile predictions files against the leaderboard's checks: time and peak memory per file.
+
+Each file is small on disk and huge once decoded (run-length and dictionary encodings, or
+a footer that understates what its pages hold), or its metadata is built to break a
+parser. Each is checked by `validate_submission` in a fresh process against a
+Feint6K-sized item set (6,000 items x 6 candidates); the process reports the wall time of
+the check and its peak resident memory (VmHWM, i.e. `ru_maxrss` of this process image alone; imports and
+item set included).
+
+    python benchmarks/bench_submission_bombs.py            # every bomb, a table at the end
+    python benchmarks/bench_submission_bombs.py --json out.json
+
+The files are written by a minimal Parquet writer below (Thrift compact protocol, one row
+group, dictionary + RLE pages, gzip), so a 5*10^8-value file takes milliseconds to make
+rather than the 7 GB pyarrow needs to write it. The same builders serve the tests
+(tests/leaderboard/test_bombs.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+# --- a minimal Parquet writer ---------------------------------------------------------------
+_I32, _I64, _BINARY, _LIST, _STRUCT = 5, 6, 8, 9, 12
+BYTE_ARRAY, FLOAT = 6, 4
+PLAIN, RLE, RLE_DICTIONARY = 0, 3, 8
+GZIP = 2
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _zz(n: int) -> int:
+    return (n << 1) ^ (n >> 63)
+
+
+def _value(t: int, v) -> bytes:
+    if t in (_I32, _I64):
+        return _varint(_zz(int(v)))
+    if t == _BINARY:
+        v = v.encode() if isinstance(v, str) else bytes(v)
+        return _varint(len(v)) + v
+    if t == _STRUCT:
+        return _struct(v)
+    if t == _LIST:
+        etype, items = v
+        head = bytes([len(items) << 4 | etype]) if len(items) < 15 else bytes([0xF0 | etype]) + _varint(len(items))
+        return head + b"".join(_value(etype, x) for x in items)
+    raise ValueError(t)
+
+
+def _struct(fields) -> bytes:
+    """fields: [(field id, thrift type, value)] in increasing id order."""
+    out, last = bytearray(), 0
+    for fid, t, v in fields:
+        delta = fid - last
+        out += bytes([delta << 4 | t]) if 0 < delta <= 15 else bytes([t]) + _varint(_zz(fid))
+        last = fid
+        out += _value(t, v)
+    return bytes(out + b"\x00")
+
+
+def _rle(count: int, value: int, width: int) -> bytes:
+    """One RLE run of the RLE/bit-packing hybrid."""
+    return _varint(count << 1) + int(value).to_bytes((width + 7) // 8, "little") if count else b""
+
+
+def _bitpacked(values: np.ndarray, width: int) -> bytes:
+    """One bit-packed run (values padded to a multiple of 8)."""
+    n = len(values)
+    groups = (n + 7) // 8
+    padded = np.zeros(groups * 8, np.uint32)
+    padded[:n] = values
+    bits = ((padded[:, None] >> np.arange(width, dtype=np.uint32)) & 1).astype(np.uint8).ravel()
+    return _varint(groups << 1 | 1) + np.packbits(bits, bitorder="little").tobytes()
+
+
+def _with_length(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "little") + data
+
+
+def _page(kind: int, body: bytes, header_fields, compress: bool) -> bytes:
+    payload = gzip.compress(body, compresslevel=6, mtime=0) if compress else body
+    sub = 7 if kind == 2 else 5
+    header = _struct([(1, _I32, kind), (2, _I32, len(body)), (3, _I32, len(payload)), (sub, _STRUCT, header_fields)])
+    return header + payload
+
+
+def craft_parquet(ids: list[str], id_index: np.ndarray | int, n_rows: int, per_row: int, metadata: dict | bytes,
+                  declared_rows: int | None = None, declared_values: int | None = None, compress: bool = True) -> bytes:
+    """A predictions-shaped Parquet file: `n_rows` rows, row k with id `ids[id_index[k]]` (or `ids[id_index]` for
+    every row) and `per_row` scores, all 0.0, dictionary-encoded. `declared_*` put other counts in the footer
+    than the pages hold (a lying footer)."""
+    out = bytearray(b"PAR1")
+    # id column: dictionary page + one data page of dictionary indices
+    dict_body = b"".join(len(s.encode()).to_bytes(4, "little") + s.encode() for s in ids)
+    width = max(1, int(np.ceil(np.log2(max(len(ids), 2)))))
+    if isinstance(id_index, (int, np.integer)):
+        idx_body = bytes([width]) + _rle(n_rows, int(id_index), width)
+    else:
+        idx_body = bytes([width]) + _bitpacked(np.asarray(id_index, np.uint32), width)
+    id_start = len(out)
+    out += _page(2, dict_body, [(1, _I32, len(ids)), (2, _I32, PLAIN)], compress)
+    id_data = len(out)
+    out += _page(0, idx_body, [(1, _I32, n_rows), (2, _I32, RLE_DICTIONARY), (3, _I32, RLE), (4, _I32, RLE)], compress)
+    id_len = len(out) - id_start
+    # scores column (list<float>, every level present): repetition and definition levels, then indices into {0.0}
+    levels = n_rows * per_row
+    if per_row == 1:
+        rep = _rle(n_rows, 0, 1)
+    elif n_rows == 1:
+        rep = _rle(1, 0, 1) + _rle(per_row - 1, 1, 1)
+    else:
+        pattern = np.ones(per_row, np.uint32)
+        pattern[0] = 0
+        rep = _bitpacked(np.tile(pattern, n_rows), 1)
+    body = _with_length(rep) + _with_length(_rle(levels, 1, 1)) + bytes([1]) + _rle(levels, 0, 1)
+    sc_start = len(out)
+    out += _page(2, np.float32(0).tobytes(), [(1, _I32, 1), (2, _I32, PLAIN)], compress)
+    sc_data = len(out)
+    out += _page(0, body, [(1, _I32, levels), (2, _I32, RLE_DICTIONARY), (3, _I32, RLE), (4, _I32, RLE)], compress)
+    sc_len = len(out) - sc_start
+    rows_claim = n_rows if declared_rows is None else declared_rows
+    values_claim = levels if declared_values is None else declared_values
+
+    def chunk(ptype, path, num_values, start, data_off, length):
+        meta = [(1, _I32, ptype), (2, _LIST, (_I32, [PLAIN, RLE, RLE_DICTIONARY])), (3, _LIST, (_BINARY, path)),
+                (4, _I32, GZIP if compress else 0), (5, _I64, num_values), (6, _I64, length), (7, _I64, length),
+                (9, _I64, data_off), (11, _I64, start)]
+        return [(2, _I64, start), (3, _STRUCT, meta)]
+
+    schema = [
+        [(4, _BINARY, "schema"), (5, _I32, 2)],
+        [(1, _I32, BYTE_ARRAY), (3, _I32, 0), (4, _BINARY, "id"), (6, _I32, 0)],
+        [(3, _I32, 0), (4, _BINARY, "scores"), (5, _I32, 1), (6, _I32, 3)],
+        [(3, _I32, 2), (4, _BINARY, "list"), (5, _I32, 1)],
+        [(1, _I32, FLOAT), (3, _I32, 0), (4, _BINARY, "element")],
+    ]
+    raw = metadata if isinstance(metadata, bytes) else json.dumps(metadata).encode()
+    footer = _struct([
+        (1, _I32, 1),
+        (2, _LIST, (_STRUCT, schema)),
+        (3, _I64, rows_claim),
+        (4, _LIST, (_STRUCT, [[(1, _LIST, (_STRUCT, [chunk(BYTE_ARRAY, ["id"], min(n_rows, rows_claim), id_start,
+                                                             id_data, id_len),
+                                                       chunk(FLOAT, ["scores", "list", "element"], values_claim,
+                                                             sc_start, sc_data, sc_len)])),
+                               (2, _I64, id_len + sc_len), (3, _I64, rows_claim)]])),
+        (5, _LIST, (_STRUCT, [[(1, _BINARY, "hardneg"), (2, _BINARY, raw)]])),
+        (6, _BINARY, "hardneg bomb builder"),
+    ])
+    out += footer + len(footer).to_bytes(4, "little") + b"PAR1"
+    return bytes(out)
+
+
+# --- the bombs ----------------------------------------------------------------------------------
+def predictions_meta(items, model_id: str = "alice/bomb", **over) -> dict:
+    meta = dict(schema_version="1.0", task=items.task, benchmark=items.benchmark, config=items.config,
+                split=items.split, data_revision=items.revision, model_id=model_id, model_revision="x",
+                frames={"n_frames": 8}, hardneg_version="0.1.0")
+    meta.update(over)
+    return meta
+
+
+def bombs(items, scale: float = 1.0) -> dict[str, tuple[str, bytes]]:
+    """name -> (what it is, file bytes) for a multiple-choice item set; `scale` < 1 shrinks the counts (tests)."""
+    ids = [str(i) for i in items.ids.tolist()]
+    meta = predictions_meta(items)
+    n1, n2, n3 = int(5e8 * scale), int(3e7 * scale), int(1e7 * scale)
+    out = {
+        "one item, 5e8 scores": (f"1 row whose list holds {n1:,} zero scores (RLE)",
+                                 craft_parquet(ids, 0, 1, n1, meta)),
+        "3e7 identical ids": (f"{n2:,} rows all with id {ids[0]!r}", craft_parquet(ids, 0, n2, 1, meta)),
+        "1e7 rows": (f"{n3:,} rows cycling through the {len(ids):,} ids, 6 scores each",
+                     craft_parquet(ids, np.arange(n3) % len(ids), n3, int(items.n_candidates[0]), meta)),
+        "lying footer": (f"footer declares 1 row of 6 scores; the page holds {n1:,}",
+                         craft_parquet(ids, 0, 1, n1, meta, declared_values=int(items.n_candidates[0]))),
+        "1 MB id x every row": (f"{len(ids):,} rows sharing one dictionary id of 1,000,000 characters",
+                                craft_parquet(["x" * 1_000_000], 0, len(ids), int(items.n_candidates[0]), meta)),
+        "100,000 nested brackets": ("metadata benchmark = [[[...]]] 100,000 deep",
+                                    craft_parquet(ids, 0, 1, 6, json.dumps(meta)[:-1].encode()
+                                                  + b', "benchmark": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")),
+        "10 MB config": ("metadata config is 10,000,000 characters",
+                         craft_parquet(ids, 0, 1, 6, predictions_meta(items, config="c" * 10_000_000))),
+        "benchmark as a list": ("metadata benchmark = ['feint6k']",
+                                craft_parquet(ids, 0, 1, 6, predictions_meta(items, benchmark=["feint6k"]))),
+    }
+    return out
+
+
+# --- measuring ------------------------------------------------------------------------------------
+def write_board_data(root: Path, n_items: int = 6000, n_candidates: int = 6) -> Path:
+    """A Feint6K-sized built folder: feint6k/msrvtt/test with n_items items of n_candidates captions."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hardneg.schema import MC_ITEM_SCHEMA
+
+    prov = {"origin": "human", "generator": None, "generator_version": None, "rule": None, "pos": None,
+            "span": None, "replacement": None, "seed": None, "details": None}
+    rows = [{"id": f"msrvtt:video{i}", "video_id": f"video{i // 2}", "source_dataset": "msrvtt", "source_split": "test",
+             "category": "counterfactual", "captions": [f"caption {j} of {i}" for j in range(n_candidates)],
+             "label": 0, "manipulated_index": None,
+             "negative_types": ["positive"] + ["counterfactual"] * (n_candidates - 1),
+             "provenance": [prov] * n_candidates} for i in range(n_items)]
+    path = root / "feint6k" / "msrvtt" / "test-00000-of-00001.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=MC_ITEM_SCHEMA), path)
+    return root
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MB: VmHWM (this process image only; `ru_maxrss` also counts the
+    parent's peak when it was larger at fork time), `ru_maxrss` where /proc is missing."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _child(bench_root: str, bomb: str) -> None:
+    """In a fresh process: load the item sets, check one file, print time and peak memory as JSON."""
+    from hardneg.leaderboard.identity import Identity
+    from hardneg.leaderboard.items import load_benchmarks
+    from hardneg.leaderboard.validate import SubmissionError, validate_submission
+
+    item_sets = load_benchmarks(bench_root)
+    data = Path(bomb).read_bytes()
+    base = peak_rss_mb()
+    t0 = time.perf_counter()
+    try:
+        validate_submission(data, Identity("alice"), item_sets)
+        refused, message = False, "accepted"
+    except SubmissionError as exc:
+        refused, message = True, exc.problems[0]
+    seconds = time.perf_counter() - t0
+    peak = peak_rss_mb()
+    print(json.dumps({"refused": refused, "seconds": seconds, "peak_mb": peak, "baseline_mb": base,
+                      "message": message[:300]}))
+
+
+def measure(bench_root: Path, path: Path, timeout: float = 300) -> dict:
+    """Check one file in a fresh process; its report as a dict."""
+    out = subprocess.run([sys.executable, __file__, "--child", str(bench_root), str(path)], capture_output=True,
+                         text=True, timeout=timeout)
+    if out.returncode != 0:
+        return {"refused": False, "seconds": float("nan"), "peak_mb": float("nan"), "baseline_mb": float("nan"),
+                "message": f"child failed (rc {out.returncode}): {out.stderr[-500:]}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--child", nargs=2, metavar=("BENCH_ROOT", "FILE"), help=argparse.SUPPRESS)
+    p.add_argument("--items", type=int, default=6000, help="items of the Feint6K-sized item set (default 6000)")
+    p.add_argument("--json", default=None, help="also write the results as JSON here")
+    args = p.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
+    from hardneg.leaderboard.items import load_benchmarks
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_board_data(Path(tmp) / "bench", n_items=args.items)
+        items = load_benchmarks(root)[("feint6k", "msrvtt", "test")]
+        rows = []
+        for name, (what, data) in bombs(items).items():
+            path = Path(tmp) / "bomb.parquet"
+            path.write_bytes(data)
+            r = measure(root, path)
+            r.update(name=name, what=what, file_bytes=len(data))
+            rows.append(r)
+            print(f"{name:26s} {len(data):>11,} B  refused={r['refused']!s:5s} {r['seconds'] * 1000:8.1f} ms  "
+                  f"peak {r['peak_mb']:6.1f} MB (before the check {r['baseline_mb']:6.1f} MB)  {r['message'][:90]}",
+                  flush=True)
+    print("\n| file | on disk | refused | check time | peak memory (process) | message |")
+    print("|---|---:|---|---:|---:|---|")
+    for r in rows:
+        msg = r["message"].replace("|", "\\|")[:110]
+        print(f"| {r['name']} | {r['file_bytes']:,} B | {'yes' if r['refused'] else 'NO'} | {r['seconds'] * 1000:.0f} ms "
+              f"| {r['peak_mb']:.0f} MB | {msg} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0 if all(r["refused"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
