@@ -22,7 +22,8 @@ number of relevant videos of the query (relevant videos never retrieved add 0), 
 queries. The default tie rule gives the exact expected AP over random orders of tied videos (McSherry
 and Najork's tie-aware formula). FIRE's released code differs: it orders ties by argsort and divides by
 the relevant videos found in the top 20; ties="fire" reproduces it. With `original`, the mAP counting
-only the caption's own video (`mAP_original`, equal to its MRR) is reported next to it.
+only the caption's own video (`mAP_original`) is reported next to it: the MRR of that video under every tie
+rule except ties="fire", where the top-20 cut makes it the MRR truncated at rank 20.
 """
 
 _CITATION = """\

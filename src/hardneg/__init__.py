@@ -5,3 +5,19 @@ generators, model scoring, the demo Space and the leaderboard.
 """
 
 __version__ = "0.1.0"
+
+#: the two front-door functions, imported on first use so `import hardneg` stays light
+_LAZY = {"run_model": ("hardneg.run", "run_model"), "metric_path": ("hardneg.metric_modules", "metric_path")}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'hardneg' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])

@@ -4,25 +4,48 @@ How frames are taken (how many, at what rate, at what size, with which decoder) 
 model's scores, so `FrameSettings.identity()` goes into every predictions file and every
 embedding-cache key. Videos that are missing or cannot be decoded are recorded in a
 `VideoReport` (counted, with the reason) instead of crashing a run or vanishing silently.
+
+Only the sampled frames are decoded and kept: the positions come from the container's packet
+index (read without decoding), decoding stops after the last one (or seeks past long stretches
+of unused frames), and every decoded frame is checked against the index, so the frames are
+exactly those of the all-frames rule (`sample_positions`); when the index cannot be trusted the
+decoder falls back to two plain passes. docs/scoring-speed.md has the rule and its measurements.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 #: File extensions searched for a video id, in order of preference.
 VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".avi", ".mov", ".m4v", ".mpg", ".mpeg", ".gif")
-DECODERS = ("pyav",)
+DECODERS = ("pyav", "torchcodec")
+#: How decoded frames are brought to `resize`: "pil" (RGB at full size, then PIL bicubic: the
+#: pixels every earlier release produced) or "swscale" (scaled inside the decoder by libswscale,
+#: bicubic: faster on large videos, different pixels, so it is part of the identity).
+SCALERS = ("pil", "swscale")
+#: Codecs whose packets each hold exactly one displayed frame: for these, the packet index gives
+#: the frame count without decoding the frames after the last sampled one.
+ONE_FRAME_PER_PACKET = frozenset({"h264", "hevc", "vp9", "av1"})
+#: A seek (decoder flush, keyframe, refilling the decoder's threads) costs about as much as
+#: decoding 8 to 10 frames (measured with benchmarks/bench_scoring.py); seek only to skip more.
+SEEK_COST_FRAMES = 16
 
 
 class VideoDecodeError(RuntimeError):
-    """A video file exists but yields no usable frames."""
+    """A video file exists but yields no usable frames (or is refused, e.g. too large)."""
+
+
+class DecoderUnavailable(RuntimeError):
+    """The chosen decoder library cannot be used on this machine: a setup problem, not a bad video."""
 
 
 @dataclass(frozen=True)
@@ -33,13 +56,16 @@ class FrameSettings:
     fps: when set, the video is first resampled to this rate (frames nearest to a regular
         time grid), then `n_frames` are taken uniformly from that grid; None uses every frame.
     resize: length of the shorter side after resizing (aspect kept); None keeps the size.
-    decoder: the decoding library ("pyav").
+    decoder: the decoding library: "pyav" (default) or "torchcodec" (optional; decodes on the
+        GPU when the model is on one, resizes with torch).
+    scaler: how "pyav" frames are resized (see `SCALERS`).
     """
 
     n_frames: int = 8
     fps: float | None = None
     resize: int | None = 224
     decoder: str = "pyav"
+    scaler: str = "pil"
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_frames, int) or self.n_frames < 1:
@@ -50,9 +76,25 @@ class FrameSettings:
             raise ValueError(f"resize must be a positive integer or None, got {self.resize!r}")
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
+        if self.scaler not in SCALERS:
+            raise ValueError(f"scaler must be one of {SCALERS}, got {self.scaler!r}")
+        if self.decoder == "torchcodec" and self.scaler != "pil":
+            raise ValueError("scaler applies to the pyav decoder only; torchcodec frames are resized with torch")
 
     def identity(self) -> dict[str, Any]:
-        return {"n_frames": self.n_frames, "fps": self.fps, "resize": self.resize, "decoder": self.decoder}
+        """The settings that make the frames what they are. The defaults give the same dict as
+        releases before the sampled-frames decoder (same frames, same pixels), so their cached
+        embeddings stay valid; any change of pixels adds or changes a key."""
+        ident: dict[str, Any] = {"n_frames": self.n_frames, "fps": self.fps, "resize": self.resize,
+                                 "decoder": self.decoder}
+        if self.decoder == "torchcodec":
+            ident["resize_method"] = "torch-bicubic-antialias"
+        if self.scaler != "pil":
+            ident["scaler"] = f"{self.scaler}-bicubic"
+        return ident
+
+
+# ----------------------------------------------------------------------------- the sampling rule
 
 
 def uniform_indices(total: int, n: int) -> np.ndarray:
@@ -75,45 +117,379 @@ def _resample_grid(times: np.ndarray, fps: float) -> np.ndarray:
     return np.unique(np.where(left_closer, pos - 1, pos))
 
 
-def _resize(img, size: int | None):
-    if size is None:
-        return img
-    w, h = img.size
-    scale = size / min(w, h)
-    if scale == 1:
-        return img
-    return img.resize((max(1, round(w * scale)), max(1, round(h * scale))), resample=3)  # bicubic
+def sample_positions(times: Sequence[float], settings: FrameSettings) -> np.ndarray:
+    """Positions (in presentation order) of the frames a video contributes, given every frame's
+    time in seconds (or its position when it has none): the rule all decoders follow."""
+    if len(times) < 1:
+        raise ValueError("a video with no frames has nothing to sample")
+    candidates = np.arange(len(times))
+    if settings.fps is not None:
+        candidates = _resample_grid(np.asarray(times), settings.fps)
+    return candidates[uniform_indices(len(candidates), settings.n_frames)]
 
 
-def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettings()) -> np.ndarray:
-    """(n_frames, H, W, 3) uint8 RGB frames of the video at `path`.
+# ------------------------------------------------------------------------------ probing, limits
 
-    Raises VideoDecodeError (with the file and the reason) when the file cannot be decoded.
-    """
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What the container's header says (no decoding): size, length, frame count, codec."""
+
+    width: int
+    height: int
+    duration: float | None  # seconds
+    n_frames: int | None  # None when the header does not say
+    codec: str
+
+    @property
+    def pixels(self) -> int:
+        return self.width * self.height
+
+
+def probe_video(path: str | os.PathLike) -> VideoInfo:
+    """The header facts of the video at `path`; VideoDecodeError when it has no video stream."""
     import av
 
-    path = Path(path)
     try:
         with av.open(str(path)) as container:
             if not container.streams.video:
                 raise VideoDecodeError(f"{path}: no video stream")
             stream = container.streams.video[0]
-            frames, times = [], []
-            for frame in container.decode(stream):
-                frames.append(frame)
-                times.append(float(frame.time) if frame.time is not None else len(times))
+            duration = None
+            if stream.duration is not None and stream.time_base is not None:
+                duration = float(stream.duration * stream.time_base)
+            elif container.duration is not None:
+                duration = container.duration / 1e6
+            return VideoInfo(int(stream.codec_context.width), int(stream.codec_context.height), duration,
+                             int(stream.frames) or None, stream.codec_context.name)
     except VideoDecodeError:
+        raise
+    except Exception as exc:
+        raise VideoDecodeError(f"{path}: cannot read the video header ({type(exc).__name__}: {exc})") from exc
+
+
+def check_resolution(path: str | os.PathLike, width: int, height: int, max_pixels: int | None) -> None:
+    """Refuse a video larger than `max_pixels` (width x height) with a VideoDecodeError that says how to fix it."""
+    if max_pixels is not None and width * height > max_pixels:
+        raise VideoDecodeError(
+            f"{path}: the video is {width}x{height} ({width * height / 1e6:.2f} megapixels), above the limit of "
+            f"{max_pixels / 1e6:.2f} megapixels; downscale it first, e.g. ffmpeg -i IN -vf scale=-2:720 OUT.mp4")
+
+
+# -------------------------------------------------------------------------------------- decoding
+
+
+@dataclass
+class DecodeStats:
+    """What one decode did (for tests and the benchmark)."""
+
+    method: str = ""  # "index", "index+tail" (decoded to the end to check), "two-pass", "torchcodec"
+    frames_in_index: int = 0
+    frames_decoded: int = 0
+    frames_kept: int = 0  # distinct decoded frames held at once: never more than n_frames
+    seeks: int = 0
+    passes: int = 0
+
+
+@dataclass
+class _Index:
+    """The video stream's packets, read without decoding."""
+
+    pts: list[int]  # presentation timestamps, sorted: one per frame, in presentation order
+    keyframes: list[int]  # presentation positions of keyframes
+    complete: bool  # every usable packet had a timestamp, and no two the same
+    codec: str
+    time_base: Any
+
+    def times(self) -> list[float]:
+        tb = self.time_base
+        return [float(p) * tb.numerator / tb.denominator for p in self.pts]  # as PyAV's frame.time
+
+
+def _scan(container, stream) -> _Index:
+    pts: list[int] = []
+    key_pts: list[int] = []
+    complete = True
+    for packet in container.demux(stream):
+        if packet.size == 0 or packet.is_discard:  # the end-of-stream marker; packets the decoder drops
+            continue
+        if packet.pts is None:
+            complete = False
+            continue
+        pts.append(packet.pts)
+        if packet.is_keyframe:
+            key_pts.append(packet.pts)
+    pts.sort()
+    complete = complete and len(set(pts)) == len(pts)
+    keyframes = sorted(bisect.bisect_left(pts, k) for k in key_pts)
+    return _Index(pts, keyframes, complete, stream.codec_context.name, stream.time_base)
+
+
+def _plan(need: list[int], keyframes: list[int], allow_seek: bool) -> list[tuple[int | None, int]]:
+    """Runs of (keyframe position to seek to, or None to keep decoding; last needed position).
+
+    Seek to the keyframe before a needed frame only when that skips more than SEEK_COST_FRAMES
+    frames the sequential decoder would otherwise decode.
+    """
+    runs: list[tuple[int | None, int]] = []
+    pos = 0  # the position the decoder produces next without seeking
+    for p in need:
+        i = bisect.bisect_right(keyframes, p) - 1
+        k = keyframes[i] if i >= 0 else None
+        if allow_seek and k is not None and k - pos > SEEK_COST_FRAMES:
+            runs.append((k, p))
+        elif runs:
+            runs[-1] = (runs[-1][0], p)
+        else:
+            runs.append((None, p))
+        pos = p + 1
+    return runs
+
+
+def _rgb_converter(settings: FrameSettings, max_pixels: int | None, path) -> Callable:
+    """frame -> (H, W, 3) uint8 RGB at the settings' size."""
+    from PIL import Image
+
+    def convert(frame) -> np.ndarray:
+        check_resolution(path, frame.width, frame.height, max_pixels)
+        size = settings.resize
+        if settings.scaler == "swscale" and size is not None:
+            w, h = _resized_size(frame.width, frame.height, size)
+            out = frame.reformat(width=w, height=h, format="rgb24", interpolation="BICUBIC")
+            return np.array(out.to_ndarray(format="rgb24"))
+        # the same pixels as frame.to_image() (libswscale to RGB at full size), without its slow copy loop
+        img = Image.fromarray(frame.to_ndarray(format="rgb24"))
+        return np.asarray(_resize(img, size).convert("RGB"))
+
+    return convert
+
+
+def _resized_size(w: int, h: int, size: int) -> tuple[int, int]:
+    scale = size / min(w, h)
+    return max(1, round(w * scale)), max(1, round(h * scale))
+
+
+def _resize(img, size: int | None):
+    if size is None:
+        return img
+    w, h = img.size
+    if size / min(w, h) == 1:
+        return img
+    return img.resize(_resized_size(w, h, size), resample=3)  # bicubic
+
+
+def _open(path: Path, threads: int):
+    import av
+
+    container = av.open(str(path))
+    if not container.streams.video:
+        container.close()
+        raise VideoDecodeError(f"{path}: no video stream")
+    stream = container.streams.video[0]
+    stream.thread_type = "AUTO"  # frame and slice threads
+    stream.codec_context.thread_count = threads
+    return container, stream
+
+
+def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threads: int,
+                    stats: DecodeStats) -> dict[int, np.ndarray] | None:
+    """The picked frames, decoded by position in the index; None when the decoder disagrees with it."""
+    need = sorted(set(int(p) for p in picks))
+    trusted = index.codec in ONE_FRAME_PER_PACKET
+    runs = _plan(need, index.keyframes, allow_seek=trusted)
+    want = set(need)
+    kept: dict[int, np.ndarray] = {}
+    pts = index.pts
+    stats.method, stats.passes = ("index" if trusted else "index+tail"), 1
+    container, stream = _open(path, threads)
+    with container:
+        frames = container.decode(stream)
+        expected = 0
+        for start, last in runs:
+            if start is not None:
+                container.seek(pts[start], stream=stream, backward=True)  # to a keyframe at or before; flushes
+                frames = container.decode(stream)
+                expected = start
+                stats.seeks += 1
+            reached = False
+            for frame in frames:
+                if start is not None and expected == start and frame.pts is not None and frame.pts < pts[start]:
+                    continue  # frames before the seek target (an earlier keyframe, or leading frames)
+                if expected >= len(pts) or frame.pts != pts[expected]:
+                    return None
+                stats.frames_decoded += 1
+                if expected in want:
+                    kept[expected] = convert(frame)
+                    stats.frames_kept = len(kept)
+                expected += 1
+                if expected > last:
+                    reached = True
+                    break
+            if not reached:
+                return None
+        if not trusted:  # the packet count may not be the frame count: decode the rest to be sure
+            for frame in frames:
+                if expected >= len(pts) or frame.pts != pts[expected]:
+                    return None
+                stats.frames_decoded += 1
+                expected += 1
+            if expected != len(pts):
+                return None
+    return kept
+
+
+
+def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int, stats: DecodeStats) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """The all-frames rule without keeping all frames: pass 1 reads every frame's time, pass 2
+    decodes up to the last picked frame and keeps only the picked ones."""
+    stats.method, stats.passes = "two-pass", 2
+    times: list[float] = []
+    container, stream = _open(path, threads)
+    with container:
+        for frame in container.decode(stream):
+            times.append(float(frame.time) if frame.time is not None else len(times))
+    stats.frames_decoded += len(times)
+    if not times:
+        raise VideoDecodeError(f"{path}: no decodable frames")
+    picks = sample_positions(times, settings)
+    want, last = set(int(p) for p in picks), int(picks.max())
+    kept: dict[int, np.ndarray] = {}
+    container, stream = _open(path, threads)
+    with container:
+        for i, frame in enumerate(container.decode(stream)):
+            stats.frames_decoded += 1
+            if i in want:
+                kept[i] = convert(frame)
+                stats.frames_kept = len(kept)
+            if i >= last:
+                break
+    if len(kept) != len(want):
+        raise VideoDecodeError(f"{path}: the decoder gave fewer frames on a second pass ({len(times)} the first time)")
+    return picks, kept
+
+
+def _decode_pyav(path: Path, settings: FrameSettings, max_pixels: int | None, threads: int,
+                 stats: DecodeStats) -> np.ndarray:
+    container, stream = _open(path, threads)
+    with container:
+        check_resolution(path, stream.codec_context.width, stream.codec_context.height, max_pixels)
+        index = _scan(container, stream)
+    stats.frames_in_index = len(index.pts)
+    convert = _rgb_converter(settings, max_pixels, path)
+    kept = None
+    if index.complete and index.pts:
+        picks = sample_positions(index.times(), settings)
+        kept = _decode_indexed(path, index, picks, convert, threads, stats)
+    if kept is None:  # no usable index, or the decoder disagreed with it
+        picks, kept = _decode_two_pass(path, settings, convert, threads, stats)
+    return np.stack([kept[int(i)] for i in picks])
+
+
+def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | None, device: str | None,
+                       threads: int, stats: DecodeStats):
+    """The same positions as "pyav" (from the same packet index), decoded by torchcodec on `device`
+    and resized there with torch (antialiased bicubic). A CUDA device gives a CUDA tensor."""
+    try:
+        from torchcodec.decoders import VideoDecoder
+    except Exception as exc:  # ImportError, or OSError/RuntimeError when its FFmpeg libraries are missing
+        raise DecoderUnavailable(
+            f"decoder 'torchcodec' cannot be used here ({type(exc).__name__}: {exc}); install it with "
+            "pip install 'video-hardneg[torchcodec]' plus FFmpeg's shared libraries (see docs/scoring-speed.md), "
+            "or use the default decoder pyav") from exc
+    from hardneg.models.preprocess import resize_shorter_side
+
+    container, stream = _open(path, threads)
+    with container:
+        check_resolution(path, stream.codec_context.width, stream.codec_context.height, max_pixels)
+        index = _scan(container, stream)
+    stats.method, stats.passes, stats.frames_in_index = "torchcodec", 1, len(index.pts)
+    if not index.complete or not index.pts:
+        raise VideoDecodeError(f"{path}: packets without distinct timestamps, so torchcodec cannot be told which "
+                               "frames to decode; use the default decoder pyav for this video")
+    times = index.times()
+    picks = sample_positions(times, settings)
+    need = sorted(set(int(p) for p in picks))
+    dev = device or "cpu"
+    decoder = VideoDecoder(str(path), device=dev, seek_mode="exact", dimension_order="NCHW",
+                           num_ffmpeg_threads=threads)
+    if decoder.metadata.num_frames != len(times):
+        raise VideoDecodeError(f"{path}: torchcodec counts {decoder.metadata.num_frames} frames, the packet index "
+                               f"{len(times)}; use the default decoder pyav for this video")
+    batch = decoder.get_frames_at(indices=need)
+    got = np.asarray(batch.pts_seconds.cpu(), np.float64)
+    if np.abs(got - np.asarray([times[i] for i in need])).max() > 1e-6:
+        raise VideoDecodeError(f"{path}: torchcodec returned frames at other times than the packet index; "
+                               "use the default decoder pyav for this video")
+    stats.frames_decoded, stats.frames_kept = len(need), len(need)
+    frames = batch.data  # (k, 3, H, W) uint8 on dev
+    if settings.resize is not None:
+        frames = resize_shorter_side(frames, settings.resize)
+    order = np.searchsorted(need, picks)
+    import torch
+
+    out = frames.index_select(0, torch.as_tensor(order, device=frames.device)).permute(0, 2, 3, 1)
+    return out.contiguous().cpu().numpy() if frames.device.type == "cpu" else out.contiguous()
+
+
+def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettings(), *,
+                  max_pixels: int | None = None, device: str | None = None, threads: int = 0,
+                  stats: DecodeStats | None = None):
+    """(n_frames, H, W, 3) uint8 RGB frames of the video at `path`.
+
+    Decodes only up to the sampled frames and keeps only those (memory does not grow with the
+    video's length). `max_pixels` refuses larger videos; `device` is where "torchcodec" decodes
+    (a CUDA device gives a CUDA tensor; "pyav" always gives a numpy array); `threads` is the
+    decoder's thread count (0: FFmpeg's choice). Raises VideoDecodeError (with the file and the
+    reason) when the file cannot be decoded, DecoderUnavailable when the decoder is not installed.
+    """
+    path = Path(path)
+    stats = stats if stats is not None else DecodeStats()
+    try:
+        if settings.decoder == "torchcodec":
+            return _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
+        return _decode_pyav(path, settings, max_pixels, threads, stats)
+    except (VideoDecodeError, DecoderUnavailable):
         raise
     except Exception as exc:  # av raises many error classes (InvalidDataError, OSError, ...)
         raise VideoDecodeError(f"{path}: cannot decode ({type(exc).__name__}: {exc})") from exc
-    if not frames:
-        raise VideoDecodeError(f"{path}: no decodable frames")
-    candidates = np.arange(len(frames))
-    if settings.fps is not None:
-        candidates = _resample_grid(np.asarray(times), settings.fps)
-    picked = candidates[uniform_indices(len(candidates), settings.n_frames)]
-    out = [np.asarray(_resize(frames[i].to_image(), settings.resize).convert("RGB")) for i in picked]
-    return np.stack(out)
+
+
+def decode_chunks(paths: Sequence[str | os.PathLike], settings: FrameSettings, chunk: int = 32, *,
+                  device: str | None = None, workers: int | None = None,
+                  max_pixels: int | None = None) -> Iterator[list]:
+    """Decode `paths` on threads, yielding results in order, `chunk` at a time: an array (or
+    tensor) of frames, or the VideoDecodeError of that file. The next chunks decode while the
+    caller encodes this one; at most three chunks are held. DecoderUnavailable is raised."""
+    from hardneg.threads import default_threads
+
+    if not paths:
+        return
+    cores = default_threads()
+    workers = max(1, min(len(paths), workers or cores))
+    threads = max(1, cores // workers)  # decoder threads per video, so that all cores are used once
+
+    def one(p):
+        try:
+            return decode_frames(p, settings, max_pixels=max_pixels, device=device, threads=threads)
+        except VideoDecodeError as exc:
+            return exc
+        except DecoderUnavailable:
+            raise
+        except Exception as exc:  # a decoder bug on a strange file stays that file's problem
+            return VideoDecodeError(f"{p}: cannot decode ({type(exc).__name__}: {exc})")
+
+    pieces = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hardneg-decode") as pool:
+        pending: deque = deque()
+        for piece in pieces[:2]:
+            pending.append([pool.submit(one, p) for p in piece])
+        nxt = 2
+        while pending:
+            done = [f.result() for f in pending.popleft()]
+            if nxt < len(pieces):
+                pending.append([pool.submit(one, p) for p in pieces[nxt]])
+                nxt += 1
+            yield done
 
 
 def file_fingerprint(path: str | os.PathLike) -> str:

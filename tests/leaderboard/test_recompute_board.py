@@ -74,21 +74,23 @@ def test_fire_original_vs_fire_labels_hand_computed(item_sets):
     scores = np.array([[4, 5, 1, 2, 3], [1, 5, 2, 3, 4], [4, 1, 3, 2, 5], [4, 1, 2, 5, 3]], float)
     r = recompute(items, scores, None, n_resamples=300)
     m = {k: v["estimate"] for k, v in r.metrics.items()}
-    assert m["C@1 FIRE"] == pytest.approx(1.0) and m["C@1 orig"] == pytest.approx(0.5)
-    assert m["C@1 delta"] == pytest.approx(0.5)
-    assert m["mAP FIRE"] == pytest.approx((1 + 1 + 5 / 6 + 1) / 4)
-    assert m["mAP orig"] == pytest.approx((1 / 2 + 1 + 1 / 3 + 1) / 4)
-    assert m["mAP delta"] == pytest.approx(m["mAP FIRE"] - m["mAP orig"])
-    assert m["C@5 FIRE"] == m["C@5 orig"] == pytest.approx(1.0)
+    assert m["C@1"] == pytest.approx(1.0) and m["C@1_original"] == pytest.approx(0.5)
+    assert m["mAP"] == pytest.approx((1 + 1 + 5 / 6 + 1) / 4)
+    assert m["mAP_original"] == pytest.approx((1 / 2 + 1 + 1 / 3 + 1) / 4)
+    assert m["C@5"] == m["C@5_original"] == pytest.approx(1.0)
 
 
 def test_columns_per_benchmark(item_sets):
     names = {b: [c.name for c in board_columns(b, item_sets)] for b in ("feint6k", "contrast_sets", "posrank", "fire")}
     assert names["feint6k"][:3] == ["R@1 · msrvtt", "R@2 · msrvtt", "MeanR · msrvtt"]
-    assert names["contrast_sets"] == ["acc · gender", "acc · verb_lm"]
-    assert names["posrank"] == ["mean · vln_uvo", "noun · vln_uvo", "verb · vln_uvo"]
-    assert names["fire"][:3] == ["C@1 FIRE · msrvtt", "C@1 orig · msrvtt", "C@1 delta · msrvtt"]
-    assert len(names["fire"]) == 12
+    assert names["contrast_sets"] == ["R@1 · gender", "R@1 · verb_lm"]  # one name: the module's key
+    assert names["posrank"] == ["PoSRank · vln_uvo/noun", "PoSRank_noun · vln_uvo/noun",
+                                "PoSRank · vln_uvo/verb", "PoSRank_verb · vln_uvo/verb"]
+    headline = {b: [c.name for c in board_columns(b, item_sets) if c.headline] for b in ("posrank", "fire")}
+    assert headline["fire"] == ["C@1 · msrvtt", "C@5 · msrvtt", "C@10 · msrvtt", "mAP · msrvtt"]
+    assert names["fire"][4:] == ["C@1_original · msrvtt", "C@5_original · msrvtt", "C@10_original · msrvtt",
+                                 "mAP_original · msrvtt"]
+    assert headline["posrank"] == ["PoSRank · vln_uvo/noun", "PoSRank · vln_uvo/verb"]
 
 
 def submit_all(board, model, submitter, skill, seed, benchmark="feint6k"):
@@ -108,13 +110,13 @@ def test_ties_with_leader_sorting_and_filters(board):
     assert rows["org/strong"]["Status"] in ("leader", "tied with leader (intervals overlap)")
     assert rows["org/strong-too"]["Status"] in ("leader", "tied with leader (intervals overlap)")
     assert rows["org/weak"]["Status"] == ""
-    assert float(rows["org/weak"]["p vs leader"]) < 0.05
+    assert float(rows["org/weak"]["p vs #1"]) < 0.05
     # the board's p-value is the core's paired test on the two models' stored per-example values
     leader = next(m for m, r in rows.items() if r["Status"] == "leader")
     subs = {s.model_id: s for s in board.store.current("feint6k") if s.config == "msrvtt"}
     a, b = board.store.per_example(subs[leader].id)["R@1"], board.store.per_example(subs["org/weak"].id)["R@1"]
     p = paired_test(a, b, board.item_sets[FEINT].clusters, n_resamples=2000).p_value
-    assert float(rows["org/weak"]["p vs leader"]) == pytest.approx(p, abs=1e-3)
+    assert float(rows["org/weak"]["p vs #1"]) == pytest.approx(p, abs=1e-3)
     # every score of a recomputed row carries its interval
     assert all("[" in rows["org/weak"][c] for c in df.columns if "·" in c)
     assert rows["InternVideo w/ LLM-teacher-lgt"]["Status"] == REPORTED_STATUS
@@ -133,15 +135,15 @@ def test_ties_with_leader_sorting_and_filters(board):
     assert len(fig.axes[0].patches) == len(board.table("feint6k", sort_by=col)[lambda d: d[col] != ""])
 
 
-def test_posrank_mean_needs_every_part(board):
+def test_posrank_cell_is_the_engines_mean_over_parts_of_speech(board):
     items = board.item_sets[("posrank", "vln_uvo", "noun")]
-    assert board.submit(predictions_bytes(items, "org/p", seed=1), "alice").ok
+    assert board.submit(predictions_bytes(items, "alice/p", seed=1), "alice").ok
     row = board.table("posrank", kinds=["submitted"]).iloc[0]
-    assert row["mean · vln_uvo"] == "" and row["noun · vln_uvo"] != ""
-    assert board.submit(predictions_bytes(board.item_sets[("posrank", "vln_uvo", "verb")], "org/p", seed=2), "alice").ok
-    subs = {s.split: s.results["metrics"]["MRR"]["estimate"] for s in board.store.current("posrank")}
-    row = board.table("posrank", kinds=["submitted"]).iloc[0]
-    assert row["mean · vln_uvo"].startswith(f"{(subs['noun'] + subs['verb']) / 2:.3f} [")
+    assert row["PoSRank · vln_uvo/noun"] != "" and row["PoSRank · vln_uvo/verb"] == ""
+    sub = board.store.current("posrank")[0]
+    mrr = sub.results["metrics"]["MRR"]["estimate"]
+    assert sub.results["metrics"]["PoSRank"]["estimate"] == pytest.approx(mrr)  # one part of speech: PoSRank = MRR
+    assert row["PoSRank · vln_uvo/noun"].startswith(f"{mrr:.3f} [")
 
 
 def test_blind_baseline_marked_pending_when_it_cannot_load(tmp_path, item_sets, monkeypatch):
@@ -154,7 +156,7 @@ def test_blind_baseline_marked_pending_when_it_cannot_load(tmp_path, item_sets, 
     monkeypatch.setattr(hardneg.models, "load_model", broken)
     board = Leaderboard(tmp_path, item_sets, n_resamples=20)
     row = board.table("contrast_sets", kinds=["baseline"], search="text-only").iloc[0]
-    assert row["Source"].startswith("pending: FileNotFoundError") and row["acc · gender"] == ""
+    assert row["Source"].startswith("pending: FileNotFoundError") and row["R@1 · gender"] == ""
 
 
 def test_submit_target_detection():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from hardneg.ranking import Qrels, multiple_choice, parse_measure, retrieval, R, CorrectAt
+from hardneg.ranking import Qrels, multiple_choice, pad_ragged, parse_measure, retrieval, R, CorrectAt
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,55 @@ def test_measures_are_declarative():
         parse_measure("R@7").value(res)
     with pytest.raises(ValueError, match="unknown measure"):
         parse_measure("nDCG@10")
+
+
+# --- NumPy's own errors and silent roundings, caught at the door ------------------------------------
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: multiple_choice(s, [0, 0]),
+    lambda s: retrieval(s, original=[0, 0]),
+])
+def test_ragged_lists_get_the_projects_message(call):
+    """NumPy says "inhomogeneous shape after 1 dimensions"; the core names the rows and the fix."""
+    with pytest.raises(ValueError, match=r"row 0 has 2 values, row 1 has 3.*pad_ragged.*mask="):
+        call([[0.1, 0.2], [0.3, 0.2, 0.1]])
+    with pytest.raises(ValueError, match="some value is itself a list"):
+        call([[0.1, [0.2]], [0.3, 0.2]])
+
+
+def test_padded_ragged_rows_rank_as_intended():
+    scores, mask = pad_ragged([[0.1, 0.2], [0.3, 0.2, 0.1]])
+    assert multiple_choice(scores, [1, 0], mask=mask).aggregate["R@1"] == 1.0
+
+
+BIG = 2**53 + 1  # the first integer float64 cannot hold: it rounds to 2**53, a tie with its neighbour
+
+
+@pytest.mark.parametrize("scores", [
+    [[BIG, 2**53]],                                   # Python ints -> int64
+    np.array([[BIG, 2**53]], dtype=np.int64),
+    np.array([[BIG, 2**53]], dtype=np.uint64),
+    [[BIG, 0.5]],                                     # NumPy rounds a mixed list into float64 silently
+    [[2**64 + 1, 2**64]],                             # beyond int64: NumPy falls back to object
+    np.array([[-BIG, 0]], dtype=np.int64),
+])
+def test_integers_float64_cannot_hold_are_refused(scores):
+    """Before: [[2**53 + 1, 2**53]] gave R@1 = 0.5, a tie that is not in the data."""
+    with pytest.raises(ValueError, match=r"scores holds the integer -?\d+ \(row 0, column 0\).*2\*\*53.*offset"):
+        multiple_choice(scores, [0])
+    with pytest.raises(ValueError, match=r"2\*\*53"):
+        retrieval(scores, original=[0])
+
+
+def test_integers_float64_holds_are_ranked_exactly():
+    assert multiple_choice([[2**53, 2**53 - 1]], [0]).aggregate["R@1"] == 1.0
+    assert multiple_choice(np.array([[2**60, 2**60 - 2**10]]), [1]).aggregate["R@1"] == 0.0  # exact multiples of 2**10
+    assert multiple_choice([[2**64, 1]], [0]).aggregate["R@1"] == 1.0  # object array of exact ints
+    assert multiple_choice(np.array([[3, 1, 2]], dtype=np.uint8), [0]).aggregate["R@1"] == 1.0
+    assert retrieval(np.array([[5, 9, 7]]), original=[1]).aggregate["R@1"] == 1.0
+
+
+def test_non_numbers_in_a_rectangular_list_are_named():
+    with pytest.raises(ValueError, match=r"None at row 0, column 1"):
+        multiple_choice([[0.5, None]], [0])

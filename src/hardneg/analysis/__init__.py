@@ -11,6 +11,7 @@
 | sensitivity | Feint6K Fig. 5 | `sensitivity` |
 | blind-text | (any MC set) | `blind_text_check` |
 | duplicates | PoSRank Fig. 3 | `duplicate_analysis` |
+| cross-benchmark | (any benchmarks sharing videos) | `cross_benchmark_view` |
 
 Submodules are imported on first use so that importing one analysis does not pull
 in scikit-learn, spaCy or sentence-transformers.
@@ -36,6 +37,7 @@ _EXPORTS = {
     "blind_text_check": ("blind_text", "blind_text_check"),
     "surface_classifier_scores": ("blind_text", "surface_classifier_scores"),
     "duplicate_analysis": ("posrank_duplicates", "duplicate_analysis"),
+    "cross_benchmark_view": ("cross_benchmark", "cross_benchmark_view"),
 }
 
 __all__ = sorted(_EXPORTS)

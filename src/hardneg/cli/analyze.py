@@ -31,6 +31,8 @@ Multiple choice (inputs: an MC_ITEM_SCHEMA items Parquet and predictions of it):
   sensitivity         distribution of ds = s(v, negative) - s(v, positive), object vs action [Feint6K Fig. 5]
   blind-text          text-only baselines (surface-feature classifier, text-only predictions) vs chance
   duplicates          share of captions identical to another after removing k words per POS [PoSRank Fig. 3]
+Across benchmarks (inputs: one model's predictions files on several benchmarks or configs):
+  cross-benchmark     R@1 on the videos all inputs share, and per pair both right / only one / both wrong
 
 Writes OUT/<analysis>.json (table, parameters, details) and OUT/<analysis>.png, and prints the table.
 
@@ -43,7 +45,7 @@ examples:
 
 FIRE_ANALYSES = ("label-correction", "pooling-bias", "judgment-budget", "overlap", "caption-length")
 MC_ANALYSES = ("contrast-breakdown", "sensitivity", "blind-text")
-ANALYSES = FIRE_ANALYSES + MC_ANALYSES + ("duplicates",)
+ANALYSES = FIRE_ANALYSES + MC_ANALYSES + ("duplicates", "cross-benchmark")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -149,6 +151,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--pos", nargs="+", default=None, help="parts of speech (default noun verb adj adv prep)")
     p.add_argument("--no-dedupe", action="store_true", help="keep exact duplicate captions")
     p.add_argument("--seed", type=int, default=0)
+    _common(p)
+
+    from hardneg.analysis.cross_benchmark import add_arguments
+
+    p = sub.add_parser("cross-benchmark", help="one model across benchmarks: accuracy and agreement on shared videos")
+    add_arguments(p)
     _common(p)
 
     parser.set_defaults(func=run)
@@ -303,6 +311,10 @@ def compute(args) -> Any:
         tokens, tags = tag_captions(caps)
         return A.duplicate_analysis(tokens, tags, parts_of_speech=pos, max_removed=args.max_removed, seed=args.seed,
                                     dedupe=not args.no_dedupe)
+    if name == "cross-benchmark":
+        from hardneg.analysis.cross_benchmark import from_args
+
+        return from_args(args)
     raise ValueError(f"unknown analysis {name!r}; choose from {list(ANALYSES)}")
 
 

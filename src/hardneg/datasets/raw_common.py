@@ -314,6 +314,15 @@ def read_delimited(
     required = list(required)
     allowed = set(required) | set(optional)
     text = read_text(path) if text is None else text
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise RawFormatError(
+            path,
+            f"a NUL byte at line {line}, column {nul - (text.rfind(chr(10), 0, nul) + 1) + 1} (the file is binary or damaged)",
+            "re-download the file; it must be plain UTF-8 text",
+            row=line,
+        )
     reader = csv.reader(
         io.StringIO(text, newline=""),
         delimiter=delimiter,

@@ -184,10 +184,10 @@ def parse(raw: Path) -> BenchmarkBuild:
         line = first_line(head)
         if head.startswith("PAR1") or path.suffix.lower() == ".parquet":
             generated.append(path)
-        elif "\x00" in head:
-            folder.ignore(path, "binary file, neither a contrast-set table nor Parquet")
         elif (delimiter := match_header(line, COLUMNS)) is not None:
             tables.append((path, delimiter))
+        elif "\x00" in head:
+            folder.ignore(path, "binary file, neither a contrast-set table nor Parquet")
         elif path.suffix.lower() == ".jsonl" or _is_item_line(line):
             generated.append(path)
         elif path.suffix.lower() == ".tsv" and "contrast" in path.name.lower():

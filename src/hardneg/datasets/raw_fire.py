@@ -130,7 +130,7 @@ def read_release(path: Path) -> tuple[dict[str, dict], dict[str, Any]]:
     """Pooled judgments per config: {(normalized query, video): [0/1 votes]}, and row statistics."""
     data = load_json_strict(path, check_duplicate_keys=False)  # records are a list; repeated pairs are pooled
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list) or not isinstance(data.get("disagreements", []), list):
-        raise RawFormatError(path, "top level must be an object with lists 'annotations' and 'disagreements'", "re-download the FIRE release")
+        raise RawFormatError(path, "top level must be an object with lists 'annotations' and 'disagreements'", "re-download the FIRE release", row=1)
     pooled: dict[str, dict[tuple[str, str], list[int]]] = {}
     stats: dict[str, dict[str, int]] = {}
     for kind, with_label in (("annotations", True), ("disagreements", False)):
@@ -251,10 +251,10 @@ def parse(raw: Path) -> BenchmarkBuild:
         if path == release or folder.status(path) is not None:
             continue
         head = read_head(path)
-        if looks_binary(head):
+        delimiter = match_header(first_line(head), QUERY_COLUMNS)
+        if delimiter is None and looks_binary(head):
             folder.ignore(path, "binary file, neither the release JSON nor a queries table")
             continue
-        delimiter = match_header(first_line(head), QUERY_COLUMNS)
         if delimiter is None:
             if re.fullmatch(r"(msrvtt|msvd)_queries\.(csv|tsv)", path.name):
                 read_delimited(path, "\t" if path.suffix == ".tsv" else ",", QUERY_COLUMNS, optional=QUERY_OPTIONAL)  # names the wrong header

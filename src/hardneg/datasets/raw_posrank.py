@@ -257,7 +257,7 @@ _CAPTION_NAME = re.compile(r"caption|videodatainfo|msrvtt_data|vatex_|_enc\.txt$
 def read_negatives(path: Path, data: Any, source: CaptionSource, ds: Dataset, split: str, pos: str, k: int):
     """Items of one PoSRank JSON: the positive first, then its K negatives in the file's order."""
     if not isinstance(data, dict):
-        raise RawFormatError(path, f"top level is {type(data).__name__}, not an object", "the file maps caption keys to {'0': negative, ...}")
+        raise RawFormatError(path, f"top level is {type(data).__name__}, not an object", "the file maps caption keys to {'0': negative, ...}", row=1)
     wanted = [str(j) for j in range(k)]
     items, where = [], []
     equal_to_positive = 0
@@ -382,10 +382,10 @@ def parse(raw: Path) -> BenchmarkBuild:
     sources: list[CaptionSource] = []
     for path in folder.files:
         head = read_head(path)
-        if looks_binary(head):
+        info = _name_info(path) if path.suffix.lower() == ".json" else None
+        if info is None and looks_binary(head):
             folder.ignore(path, "binary file (not JSON or text)")
             continue
-        info = _name_info(path) if path.suffix.lower() == ".json" else None
         if info is not None:
             ds, split, pos_word, pos, token = info["dataset"], info["split"], info["pos_word"], info["pos"], info["token"]
             if pos_word.lower() in PHRASE_LEVEL:
@@ -395,7 +395,7 @@ def parse(raw: Path) -> BenchmarkBuild:
                 raise RawFormatError(path, f"part of speech {pos_word!r} in the file name is unknown", f"name the file with one of {sorted(POS_ALIASES)}")
             data = load_json_strict(path)
             if not isinstance(data, dict):
-                raise RawFormatError(path, f"top level is {type(data).__name__}, not an object", "the file maps caption keys to {'0': negative, ...}")
+                raise RawFormatError(path, f"top level is {type(data).__name__} {str(data)[:40]!r}, not an object", "the file maps caption keys to {'0': negative, ...}", row=1)
             if ds is None:
                 ds = Dataset(token, token, split or "test", token, token, ("vln", "visualsearch", "key-json"),
                              f"{token}_captions.txt (lines '<video>##*##<i>{CAPTION_SEPARATOR}<caption>') or {token}_captions.json (key -> caption)")

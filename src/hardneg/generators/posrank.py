@@ -508,7 +508,7 @@ class PosRankBatchFn:
     def __init__(self, nlp: Any, wordnet: Any, vocabulary: Mapping[str, Sequence[str]], *, k: int = 20,
                  seed: int = 0, parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
                  tiers: Sequence[str] = DEFAULT_TIERS, sibling_limit: int = 5, vocabulary_pos: str = "same",
-                 min_length: int = 3, preposition_map: bool = False, skip_targets: str = "list",
+                 min_length: int = 3, preposition_map: bool = False, skip_targets: str = "stop-words",
                  prefer_antonym_targets: bool = True, fit_surface: bool = True, replace_all: bool = False,
                  batch_size: int = 256) -> None:
         bad = [p for p in parts_of_speech if p not in PARTS_OF_SPEECH]
@@ -558,7 +558,7 @@ class PosRankBatchFn:
 def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None, k: int = 20, seed: int = 0,
                   parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
                   tiers: Sequence[str] = DEFAULT_TIERS, sibling_limit: int = 5, vocabulary_pos: str = "same",
-                  min_length: int = 3, preposition_map: bool = False, skip_targets: str = "list",
+                  min_length: int = 3, preposition_map: bool = False, skip_targets: str = "stop-words",
                   prefer_antonym_targets: bool = True, fit_surface: bool = True, replace_all: bool = False,
                   batch_size: int = 256) -> PosRankBatchFn:
     """Factory (run once per worker): loads spaCy, WordNet and the corpus vocabulary (a {pos: [words]}

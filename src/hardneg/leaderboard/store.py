@@ -5,6 +5,12 @@ process killed mid-write leaves the last committed state. Rows are never updated
 deleted (triggers refuse it): a resubmission is a new version, hiding a row appends a
 tombstone. The uploaded file lives inside the database under a generated id, so an
 uploaded file name never becomes a path.
+
+Submissions are idempotent: the same file (by SHA-256) under the same model name returns
+the versions it already made and stores nothing new, checked inside the write
+transaction, so a client that retries after a lost reply never makes a second version.
+Who may write a model name is decided before the store (a verified Hub namespace, see
+`hardneg.leaderboard.identity`); the `owners` table records the first submitter.
 """
 
 from __future__ import annotations
@@ -71,11 +77,12 @@ BEGIN SELECT RAISE(ABORT, 'tombstones are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS tombstones_no_delete BEFORE DELETE ON tombstones
 BEGIN SELECT RAISE(ABORT, 'tombstones are append-only'); END;
 CREATE INDEX IF NOT EXISTS submissions_part ON submissions (benchmark, config, split, model_id, version);
+CREATE INDEX IF NOT EXISTS submissions_file ON submissions (model_id, file_sha256);
 """
 
 
 class OwnershipError(ValueError):
-    """The model name belongs to another submitter."""
+    """The model name belongs to another submitter (kept for callers; names are now checked by namespace)."""
 
 
 def now() -> str:
@@ -196,21 +203,27 @@ class Store:
     def add_submissions(self, *, model_id: str, submitter: str, metadata: dict, file_bytes: bytes,
                         parts: list[dict]) -> list[StoredSubmission]:
         """Store the parts (benchmark, config, split, data_revision, results, per_example) of one
-        file in one transaction: each becomes the next version of its (model, part), or none does."""
+        file in one transaction: each becomes the next version of its (model, part), or none does.
+        The same file under the same model name returns the versions it made before."""
+        return self.add_file(model_id=model_id, submitter=submitter, metadata=metadata, file_bytes=file_bytes,
+                             parts=parts)[0]
+
+    def add_file(self, *, model_id: str, submitter: str, metadata: dict, file_bytes: bytes,
+                 parts: list[dict]) -> tuple[list[StoredSubmission], bool]:
+        """`add_submissions`, also saying whether anything new was stored (False: the same file was stored before
+        under this model name; its versions are returned)."""
         sha = hashlib.sha256(file_bytes).hexdigest()
         meta_json = json.dumps(metadata, sort_keys=True)
         rows = [(uuid.uuid4().hex, p, pack_arrays(p["per_example"]), json.dumps(p["results"], sort_keys=True))
                 for p in parts]
+        wanted = {(p["benchmark"], p["config"], p["split"]) for p in parts}
 
         def work(con: sqlite3.Connection):
-            row = con.execute("SELECT submitter FROM owners WHERE model_id = ?", (model_id,)).fetchone()
-            if row is None:
+            before = self._same_file(con, model_id, sha)
+            if before and wanted <= {(r["benchmark"], r["config"], r["split"]) for r in before}:
+                return [r["id"] for r in before if (r["benchmark"], r["config"], r["split"]) in wanted], False
+            if con.execute("SELECT 1 FROM owners WHERE model_id = ?", (model_id,)).fetchone() is None:
                 con.execute("INSERT INTO owners VALUES (?, ?, ?)", (model_id, submitter, now()))
-            elif row["submitter"] != submitter:
-                raise OwnershipError(
-                    f"model name {model_id!r} already belongs to submitter {row['submitter']!r}; "
-                    "submit under that name or rename your model"
-                )
             for sub_id, p, blob, results_json in rows:
                 version = con.execute(
                     "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions"
@@ -223,9 +236,26 @@ class Store:
                     (sub_id, model_id, submitter, p["benchmark"], p["config"], p["split"], version, p["data_revision"],
                      meta_json, results_json, blob, sha, file_bytes, now()),
                 )
+            return [sub_id for sub_id, *_ in rows], True
 
-        self._write(work)
-        return [self.get(sub_id) for sub_id, *_ in rows]
+        ids, created = self._write(work)
+        return [self.get(sub_id) for sub_id in ids], created
+
+    @staticmethod
+    def _same_file(con: sqlite3.Connection, model_id: str, sha: str) -> list[sqlite3.Row]:
+        """The earliest version per part of this exact file under this model name."""
+        return con.execute(
+            "SELECT id, benchmark, config, split FROM submissions WHERE model_id = ? AND file_sha256 = ?"
+            " AND seq IN (SELECT MIN(seq) FROM submissions WHERE model_id = ? AND file_sha256 = ?"
+            " GROUP BY benchmark, config, split) ORDER BY seq",
+            (model_id, sha, model_id, sha),
+        ).fetchall()
+
+    def find_file(self, model_id: str, file_sha256: str) -> list[StoredSubmission]:
+        """Versions the file with this hash made under this model name (empty when it was never stored)."""
+        with closing(self._connect()) as con:
+            ids = [r["id"] for r in self._same_file(con, model_id, file_sha256)]
+        return [self.get(i) for i in ids]
 
     def add_tombstone(self, submission_id: str, action: str, reason: str) -> None:
         if action not in ("hide", "delete", "restore"):

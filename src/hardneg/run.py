@@ -1,0 +1,324 @@
+"""`hardneg.run_model`: any model over any set of benchmarks, in one call.
+
+For each benchmark and each of its scoreable configs: score (`hardneg.scoring.score_benchmark`,
+resumable), evaluate (`hardneg.evaluation.evaluate_predictions`, the one results engine), and
+write every result to `<out>/results.json` after each config (atomically), so an interrupted run
+keeps what it finished. `hardneg run` and `hardneg quickstart` are this function plus a table.
+
+Which benchmarks and configs there are comes from the declarations (`hardneg.benchmarks`) and
+the built folders; nothing here knows a benchmark by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from hardneg import benchmarks as registry
+from hardneg.video import FrameSettings
+
+RESULTS_FILE = "results.json"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One (benchmark, config) to score: where its built folder is."""
+
+    benchmark: str
+    folder: Path
+    config: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.benchmark}/{self.config}"
+
+
+# ----------------------------------------------------------------------------- what to run
+
+
+def benchmark_names(benchmarks: str | Iterable[str] | None) -> list[str]:
+    """Names from "all" / None, "a,b" or a list; every one checked against the registry."""
+    if benchmarks is None or benchmarks == "all":
+        return registry.names()
+    names = [b.strip() for b in benchmarks.split(",")] if isinstance(benchmarks, str) else [str(b) for b in benchmarks]
+    names = [b for b in names if b]
+    if not names:
+        raise ValueError(f"no benchmark named; give 'all' or some of: {registry.names_text()}")
+    for b in names:
+        registry.get(b)  # a clear error naming the known benchmarks
+    return list(dict.fromkeys(names))
+
+
+def sample_videos(video_ids: list[str], cache_dir: Path) -> Path:
+    """Synthetic videos for the built-in samples' video ids (made once, kept in the cache)."""
+    from hardneg.video import write_synthetic_video
+
+    folder = Path(cache_dir) / "sample_videos_v2"  # v2: H.264, playable in browsers
+    for vid in video_ids:
+        path = folder / f"{vid}.mp4"
+        if not path.is_file():
+            write_synthetic_video(path, vid)
+    return folder
+
+
+def build_default_samples(names: list[str], explicit: bool, out: Path) -> dict[str, Path]:
+    """Build the built-in samples of `names` into `out` (all of them: only those that ship one)."""
+    from hardneg.datasets import build_samples, sample_benchmarks
+
+    have = set(sample_benchmarks())
+    missing = [b for b in names if b not in have]
+    if missing and explicit:
+        raise ValueError(f"no built-in sample for {missing}; benchmarks with one: {', '.join(sorted(have))} "
+                         "(or pass data= / --data with built folders)")
+    names = [b for b in names if b in have]
+    return build_samples(out, overwrite=True, benchmarks=tuple(names))
+
+
+def data_folders(data: str | Path, names: list[str], explicit: bool) -> dict[str, Path]:
+    """{benchmark: built folder}: `data` itself when it is one built folder, else `data/<benchmark>/`."""
+    from hardneg.items import folder_benchmark
+
+    root = Path(data)
+    if not root.is_dir():
+        raise FileNotFoundError(f"data folder {root} does not exist; build one with `hardneg build`")
+    own = folder_benchmark(root)
+    if own:
+        if explicit and names != [own]:
+            raise ValueError(f"{root} is a built {own} folder, but benchmarks {names} were asked for")
+        return {own: root}
+    found = {b: root / b for b in names if (root / b / "README.md").is_file()}
+    missing = [b for b in names if b not in found]
+    if explicit and missing:
+        raise FileNotFoundError(f"no built folder for {missing} under {root}; expected "
+                                f"{', '.join(str(root / b) for b in missing)} (`hardneg build <name> --out ...`)")
+    if not found:
+        raise FileNotFoundError(f"no built benchmark folders under {root}; expected <benchmark>/ subfolders "
+                                f"({registry.names_text()}) written by `hardneg build`")
+    return found
+
+
+def plan(folders: dict[str, Path]) -> list[Pair]:
+    """Every scoreable config of every built folder, in declaration order."""
+    from hardneg.items import card_configs
+
+    pairs = []
+    for bench, folder in folders.items():
+        configs = registry.get(bench).scoreable(card_configs(folder))
+        if not configs:
+            raise ValueError(f"{folder} has no scoreable configs in its README.md; is it a `hardneg build` output?")
+        pairs += [Pair(bench, Path(folder), c) for c in configs]
+    return pairs
+
+
+# ----------------------------------------------------------------------------- resuming
+
+
+def _run_key(model, frames: FrameSettings, data_revision: str, videos: str | None) -> str:
+    parts = {"model": model.identity(), "frames": frames.identity(), "data": data_revision, "videos": videos}
+    return "sha256:" + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _previous_keys(out: Path) -> dict[str, str]:
+    """{benchmark/config: run key} of the results.json already in `out` (none when absent or unreadable)."""
+    path = out / RESULTS_FILE
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+        return {k: v["run"]["key"] for k, v in old.items() if isinstance(v, dict) and "run" in v}
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}
+
+
+def _scored_by(pred: Path) -> str | None:
+    """The model id recorded in an existing predictions file (None when it cannot be read)."""
+    import pyarrow.parquet as pq
+
+    from hardneg.schema import read_predictions_metadata
+
+    try:
+        return read_predictions_metadata(pq.read_schema(pred)).get("model_id")
+    except Exception:  # not a predictions file: treated as someone else's
+        return None
+
+
+def _needs_scoring(pred: Path, key: str, previous: dict[str, str], pair: Pair, model_id: str, overwrite: bool) -> bool:
+    """Reuse a predictions file scored with the same settings; refuse to replace another model's."""
+    if not pred.exists() or overwrite:
+        return True
+    if previous.get(pair.key) == key:
+        return False
+    owner = _scored_by(pred)
+    if owner != model_id:
+        raise FileExistsError(f"{pred} holds predictions of model {owner!r}, not {model_id!r}; choose another out "
+                              "folder or pass overwrite=True (--overwrite) to replace them")
+    return True
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: str | Path | None = None,
+              videos: str | Path | None = None, out: str | Path = "hardneg-run", *,
+              frames: FrameSettings = FrameSettings(), ties: str = "expected", resamples: int = 1000,
+              seed: int = 0, confidence: float = 0.95, device: str | None = None, fp16: bool = False,
+              revision: str | None = None, cache_dir: str | Path | None = None, overwrite: bool = False,
+              progress: bool = False, charts: bool = False, **score_options: Any) -> dict[str, dict[str, Any]]:
+    """Score `model` on every config of `benchmarks`, evaluate, write `<out>/results.json`; return the results.
+
+    model: a model name or Hub id for `hardneg.models.load_model` ("tiny-clip",
+        "openai/clip-vit-base-patch32", "blind-unigram", ...), a `hardneg.models.VideoTextModel`, or
+        ANY object with
+          * `encode_video(videos) -> (V, D)` and `encode_text(texts) -> (T, D)` arrays, optionally
+            `similarity(video_emb, text_emb) -> (V, T)` (default: cosine), or
+          * `score(video, captions) -> (len(captions),)` scores (higher = better match),
+        or a plain function `f(video, captions)`. Each video is a (T, H, W, 3) uint8 NumPy array of
+        frames sampled by `frames`. Optional attributes: `model_id` (its name in the results),
+        `revision` (a version: makes runs resumable and caches video embeddings across calls),
+        `uses_video = False` (text-only: no video decoded, `score` gets `video=None`).
+        See docs/models.md.
+    benchmarks: "all", "a,b" or a list of declared names (`hardneg list`).
+    data: None builds the built-in samples into `<out>/data` and makes synthetic videos for them
+        (offline, seconds); else a folder with `<benchmark>/` built folders (`hardneg build`),
+        or one built folder.
+    videos: folder of videos named by video id (needed with `data` unless the model is text-only).
+    out: work folder: `predictions/<benchmark>-<config>.parquet`, `results.json` (and charts).
+        A predictions file already there is reused when it was scored with the same model identity,
+        frame settings, data and videos; another model's is never replaced unless `overwrite`.
+    ties, resamples, seed, confidence: evaluation settings (`hardneg evaluate`); resamples=0: no intervals.
+    device, fp16, revision: how a model named by a string is loaded.
+    cache_dir: embedding and sample-video cache (default `$HARDNEG_CACHE` or ~/.cache/hardneg).
+    progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config.
+    score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only).
+
+    Returns {"<benchmark>/<config>": result} where each result is `hardneg evaluate`'s JSON
+    (`metrics`, `chance`, `headline`, `n`, `coverage`, `breakdowns`, `provenance`, ...) plus `run`.
+    """
+    from hardneg.evaluation import evaluate_predictions, plot_result
+    from hardneg.io import atomic_write_text
+    from hardneg.items import load_benchmark
+    from hardneg.models.protocol import as_model
+    from hardneg.resources import cache_dir as default_cache_dir
+    from hardneg.scoring import score_benchmark
+
+    names = benchmark_names(benchmarks)
+    explicit = not (benchmarks is None or benchmarks == "all")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    m = as_model(model, device=device, fp16=fp16, revision=revision)
+    user_object = m is not model and not isinstance(model, (str, Path))
+    if user_object and (score_options.get("backend", "local") != "local" or score_options.get("num_workers", 1) != 1):
+        raise ValueError("a model given as a Python object runs in this process only: leave backend/num_workers "
+                         "at their defaults, or register it as an adapter (CONTRIBUTING.md) to use workers")
+    private_cache = None
+    try:
+        if data is None:
+            folders = build_default_samples(names, explicit, out / "data")
+            if videos is None and m.uses_video:
+                from hardneg.datasets import sample_video_ids
+
+                videos = sample_videos(sorted({v for b in folders for v in sample_video_ids(b)}), cache)
+        else:
+            folders = data_folders(data, names, explicit)
+        pairs = plan(folders)
+        if not getattr(m, "persistent_cache", True):
+            private_cache = Path(tempfile.mkdtemp(prefix="hardneg-run-cache-"))
+        score_cache = private_cache or cache
+        videos_path = str(Path(videos).resolve()) if (videos and m.uses_video) else None
+        previous = {} if overwrite else _previous_keys(out)
+        results: dict[str, dict[str, Any]] = {}
+        bar = _progress(pairs, progress)
+        for pair in bar:
+            if progress:
+                bar.set_postfix_str(pair.key)
+            pred = out / "predictions" / f"{pair.benchmark}-{pair.config}.parquet"
+            data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
+            key = _run_key(m, frames, data_revision, videos_path)
+            reused = not _needs_scoring(pred, key, previous, pair, m.model_id, overwrite)
+            if not reused:
+                score_benchmark(m.model_id, str(pair.folder), pair.config, pred, videos=videos_path, frames=frames,
+                                cache_dir=str(score_cache), benchmark=pair.benchmark, overwrite=True,
+                                progress=False, loaded_model=m, **score_options)
+            result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
+            result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
+                             "model": m.identity(), "videos": videos_path}
+            if charts:
+                plot_result(result, pred.with_suffix(".png"))
+            results[pair.key] = result
+            atomic_write_text(out / RESULTS_FILE, json.dumps(results, indent=2, sort_keys=True, default=str) + "\n")
+        return results
+    finally:
+        if private_cache is not None:
+            shutil.rmtree(private_cache, ignore_errors=True)
+        if m is not model and hasattr(m, "close"):
+            with contextlib.suppress(Exception):
+                m.close()
+
+
+def _progress(pairs: list[Pair], show: bool):
+    if not show:
+        return pairs
+    from tqdm.auto import tqdm
+
+    return tqdm(pairs, desc="scoring", unit="config")
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def _metric(decl, key: str):
+    for m in decl.metrics:
+        if m.key == key:
+            return m
+        if m.baseline is not None and m.baseline.key == key:
+            return m.baseline
+    return None
+
+
+def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
+    """(benchmark, config, n, metric, value [CI], chance, videos) per headline metric (and its baseline)."""
+    rows = []
+    for res in results.values():
+        decl = registry.get(res["benchmark"])
+        keys = []
+        for key in res["headline"]:
+            keys.append(key)
+            base = decl.metric(key).baseline
+            if base is not None:
+                keys.append(base.key)
+        vr = res.get("videos") or {}
+        videos = f"{vr.get('ok', 0)} ok/{vr.get('missing', 0) + vr.get('unreadable', 0)} bad" if vr else ""
+        n = str(res["n"]) if res["n"] == res["n_items"] else f"{res['n']}/{res['n_items']}"
+        for key in keys:
+            entry = res["metrics"].get(key)
+            metric = _metric(decl, key)
+            if entry is None or metric is None:
+                continue
+            fmt = metric.format
+            value = fmt(entry["value"]) if entry["value"] is not None else "n/a"
+            if "low" in entry:
+                value += f" [{fmt(entry['low'])}, {fmt(entry['high'])}]"
+            chance = res.get("chance", {}).get(key)
+            label = key + (" %" if metric.percent else "")
+            rows.append((res["benchmark"], res["config"], n, label, value, "" if chance is None else fmt(chance), videos))
+    return rows
+
+
+def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
+    """The plain-text table `hardneg run` and `hardneg quickstart` print."""
+    first = next(iter(results.values()), {})
+    interval = f" [{round(100 * first.get('confidence', 0.95))}% CI]" if first.get("n_resamples") else ""
+    head = ("benchmark", "config", "n", "metric", f"value{interval}", "chance", "videos")
+    cells = table_rows(results)
+    widths = [max(len(r[i]) for r in [head, *cells]) for i in range(len(head))]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([title, line(head), line(tuple("-" * w for w in widths)), *map(line, cells)])
+
+
+__all__ = ["Pair", "RESULTS_FILE", "benchmark_names", "format_table", "plan", "run_model", "sample_videos",
+           "table_rows"]
