@@ -84,6 +84,32 @@ def parse_set(values: list[str]) -> dict[str, Any]:
     return out
 
 
+def text_table(path: Path, id_column: str) -> Any:
+    """A caption .txt file as a table: plain lines (ids: zero-padded line numbers, as the runner
+    numbers them) or release lines ``<key>**#**<caption>`` (ids: the keys; video_id: the key's
+    video part, e.g. ``--7qK_w-g3Y`` of ``--7qK_w-g3Y##*##1``). One file is one format."""
+    import pyarrow as pa
+
+    from hardneg.generators.common import CAPTION_KEY_SEPARATOR, read_caption_lines, release_video_id
+
+    lines = read_caption_lines(path)
+    keyed = [key is not None for key, _ in lines]
+    if not any(keyed):
+        width = max(6, len(str(len(lines))))
+        ids = [f"{i:0{width}d}" for i in range(len(lines))]
+        return pa.table({id_column: pa.array(ids, pa.string()), "text": pa.array([c for _, c in lines], pa.string())})
+    if not all(keyed):
+        n = keyed.index(False) + 1
+        raise ValueError(f"--input {path}: non-empty line {n} has no '{CAPTION_KEY_SEPARATOR}' although others do; "
+                         f"use one format per file: '<key>{CAPTION_KEY_SEPARATOR}<caption>' lines or one caption per line")
+    empty = [key for key, caption in lines if not key or not caption]
+    if empty:
+        raise ValueError(f"--input {path}: a line with key {empty[0]!r} has an empty key or caption")
+    keys = [key for key, _ in lines]
+    return pa.table({id_column: pa.array(keys, pa.string()), "text": pa.array([c for _, c in lines], pa.string()),
+                     "video_id": pa.array([release_video_id(k) for k in keys], pa.string())})
+
+
 def read_captions(args: argparse.Namespace) -> Any:
     """The input as an Arrow table with `source_id`, `caption` (+ video_id/movie if present)."""
     import pyarrow as pa
@@ -91,7 +117,9 @@ def read_captions(args: argparse.Namespace) -> Any:
     from hardneg.runner import load_input
 
     src = Path(args.input)
-    if src.exists():
+    if src.is_file() and src.suffix.lower() == ".txt":
+        table = load_input(text_table(src, args.id_column), id_column=args.id_column)
+    elif src.exists():
         table = load_input(src, id_column=args.id_column)
     elif args.input.count("/") == 1 and not args.input.startswith((".", "/")):
         try:
@@ -127,10 +155,13 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("generate", help="generate hard negatives for a caption corpus",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("recipe", metavar="RECIPE", help="recipe name or file, or a generator name")
-    p.add_argument("--input", required=True, help="captions: .txt (one per line), .csv/.tsv, .jsonl, .parquet, or a Hub dataset id")
+    p.add_argument("--input", required=True,
+                   help="captions: .txt (one per line, or release lines '<key>**#**<caption>': ids are the keys), "
+                        ".csv/.tsv, .jsonl, .parquet, or a Hub dataset id")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--caption-column", default="caption", help="caption column (default caption; .txt: text)")
-    p.add_argument("--id-column", default="id", help="unique caption id column (default id; .txt: line number)")
+    p.add_argument("--id-column", default="id",
+                   help="unique caption id column (default id; .txt: the line's key, else its line number)")
     p.add_argument("--video-id-column", default="video_id", help="video id column (default video_id; else the caption id)")
     p.add_argument("--split", default="train", help="split of a Hub dataset input (default train)")
     p.add_argument("--config", default=None, help="config of a Hub dataset input")

@@ -6,9 +6,11 @@ call this; it owns no global state, so tests build one per temporary folder.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
 import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +21,11 @@ from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, average_ta
 from hardneg.leaderboard.eval_results import eval_results_files
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
-from hardneg.leaderboard.store import OwnershipError, Store, StoredSubmission
-from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, validate_submission
+from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
+from hardneg.leaderboard.mirror import strip_local_paths
+from hardneg.leaderboard.store import Store, StoredSubmission
+from hardneg.leaderboard.validate import (MAX_FILE_BYTES, SubmissionError, open_source, upload_limit,
+                                          validate_submission)
 
 log = logging.getLogger(__name__)
 
@@ -60,23 +65,56 @@ class Leaderboard:
         return sorted({b for b, _, _ in self.item_sets}, key=order.index)
 
     # --- submissions --------------------------------------------------------------------
-    def submit(self, data: bytes, submitter: str) -> SubmitOutcome:
-        """Validate, recompute and store one predictions file; the message says what happened or what to fix."""
-        submitter = (submitter or "").strip()
+    @property
+    def upload_limit(self) -> int:
+        """The largest file any config of this board can need (Gradio's `max_file_size` for the Space)."""
+        return upload_limit(self.item_sets, self.max_bytes)
+
+    def submit(self, data, submitter: Identity | str) -> SubmitOutcome:
+        """Validate, recompute and store one predictions file; the message says what happened or what to fix.
+
+        data: the file's bytes or its path. submitter: the verified identity (`hardneg.leaderboard.identity`);
+        a plain name is a user with no organizations (a local board, tests). The same file under the same model
+        name returns the versions it made before and stores nothing new. Never raises for a bad file: any
+        unexpected error is logged here and answered with a plain message.
+        """
         try:
-            sub = validate_submission(data, submitter, self.item_sets, self.store.owner_of, self.max_bytes)
+            identity = as_identity(submitter)
+        except IdentityError:
+            return SubmitOutcome(False, "submission refused:\n- sign in with your Hugging Face account first; "
+                                        "nothing was stored")
+        try:
+            return self._submit(data, identity)
+        except Exception:  # a bug or an unexpected input: logged with its traceback, never shown to the submitter
+            ref = uuid.uuid4().hex[:12]
+            log.exception("submission by %s failed unexpectedly (reference %s)", identity.username, ref)
+            return SubmitOutcome(False, "submission refused:\n- the board could not check this file (internal "
+                                        f"error, reference {ref}); nothing was stored. Try again later, and report "
+                                        "the reference if it persists")
+
+    def _submit(self, data, identity: Identity) -> SubmitOutcome:
+        try:
+            sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
         except SubmissionError as exc:
             return SubmitOutcome(False, str(exc))
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            source, size = open_source(data)
+            data = source.read_at(size, 0).to_pybytes()  # validated, so bounded
+        sha = hashlib.sha256(data).hexdigest()
+        wanted = {(p.items.benchmark, p.items.config, p.items.split) for p in sub.parts}
+        before = [s for s in self.store.find_file(sub.model_id, sha) if (s.benchmark, s.config, s.split) in wanted]
+        if len(before) == len(wanted):  # a retry or a resubmission of the same file: nothing new
+            return SubmitOutcome(True, self._already(before), before[0], before)
         results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples) for part in sub.parts]
-        try:
-            stored = self.store.add_submissions(
-                model_id=sub.model_id, submitter=submitter, metadata=sub.metadata, file_bytes=data,
-                parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
-                            data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
-                            per_example=r.per_example) for p, r in zip(sub.parts, results)],
-            )
-        except OwnershipError as exc:  # lost a race for the name
-            return SubmitOutcome(False, f"submission refused:\n- {exc}")
+        stored, created = self.store.add_file(
+            model_id=sub.model_id, submitter=identity.username, metadata=strip_local_paths(sub.metadata),
+            file_bytes=data,
+            parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
+                        data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
+                        per_example=r.per_example) for p, r in zip(sub.parts, results)],
+        )
+        if not created:  # an identical file landed between the check and the write
+            return SubmitOutcome(True, self._already(stored), stored[0], stored)
         if self.mirror is not None:
             for s in stored:
                 try:
@@ -86,10 +124,17 @@ class Leaderboard:
         lines = []
         for s, r in zip(stored, results):
             head = ", ".join(f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
-                             for k, v in list(r.metrics.items())[:4])
+                             for k, v in list(r.metrics.items())[:4]
+                             if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
                          f"(submission {s.id}): {head}")
         return SubmitOutcome(True, "\n".join(lines), stored[0], stored)
+
+    @staticmethod
+    def _already(subs: list[StoredSubmission]) -> str:
+        return "\n".join(f"already stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
+                         f"(submission {s.id}): this exact file was submitted before under this model name; "
+                         "nothing new was stored" for s in subs)
 
     def history(self, model_id: str) -> list[dict]:
         """Every version of a model, hidden ones included (marked), oldest first."""

@@ -1,0 +1,70 @@
+"""`hardneg run`: score one model on many benchmarks and print one table (`hardneg.run_model`)."""
+
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = """Score a model on every config of the chosen benchmarks, evaluate each with the
+one results engine, write <out>/results.json and print the headline metrics with intervals.
+
+Without --data the built-in samples are built into <out>/data and synthetic videos are made for
+them (offline; a check that your model runs, not a measurement). With --data DIR, DIR holds one
+folder per benchmark (DIR/<benchmark>/, written by hardneg build), or is one built folder.
+Predictions already in --out that were scored with the same model, frames, data and videos are
+reused, so an interrupted run continues where it stopped.
+
+examples:
+  hardneg run --model tiny-clip --out runs/tiny                       # built-in samples
+  hardneg run --model openai/clip-vit-base-patch32 --benchmarks all --data built --videos ~/videos --out runs/clip
+  hardneg run --model blind-unigram --benchmarks contrast_sets,posrank --data built --out runs/blind
+Python: hardneg.run_model(model, ...) takes the same arguments and also any object with
+encode_video/encode_text or score(video, captions) (docs/models.md)."""
+
+
+def add_parser(subparsers) -> None:
+    from hardneg.ranking import TIE_RULES
+
+    p = subparsers.add_parser("run", help="score a model on many benchmarks and print every headline metric",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, help="model name, Hub id or local folder (as hardneg score)")
+    p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
+    p.add_argument("--benchmarks", default="all", help="'all' (default) or comma-separated names (hardneg list)")
+    p.add_argument("--data", default=None, help="folder of built benchmarks (<data>/<benchmark>/) or one built "
+                                                "folder (default: the built-in samples)")
+    p.add_argument("--videos", default=None, help="folder of videos named by video id (default with the samples: "
+                                                  "synthetic videos)")
+    p.add_argument("--out", required=True, help="work folder: predictions/, results.json")
+    p.add_argument("--overwrite", action="store_true", help="rescore everything, replacing what --out holds")
+    g = p.add_argument_group("evaluation")
+    g.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0: no intervals)")
+    g.add_argument("--ties", default="expected", choices=TIE_RULES, help="tie rule (default expected)")
+    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    g = p.add_argument_group("frames and device")
+    g.add_argument("--frames", type=int, default=8, help="frames sampled uniformly per video (default 8)")
+    g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling")
+    g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames (default 224; 0 keeps it)")
+    g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
+    g.add_argument("--batch-size", type=int, default=64, help="items per scoring batch (default 64)")
+    g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
+    g.add_argument("--no-charts", action="store_true", help="no PNG chart per config")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from hardneg.run import RESULTS_FILE, format_table, run_model
+    from hardneg.video import FrameSettings
+
+    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None)
+    results = run_model(args.model, args.benchmarks, data=args.data, videos=args.videos, out=args.out,
+                        frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=args.device,
+                        fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
+                        overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
+                        batch_size=args.batch_size)
+    where = "built-in samples" if args.data is None else args.data
+    print(format_table(results, f"model: {args.model} ({where}; ties={args.ties})"))
+    print(f"\nresults: {Path(args.out) / RESULTS_FILE}")
+    return 0
