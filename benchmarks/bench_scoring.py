@@ -1,35 +1,254 @@
-"""Scoring throughput (videos per second) on this machine, on synthetic videos.
+"""Scoring throughput on realistic synthetic clips: decode, preprocess, encode, end to end.
 
-Two parts, in one process on the same synthetic videos (48 frames at 256 px, sampled to 8
-frames at 224 px), with a ViT-B/32-sized CLIP with random weights (the architecture of the
-default openai/clip-vit-base-patch32; nothing is downloaded):
+Clips: H.264 (libx264, ffmpeg's defaults: preset medium, keyframe interval 250, scene-cut
+keyframes) written with PyAV: a textured backdrop the camera pans over, moving objects, and one
+hard cut at 55% of the clip. Three profiles:
 
-1. the pieces side by side: PyAV decoding alone, and the model encoding the decoded frames;
-   prints the encode/decode ratio (what the embedding cache saves on a rerun);
-2. `--end-to-end`: the real `hardneg score` path (`score_benchmark`: dataset folder, PyAV,
-   tokenizer and image processor, both towers, embedding cache, resumable batch runner,
-   predictions file) on a Feint6K-format dataset of `--videos` items, cold cache, then the
-   same run again with a warm cache.
+    msrvtt  15 s  320x240   30 fps   (MSR-VTT-like)
+    vatex   10 s  640x360   30 fps   (VATEX-like)
+    uvo     10 s  1920x1080 30 fps   (UVO-like)
 
-    python benchmarks/bench_scoring.py [--device cuda] [--fp16] [--videos 16] [--end-to-end]
-    python benchmarks/bench_scoring.py --prepare DIR --videos 256   # build the dataset only
-    python benchmarks/bench_scoring.py --end-to-end --dataset DIR    # use a prepared one
+Rows, side by side in one run, in videos/s (8 frames per video at 224 px, the default settings):
 
-`--prepare` needs `datasets` (the build writes its features); a machine without it can run
-the end-to-end part on a folder prepared elsewhere.
+- floor: PyAV decodes up to the last needed frame, keeps only the needed frames, no conversion
+  (the least work any method must do; positions known beforehand);
+- previous decode: the decoder before issue 14 (decode and keep every frame, PIL);
+- decode: `decode_frames` (this project), with the default PIL resize and with `--scaler swscale`;
+  torchcodec too when it is installed;
+- preprocess: decoded frames -> pixel values on the device (tensor pipeline vs the PIL processor);
+- encode: the model alone on prepared pixel values (the device ceiling);
+- end to end: `hardneg.scoring.encode_videos` (decode on threads overlapping the model), and the
+  previous path (all-frames decode, PIL processor) for comparison.
+
+Each decode row runs in its own process, which also reports its peak memory (ru_maxrss), and a
+clip four times as long shows whether that peak grows with the video's length. The model is a
+ViT-B/32-sized CLIP with random weights (the architecture of openai/clip-vit-base-patch32; nothing
+is downloaded).
+
+    python benchmarks/bench_scoring.py --quick          # one clip per profile, < 2 min on 2 cores
+    python benchmarks/bench_scoring.py --videos 4 --device cuda --fp16
+    python benchmarks/bench_scoring.py --end-to-end     # also hardneg score, cold and warm cache
+
+Targets (reported, never asserted): decode within 1.5x of the floor on every profile on the CPU,
+and peak memory per video independent of its length.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
+import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
+PROFILES = {  # name: (seconds, width, height, fps)
+    "msrvtt": (15, 320, 240, 30),
+    "vatex": (10, 640, 360, 30),
+    "uvo": (10, 1920, 1080, 30),
+}
 VERBS = ["opens", "closes", "pushes", "pulls", "lifts", "drops"]
+
+
+# --------------------------------------------------------------------------------------- clips
+
+
+def _backdrop(rng, h, w):
+    from PIL import Image
+
+    coarse = Image.fromarray(rng.integers(0, 256, (max(2, h // 64), max(2, w // 64), 3), np.uint8)).resize((w, h), Image.BICUBIC)
+    fine = Image.fromarray(rng.integers(0, 256, (max(2, h // 8), max(2, w // 8), 3), np.uint8)).resize((w, h), Image.BILINEAR)
+    return (np.asarray(coarse, np.int16) * 3 // 4 + np.asarray(fine, np.int16) // 4).astype(np.uint8)
+
+
+def write_clip(path: Path, seconds: float, width: int, height: int, fps: int, seed: int) -> Path:
+    """A clip with ffmpeg's default H.264 settings: pan over a backdrop, moving discs, one hard cut."""
+    import av
+
+    rng = np.random.default_rng(seed)
+    n, cut = int(round(seconds * fps)), int(round(seconds * fps * 0.55))
+    backdrops = [_backdrop(rng, height + height // 2, width + width // 2) for _ in range(2)]
+    discs = [dict(r=int(rng.integers(height // 12, height // 5)), colour=rng.integers(60, 256, 3).astype(np.uint8),
+                  pos=rng.uniform(0, 1, 2) * (width, height), vel=rng.uniform(-3, 3, 2) * width / 320) for _ in range(3)]
+    pan = rng.uniform(-1, 1, 2) * width / 320
+    tmp = path.with_name(f".{path.name}.tmp.mp4")
+    with av.open(str(tmp), "w") as c:
+        s = c.add_stream("libx264", rate=fps)  # no options: libx264's defaults (medium, keyint 250)
+        s.width, s.height, s.pix_fmt = width, height, "yuv420p"
+        for t in range(n):
+            ox = int(abs((width // 4 + pan[0] * t) % width - width // 2))  # bounces: no jump, no extra keyframe
+            oy = int(abs((height // 4 + pan[1] * t) % height - height // 2))
+            img = backdrops[t >= cut][oy:oy + height, ox:ox + width].copy()
+            for d in discs:
+                cx, cy = (d["pos"] + d["vel"] * t) % (width, height)
+                r = d["r"]
+                x0, x1, y0, y1 = int(max(0, cx - r)), int(min(width, cx + r)), int(max(0, cy - r)), int(min(height, cy + r))
+                yy, xx = np.mgrid[y0:y1, x0:x1]
+                img[y0:y1, x0:x1][(xx - cx) ** 2 + (yy - cy) ** 2 <= r * r] = d["colour"]
+            for p in s.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    os.replace(tmp, path)
+    return path
+
+
+def clips(work: Path, profile: str, n: int, length_factor: int = 1) -> list[Path]:
+    seconds, w, h, fps = PROFILES[profile]
+    folder = work / (profile if length_factor == 1 else f"{profile}-x{length_factor}")
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(n):
+        p = folder / f"video{i}.mp4"
+        if not p.is_file():
+            write_clip(p, seconds * length_factor, w, h, fps, seed=1000 * length_factor + i)
+        out.append(p)
+    return out
+
+
+def keyframes(path: Path) -> list[int]:
+    import av
+
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        pts = [(p.pts, p.is_keyframe) for p in c.demux(s) if p.size]
+    order = sorted(t for t, _ in pts)
+    return sorted(order.index(t) for t, k in pts if k)
+
+
+# ------------------------------------------------------------------ decode rows (in subprocesses)
+
+
+def _old_decode(path, settings):
+    """The decoder before issue 14: every frame decoded and kept, then picked, PIL resize."""
+    import av
+
+    from hardneg.video import _resize, sample_positions
+
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames, times = [], []
+        for frame in container.decode(stream):
+            frames.append(frame)
+            times.append(float(frame.time) if frame.time is not None else len(times))
+    picked = sample_positions(times, settings)
+    return np.stack([np.asarray(_resize(frames[i].to_image(), settings.resize).convert("RGB")) for i in picked])
+
+
+def _floor_decode(path, need: set[int], threads: int):
+    """Decode up to the last needed frame; keep the needed frames as they come; convert nothing."""
+    import av
+
+    last, kept = max(need), []
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        s.thread_type = "AUTO"
+        s.codec_context.thread_count = threads
+        for i, f in enumerate(c.decode(s)):
+            if i in need:
+                kept.append(f)
+            if i >= last:
+                break
+    return kept
+
+
+def worker(spec: dict) -> dict:
+    """One decode row: time it over the clips, report videos/s and peak memory of this process."""
+    from hardneg.video import DecodeStats, FrameSettings, decode_frames, probe_video, sample_positions
+
+    paths, method, threads = [Path(p) for p in spec["paths"]], spec["method"], spec["threads"]
+    settings = FrameSettings(n_frames=8, resize=224, scaler="swscale" if method == "decode-swscale" else "pil",
+                             decoder="torchcodec" if method == "torchcodec" else "pyav")
+    needs = []
+    if method == "floor":  # positions are given to the floor (not timed)
+        for p in paths:
+            info = probe_video(p)
+            needs.append(set(int(i) for i in sample_positions(range(info.n_frames), settings)))
+    if method == "torchcodec":
+        import torch  # noqa: F401  (its import is not decoding time)
+
+        decode_frames(paths[0], settings, threads=threads)  # loads FFmpeg's libraries once
+    base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    stats = []
+    t = time.perf_counter()
+    for i, p in enumerate(paths):
+        if method == "floor":
+            _floor_decode(p, needs[i], threads)
+        elif method == "previous":
+            _old_decode(p, settings)
+        else:
+            st = DecodeStats()
+            decode_frames(p, settings, threads=threads, stats=st)
+            stats.append(st.__dict__)
+    dt = time.perf_counter() - t
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": dt, "videos": len(paths), "peak_mb": peak_kb / 1024, "growth_mb": (peak_kb - base_kb) / 1024,
+            "stats": stats[:1]}
+
+
+def run_worker(method: str, paths: list[Path], threads: int) -> dict | None:
+    spec = json.dumps({"method": method, "paths": [str(p) for p in paths], "threads": threads})
+    proc = subprocess.run([sys.executable, __file__, "--worker", spec], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"  [{method} failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}]")
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------- model helpers
+
+
+def random_clip_b32(model_dir: Path) -> Path:
+    """A CLIP with the default model's architecture and random weights, saved like a Hub model."""
+    import torch
+    from transformers import CLIPConfig, CLIPImageProcessorPil, CLIPModel
+
+    from hardneg.models.tiny_clip import SHIPPED
+
+    if (model_dir / "config.json").is_file():
+        return model_dir
+    torch.manual_seed(0)
+    cfg = CLIPConfig()  # defaults = ViT-B/32 text and vision towers
+    cfg.text_config.vocab_size = 250
+    cfg.text_config.bos_token_id, cfg.text_config.eos_token_id, cfg.text_config.pad_token_id = 2, 3, 0
+    CLIPModel(cfg).save_pretrained(model_dir)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(SHIPPED / name, model_dir / name)
+    CLIPImageProcessorPil(size={"shortest_edge": 224}, crop_size={"height": 224, "width": 224}).save_pretrained(model_dir)
+    return model_dir
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def _old_encode_video(model, videos):
+    """CLIPVideoModel.encode_video before issue 14: the PIL processor on threads, then the model."""
+    import torch
+
+    from hardneg.models.base import l2_normalize
+    from hardneg.models.clip import preprocess_frames
+
+    frames = np.concatenate([np.asarray(v) for v in videos])
+    out = []
+    for i in range(0, len(frames), model.frame_batch):
+        pix = preprocess_frames(model.processor, frames[i:i + model.frame_batch])
+        with torch.inference_mode():
+            emb = model.model.get_image_features(pixel_values=pix.to(model.device, model.model.dtype))
+        out.append(getattr(emb, "pooler_output", emb).float().cpu().numpy())
+    emb = l2_normalize(np.concatenate(out))
+    bounds = np.cumsum([0, *[len(v) for v in videos]])
+    return np.stack([emb[a:b].mean(0) for a, b in zip(bounds[:-1], bounds[1:])]).astype(np.float32)
 
 
 def prepare_dataset(out: Path, n_videos: int) -> Path:
@@ -52,101 +271,163 @@ def prepare_dataset(out: Path, n_videos: int) -> Path:
     return build_benchmark("feint6k", raw, out / "data", overwrite=True).out
 
 
-def random_clip_b32(model_dir: Path) -> Path:
-    """A CLIP with the default model's architecture and random weights, saved like a Hub model."""
-    import torch
-    from transformers import CLIPConfig, CLIPImageProcessorPil, CLIPModel
-
-    from hardneg.models.tiny_clip import SHIPPED
-
-    torch.manual_seed(0)
-    cfg = CLIPConfig()  # defaults = ViT-B/32 text and vision towers
-    cfg.text_config.vocab_size = 250
-    cfg.text_config.bos_token_id, cfg.text_config.eos_token_id, cfg.text_config.pad_token_id = 2, 3, 0
-    CLIPModel(cfg).save_pretrained(model_dir)
-    for name in ("tokenizer.json", "tokenizer_config.json"):
-        shutil.copy(SHIPPED / name, model_dir / name)
-    CLIPImageProcessorPil(size={"shortest_edge": 224}, crop_size={"height": 224, "width": 224}).save_pretrained(model_dir)
-    return model_dir
+# ------------------------------------------------------------------------------------------ main
 
 
-def synthetic_videos(folder: Path, n: int) -> list[Path]:
-    from hardneg.threads import thread_map
-    from hardneg.video import write_synthetic_video
-
-    return thread_map(lambda i: write_synthetic_video(folder / f"video{i}.mp4", f"video{i}", n_frames=48, size=256), range(n))
+def rate(n: int, seconds: float) -> str:
+    return f"{n / seconds:8.2f}"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--videos", type=int, default=16, help="number of synthetic videos (default 16)")
+    ap.add_argument("--quick", action="store_true", help="one clip per profile, length check on msrvtt only (< 2 min on 2 cores)")
+    ap.add_argument("--videos", type=int, default=4, help="clips per profile (default 4; --quick: 1)")
+    ap.add_argument("--profiles", default=",".join(PROFILES), help=f"comma-separated, from {list(PROFILES)}")
     ap.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
-    ap.add_argument("--fp16", action="store_true", help="half precision on the GPU")
-    ap.add_argument("--batch-size", type=int, default=64, help="items per batch of the end-to-end run")
-    ap.add_argument("--end-to-end", action="store_true", help="also time the whole hardneg score path")
-    ap.add_argument("--dataset", default=None, help="a folder made by --prepare (default: build one here)")
-    ap.add_argument("--prepare", default=None, metavar="DIR", help="only build the end-to-end dataset into DIR")
+    ap.add_argument("--fp16", action="store_true", help="half precision on the GPU (also prints fp16-vs-fp32 score agreement)")
+    ap.add_argument("--decoder-threads", type=int, default=1,
+                    help="FFmpeg threads per decoding worker in the decode rows (default 1: one worker, one core)")
+    ap.add_argument("--workdir", default=None, help="keep the clips (and the model) here between runs")
+    ap.add_argument("--end-to-end", action="store_true", help="also time hardneg score (cold, then warm cache) on the first profile")
+    ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
-
-    if args.prepare:
-        path = prepare_dataset(Path(args.prepare), args.videos)
-        print(f"prepared {args.videos} items in {path}")
+    if args.worker:
+        print(json.dumps(worker(json.loads(args.worker))))
         return 0
 
-    import torch
-
-    from hardneg.models import load_model
-    from hardneg.scoring import score_benchmark
-    from hardneg.threads import default_threads, thread_map
-    from hardneg.video import FrameSettings, decode_frames
-
-    work = Path(tempfile.mkdtemp(prefix="bench-scoring-"))
+    t_start = time.perf_counter()
+    n_videos = 1 if args.quick else args.videos
+    profiles = [p for p in args.profiles.split(",") if p]
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-scoring-"))
+    work.mkdir(parents=True, exist_ok=True)
     try:
-        t = time.perf_counter()
-        vids = synthetic_videos(work / "videos", args.videos)
-        t_write = time.perf_counter() - t
-        model_dir = random_clip_b32(work / "clip-b32-random")
-        frames = FrameSettings(n_frames=8, resize=224)
+        import torch
+
+        from hardneg.threads import default_threads
 
         t = time.perf_counter()
-        decoded = thread_map(lambda v: decode_frames(v, frames), vids)
-        t_decode = time.perf_counter() - t
+        sets = {p: clips(work, p, n_videos) for p in profiles}
+        print(f"clips ready in {time.perf_counter() - t:.1f} s ({n_videos} per profile, in {work})")
+        for p in profiles:
+            print(f"  {p:7s} {PROFILES[p][1]}x{PROFILES[p][2]}, {PROFILES[p][0]} s: keyframes at frames {keyframes(sets[p][0])}")
+
+        # ---------------------------------------------------------------- decode rows
+        try:
+            from torchcodec.decoders import VideoDecoder  # noqa: F401
+
+            has_torchcodec = True
+        except Exception:
+            has_torchcodec = False
+        methods = ["floor", "previous", "decode", "decode-swscale"] + (["torchcodec"] if has_torchcodec else [])
+        print(f"\ndecode, one worker with {args.decoder_threads} FFmpeg thread(s), 8 frames at 224 px; "
+              "videos/s (peak memory of the worker process, MB)")
+        print(f"  {'profile':8s}" + "".join(f"{m:>24s}" for m in methods) + f"{'decode/floor time':>19s}")
+        decode_rates: dict[str, dict[str, dict]] = {}
+        for p in profiles:
+            rows = {m: run_worker(m, sets[p], args.decoder_threads) for m in methods}
+            decode_rates[p] = rows
+            cells = "".join(f"{rate(r['videos'], r['seconds'])} ({r['peak_mb']:6.0f} MB)".rjust(24) if r else f"{'-':>24s}"
+                            for r in rows.values())
+            ratio = rows["decode"]["seconds"] / rows["floor"]["seconds"] if rows["decode"] and rows["floor"] else float("nan")
+            print(f"  {p:8s}{cells}{ratio:19.2f}")
+        for p in profiles:
+            r = decode_rates[p]
+            if r["previous"] and r["decode"]:
+                print(f"  {p}: decode is {r['previous']['seconds'] / r['decode']['seconds']:.2f}x the previous decoder's rate; "
+                      f"swscale {r['decode']['seconds'] / r['decode-swscale']['seconds']:.2f}x the PIL resize's; "
+                      f"first clip: {r['decode']['stats'][0] if r['decode']['stats'] else ''}")
+
+        # ---------------------------------------------------------------- memory vs length
+        length_profiles = profiles[:1] if args.quick else [p for p in profiles if p != "uvo"] or profiles[:1]
+        print("\npeak memory of one decoding worker vs clip length (MB; one clip each)")
+        for p in length_profiles:
+            one, four = clips(work, p, 1, 1)[0], clips(work, p, 1, 4)[0]
+            cells = []
+            for m in ("previous", "decode"):
+                a, b = run_worker(m, [one], 1), run_worker(m, [four], 1)
+                if a and b:
+                    cells.append(f"{m}: {a['peak_mb']:.0f} -> {b['peak_mb']:.0f} MB (x{b['peak_mb'] / a['peak_mb']:.2f})")
+            print(f"  {p} {PROFILES[p][0]} s -> {4 * PROFILES[p][0]} s: " + "; ".join(cells))
+
+        # ---------------------------------------------------------------- model rows
+        from hardneg.models import load_model
+        from hardneg.scoring import encode_videos
+        from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_frames
+
+        model_dir = random_clip_b32(work / "clip-b32-random")
         model = load_model(str(model_dir), device=args.device, fp16=args.fp16)
-        model.encode_video(decoded[:1])  # warm-up
-        if model.device.startswith("cuda"):
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        model.encode_video(decoded)
-        if model.device.startswith("cuda"):
-            torch.cuda.synchronize()
-        t_encode = time.perf_counter() - t
-        n = len(vids)
-        gpu = torch.cuda.get_device_name() if model.device.startswith("cuda") else "none"
-        print(f"device: {model.device} ({gpu}), dtype {model.dtype}, {n} videos x {frames.n_frames} frames, "
-              f"torch {torch.__version__}, torch CPU threads {torch.get_num_threads()}, decode/preprocess threads {default_threads()}")
-        print(f"write synthetic videos (48 frames, 256 px):          {t_write:.2f} s")
-        print(f"decode (PyAV on threads, 48 frames 256px -> 8 x 224): {t_decode:.2f} s = {n / t_decode:.1f} videos/s")
-        print(f"encode (preprocess + CLIP ViT-B/32, random weights): {t_encode:.2f} s = {n / t_encode:.1f} videos/s")
-        print(f"encode / decode time ratio: {t_encode / t_decode:.2f}")
+        dev = model.device
+        gpu = torch.cuda.get_device_name() if dev.startswith("cuda") else "none"
+        print(f"\nmodel: ViT-B/32 CLIP, random weights, on {dev} ({gpu}), {model.dtype}; torch {torch.__version__}, "
+              f"{torch.get_num_threads()} torch CPU threads, {default_threads()} decode threads")
+        settings = FrameSettings(n_frames=8, resize=224)
+        print(f"  {'profile':8s}{'preprocess':>12s}{'PIL proc.':>12s}{'encode':>12s}{'end to end':>12s}"
+              f"{'previous e2e':>14s}{'e2e/encode':>12s}{'e2e/previous':>14s}   (videos/s)")
+        for p in profiles:
+            frames = [decode_frames(v, settings) for v in sets[p]]
+            n = len(frames)
+            model.encode_video(frames[:1])  # warm-up
+            _sync(dev)
+            t = time.perf_counter()
+            pix = model.pixels(frames, dev, model.model.dtype)
+            _sync(dev)
+            t_pre = time.perf_counter() - t
+            t = time.perf_counter()
+            from hardneg.models.clip import preprocess_frames
+
+            preprocess_frames(model.processor, np.concatenate(frames)).to(dev, model.model.dtype)
+            _sync(dev)
+            t_pil = time.perf_counter() - t
+            t = time.perf_counter()
+            with torch.inference_mode():
+                for i in range(0, len(pix), model.frame_batch):
+                    model.model.get_image_features(pixel_values=pix[i:i + model.frame_batch])
+            _sync(dev)
+            t_enc = time.perf_counter() - t
+            t = time.perf_counter()
+            report = VideoReport()
+            encode_videos(model, VideoFolder(sets[p][0].parent), [v.stem for v in sets[p]], settings, None, report)
+            _sync(dev)
+            t_e2e = time.perf_counter() - t
+            t = time.perf_counter()
+            from hardneg.threads import thread_map
+
+            _old_encode_video(model, thread_map(lambda v: _old_decode(v, settings), sets[p]))
+            _sync(dev)
+            t_old = time.perf_counter() - t
+            print(f"  {p:8s}{rate(n, t_pre):>12s}{rate(n, t_pil):>12s}{rate(n, t_enc):>12s}{rate(n, t_e2e):>12s}"
+                  f"{rate(n, t_old):>14s}{t_e2e / t_enc:12.2f}{t_old / t_e2e:14.2f}")
+        if args.fp16 and dev.startswith("cuda"):
+            ref = load_model(str(model_dir), device=dev, fp16=False)
+            frames = [decode_frames(v, settings) for p in profiles for v in sets[p]]
+            text = model.encode_text([f"a person {v} the door" for v in VERBS])
+            s16 = model.similarity(model.encode_video(frames), text)
+            s32 = ref.similarity(ref.encode_video(frames), ref.encode_text([f"a person {v} the door" for v in VERBS]))
+            same_top = float(np.mean(s16.argmax(1) == s32.argmax(1)))
+            print(f"fp16 vs fp32 scores: max abs difference {np.abs(s16 - s32).max():.2e}, same top caption {same_top:.0%}")
 
         if args.end_to_end:
-            dataset = Path(args.dataset) if args.dataset else prepare_dataset(work / "dataset", n)
-            cache = work / "cache"
-            runs = []
+            from hardneg.scoring import score_benchmark
+
+            first = profiles[0]
+            dataset = prepare_dataset(work / "dataset", n_videos)
+            cache = work / "cache-end-to-end"
+            shutil.rmtree(cache, ignore_errors=True)
+            times = []
             for label in ("cold cache", "warm cache"):
-                out = work / f"pred-{len(runs)}.parquet"
                 t = time.perf_counter()
-                run = score_benchmark(str(model_dir), str(dataset), "msrvtt", out, videos=str(work / "videos"),
-                                      frames=frames, cache_dir=str(cache), batch_size=args.batch_size,
-                                      progress=False, loaded_model=model)
-                dt = time.perf_counter() - t
-                runs.append(dt)
-                print(f"hardneg score end to end, {label}: {run.scored}/{run.rows} items, "
+                run = score_benchmark(str(model_dir), str(dataset), "msrvtt", work / "pred.parquet",
+                                      videos=str(sets[first][0].parent), frames=settings, cache_dir=str(cache),
+                                      progress=False, loaded_model=model, overwrite=True)
+                times.append(time.perf_counter() - t)
+                print(f"hardneg score end to end ({first}), {label}: {run.scored}/{run.rows} items, "
                       f"{run.embeddings_computed} videos encoded, {run.embeddings_cached} from cache: "
-                      f"{dt:.2f} s = {run.rows / dt:.1f} videos/s")
-            print(f"warm / cold time ratio: {runs[1] / runs[0]:.3f}")
+                      f"{times[-1]:.2f} s = {run.rows / times[-1]:.2f} videos/s")
+            print(f"warm / cold time ratio: {times[1] / times[0]:.3f}")
+        print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

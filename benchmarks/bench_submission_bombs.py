@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -84,14 +85,31 @@ def _rle(count: int, value: int, width: int) -> bytes:
     return _varint(count << 1) + int(value).to_bytes((width + 7) // 8, "little") if count else b""
 
 
+def _pack(values: np.ndarray, width: int) -> bytes:
+    """Values (a multiple of 8 of them) bit-packed LSB first, `width` bits each."""
+    bits = ((np.asarray(values, np.uint32)[:, None] >> np.arange(width, dtype=np.uint32)) & 1).astype(np.uint8)
+    return np.packbits(bits.ravel(), bitorder="little").tobytes()
+
+
 def _bitpacked(values: np.ndarray, width: int) -> bytes:
-    """One bit-packed run (values padded to a multiple of 8)."""
-    n = len(values)
-    groups = (n + 7) // 8
+    """One bit-packed run of the hybrid encoding (values padded to a multiple of 8)."""
+    groups = (len(values) + 7) // 8
     padded = np.zeros(groups * 8, np.uint32)
-    padded[:n] = values
-    bits = ((padded[:, None] >> np.arange(width, dtype=np.uint32)) & 1).astype(np.uint8).ravel()
-    return _varint(groups << 1 | 1) + np.packbits(bits, bitorder="little").tobytes()
+    padded[: len(values)] = values
+    return _varint(groups << 1 | 1) + _pack(padded, width)
+
+
+def _bitpacked_periodic(period: np.ndarray, n: int, width: int) -> bytes:
+    """`period` repeated to `n` values, bit-packed: one block of whole periods (a multiple of 8 values) is packed
+    once and its bytes tiled, which makes 10^8 values in milliseconds; the remainder is a last run."""
+    period = np.asarray(period, np.uint32)
+    block = np.tile(period, 8 // math.gcd(len(period), 8))
+    full = n // len(block)
+    out = _varint((full * len(block) // 8) << 1 | 1) + _pack(block, width) * full if full else b""
+    rest = n - full * len(block)
+    if rest:
+        out += _bitpacked(np.tile(period, -(-rest // len(period)))[:rest], width)
+    return out
 
 
 def _with_length(data: bytes) -> bytes:
@@ -107,8 +125,8 @@ def _page(kind: int, body: bytes, header_fields, compress: bool) -> bytes:
 
 def craft_parquet(ids: list[str], id_index: np.ndarray | int, n_rows: int, per_row: int, metadata: dict | bytes,
                   declared_rows: int | None = None, declared_values: int | None = None, compress: bool = True) -> bytes:
-    """A predictions-shaped Parquet file: `n_rows` rows, row k with id `ids[id_index[k]]` (or `ids[id_index]` for
-    every row) and `per_row` scores, all 0.0, dictionary-encoded. `declared_*` put other counts in the footer
+    """A predictions-shaped Parquet file: `n_rows` rows, row k with id `ids[id_index[k % len(id_index)]]` (or
+    `ids[id_index]` for every row) and `per_row` scores, all 0.0, dictionary-encoded. `declared_*` put other counts in the footer
     than the pages hold (a lying footer)."""
     out = bytearray(b"PAR1")
     # id column: dictionary page + one data page of dictionary indices
@@ -116,8 +134,8 @@ def craft_parquet(ids: list[str], id_index: np.ndarray | int, n_rows: int, per_r
     width = max(1, int(np.ceil(np.log2(max(len(ids), 2)))))
     if isinstance(id_index, (int, np.integer)):
         idx_body = bytes([width]) + _rle(n_rows, int(id_index), width)
-    else:
-        idx_body = bytes([width]) + _bitpacked(np.asarray(id_index, np.uint32), width)
+    else:  # one period of indices, repeated over the rows
+        idx_body = bytes([width]) + _bitpacked_periodic(np.asarray(id_index, np.uint32), n_rows, width)
     id_start = len(out)
     out += _page(2, dict_body, [(1, _I32, len(ids)), (2, _I32, PLAIN)], compress)
     id_data = len(out)
@@ -132,7 +150,7 @@ def craft_parquet(ids: list[str], id_index: np.ndarray | int, n_rows: int, per_r
     else:
         pattern = np.ones(per_row, np.uint32)
         pattern[0] = 0
-        rep = _bitpacked(np.tile(pattern, n_rows), 1)
+        rep = _bitpacked_periodic(pattern, levels, 1)
     body = _with_length(rep) + _with_length(_rle(levels, 1, 1)) + bytes([1]) + _rle(levels, 0, 1)
     sc_start = len(out)
     out += _page(2, np.float32(0).tobytes(), [(1, _I32, 1), (2, _I32, PLAIN)], compress)
@@ -191,7 +209,7 @@ def bombs(items, scale: float = 1.0) -> dict[str, tuple[str, bytes]]:
                                  craft_parquet(ids, 0, 1, n1, meta)),
         "3e7 identical ids": (f"{n2:,} rows all with id {ids[0]!r}", craft_parquet(ids, 0, n2, 1, meta)),
         "1e7 rows": (f"{n3:,} rows cycling through the {len(ids):,} ids, 6 scores each",
-                     craft_parquet(ids, np.arange(n3) % len(ids), n3, int(items.n_candidates[0]), meta)),
+                     craft_parquet(ids, np.arange(len(ids)), n3, int(items.n_candidates[0]), meta)),
         "lying footer": (f"footer declares 1 row of 6 scores; the page holds {n1:,}",
                          craft_parquet(ids, 0, 1, n1, meta, declared_values=int(items.n_candidates[0]))),
         "1 MB id x every row": (f"{len(ids):,} rows sharing one dictionary id of 1,000,000 characters",
@@ -240,40 +258,44 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _child(bench_root: str, bomb: str) -> None:
-    """In a fresh process: load the item sets, check one file, print time and peak memory as JSON."""
+def _child(bench_root: str, *bombs: str) -> None:
+    """In a fresh process: load the item sets, check each file in turn, print one JSON line per file with the
+    check's time and the process's peak memory so far (so the last line bounds every check)."""
     from hardneg.leaderboard.identity import Identity
     from hardneg.leaderboard.items import load_benchmarks
     from hardneg.leaderboard.validate import SubmissionError, validate_submission
 
     item_sets = load_benchmarks(bench_root)
-    data = Path(bomb).read_bytes()
-    base = peak_rss_mb()
-    t0 = time.perf_counter()
-    try:
-        validate_submission(data, Identity("alice"), item_sets)
-        refused, message = False, "accepted"
-    except SubmissionError as exc:
-        refused, message = True, exc.problems[0]
-    seconds = time.perf_counter() - t0
-    peak = peak_rss_mb()
-    print(json.dumps({"refused": refused, "seconds": seconds, "peak_mb": peak, "baseline_mb": base,
-                      "message": message[:300]}))
+    for bomb in bombs:
+        data = Path(bomb).read_bytes()
+        base = peak_rss_mb()
+        t0 = time.perf_counter()
+        try:
+            validate_submission(data, Identity("alice"), item_sets)
+            refused, message = False, "accepted"
+        except SubmissionError as exc:
+            refused, message = True, exc.problems[0]
+        seconds = time.perf_counter() - t0
+        peak = peak_rss_mb()
+        print(json.dumps({"file": bomb, "refused": refused, "seconds": seconds, "peak_mb": peak, "baseline_mb": base,
+                          "message": message[:300]}), flush=True)
 
 
-def measure(bench_root: Path, path: Path, timeout: float = 300) -> dict:
-    """Check one file in a fresh process; its report as a dict."""
-    out = subprocess.run([sys.executable, __file__, "--child", str(bench_root), str(path)], capture_output=True,
-                         text=True, timeout=timeout)
-    if out.returncode != 0:
-        return {"refused": False, "seconds": float("nan"), "peak_mb": float("nan"), "baseline_mb": float("nan"),
-                "message": f"child failed (rc {out.returncode}): {out.stderr[-500:]}"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def measure(bench_root: Path, *paths: Path, timeout: float = 300) -> list[dict]:
+    """Check the files in one fresh process, in order; one report (a dict) per file."""
+    out = subprocess.run([sys.executable, __file__, "--child", str(bench_root), *map(str, paths)],
+                         capture_output=True, text=True, timeout=timeout)
+    reports = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or len(reports) != len(paths):
+        failed = {"refused": False, "seconds": float("nan"), "peak_mb": float("nan"), "baseline_mb": float("nan"),
+                  "message": f"child failed (rc {out.returncode}): {out.stderr[-500:]}"}
+        reports += [dict(failed, file=str(p)) for p in paths[len(reports):]]
+    return reports
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--child", nargs=2, metavar=("BENCH_ROOT", "FILE"), help=argparse.SUPPRESS)
+    p.add_argument("--child", nargs="+", metavar="PATH", help=argparse.SUPPRESS)
     p.add_argument("--items", type=int, default=6000, help="items of the Feint6K-sized item set (default 6000)")
     p.add_argument("--json", default=None, help="also write the results as JSON here")
     args = p.parse_args(argv)
@@ -289,7 +311,7 @@ def main(argv=None) -> int:
         for name, (what, data) in bombs(items).items():
             path = Path(tmp) / "bomb.parquet"
             path.write_bytes(data)
-            r = measure(root, path)
+            (r,) = measure(root, path)
             r.update(name=name, what=what, file_bytes=len(data))
             rows.append(r)
             print(f"{name:26s} {len(data):>11,} B  refused={r['refused']!s:5s} {r['seconds'] * 1000:8.1f} ms  "

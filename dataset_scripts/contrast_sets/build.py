@@ -1,6 +1,6 @@
 """Build the contrast_sets Hub dataset repo from the authors' raw release (thin wrapper over `hardneg build contrast_sets`).
 
-    python dataset_scripts/contrast_sets/build.py --raw RAW_DIR --out OUT_DIR [--overwrite] [--push video-hardneg/<name>]
+    python dataset_scripts/contrast_sets/build.py --raw RAW_DIR --out OUT_DIR [--overwrite] [--strict] [--push video-hardneg/<name>]
     python dataset_scripts/contrast_sets/build.py --sample --out OUT_DIR      # the tiny built-in sample
 """
 

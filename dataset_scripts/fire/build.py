@@ -1,6 +1,6 @@
 """Build the fire Hub dataset repo from the authors' raw release (thin wrapper over `hardneg build fire`).
 
-    python dataset_scripts/fire/build.py --raw RAW_DIR --out OUT_DIR [--overwrite] [--push video-hardneg/<name>]
+    python dataset_scripts/fire/build.py --raw RAW_DIR --out OUT_DIR [--overwrite] [--strict] [--push video-hardneg/<name>]
     python dataset_scripts/fire/build.py --sample --out OUT_DIR      # the tiny built-in sample
 """
 

@@ -10,21 +10,79 @@ interval overlaps the leader's are marked tied. Configuration (environment):
 * HARDNEG_LB_RESULTS_REPO: Hub dataset repo the store is mirrored to (needs HF_TOKEN); unset: no mirror
 * HARDNEG_ADMIN_TOKEN: admin token for hiding/deleting rows (a Space secret, never in code)
 * HARDNEG_LB_RESAMPLES: bootstrap resamples per interval (default 1000)
+
+Who submits is the Hub account signed in with the "Sign in with Hugging Face" button (the
+Space card sets `hf_oauth: true`), or, through the API, the Hub token a client passes as
+Gradio's `oauth_token` (`hardneg submit` does); a model name must be in that user's
+namespace or one of their organizations'. Every handler catches what it does not expect,
+logs it with a reference and answers with a plain message; uploads are deleted after use
+and the upload size is capped at what the board's largest config can need.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import os
+import uuid
 from pathlib import Path
 
 import gradio as gr
 
 from hardneg.leaderboard import Leaderboard
+from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, identity_from_oauth
 from hardneg import benchmarks as registry
 from hardneg.leaderboard.board import KINDS
 
 ORDER = ("best first", "worst first")
+#: seconds between sweeps of Gradio's upload cache, and the age at which an unused upload is deleted
+UPLOAD_SWEEP_S = 3600
+
+log = logging.getLogger("hardneg.leaderboard.space")
+
+
+def _reference() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def plain_errors(message: str):
+    """Decorate a handler that returns text: any unexpected exception is logged with a reference and answered
+    with `message` (never a traceback, never the exception's text)."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                ref = _reference()
+                log.exception("%s failed (reference %s)", fn.__name__, ref)
+                return f"{message} (internal error, reference {ref}); nothing was changed. Try again later."
+        return inner
+    return wrap
+
+
+def remove_upload(path: str | None) -> None:
+    """Delete an uploaded file (and its folder when empty), only inside Gradio's upload cache."""
+    if not path:
+        return
+    try:
+        from gradio.utils import get_upload_folder
+
+        cache = Path(get_upload_folder()).resolve()
+        p = Path(path).resolve()
+        if cache in p.parents and p.is_file():
+            p.unlink()
+            if p.parent != cache and not any(p.parent.iterdir()):
+                p.parent.rmdir()
+    except OSError as exc:  # an upload that is already gone, a race with the cache sweep
+        log.warning("could not remove upload %s: %s", path, exc)
+
+
+def launch_options(board: Leaderboard) -> dict:
+    """What `launch()` needs besides the address: uploads capped at the largest file the board can need."""
+    return {"max_file_size": board.upload_limit}
 
 INTRO = """# video-hardneg leaderboard
 Scores are **recomputed from your predictions** with the project's ranking core (exact expected ties),
@@ -71,29 +129,54 @@ def leaderboard_from_env() -> Leaderboard:
     )
 
 
-def create_app(board: Leaderboard) -> gr.Blocks:
-    """The Blocks app around one Leaderboard (tests pass one built on a temporary folder)."""
+def create_app(board: Leaderboard, whoami: Whoami = hub_whoami) -> gr.Blocks:
+    """The Blocks app around one Leaderboard (tests pass one built on a temporary folder, and a `whoami` that
+    maps test tokens to test users)."""
     benchmarks = board.benchmarks
 
     def view(bench, search, kinds, shown, sort_by, order):
-        table = board.table(bench, sort_by, order == ORDER[0], search, kinds or [], shown)
-        fig = board.chart(bench, sort_by, search, kinds or [])
+        try:
+            table = board.table(bench, sort_by, order == ORDER[0], search, kinds or [], shown)
+            fig = board.chart(bench, sort_by, search, kinds or [])
+        except Exception:
+            ref = _reference()
+            log.exception("board view failed (reference %s)", ref)
+            raise gr.Error(f"the board could not be drawn (internal error, reference {ref}); reload the page") from None
         return table, fig
 
-    def do_submit(data: bytes | None, submitter: str) -> str:
-        if data is None:
-            return "submission refused:\n- no file: choose your predictions .parquet first"
-        return board.submit(bytes(data), submitter).message
+    @plain_errors("submission refused:\n- the board could not take this submission")
+    def do_submit(path: str | None, profile: gr.OAuthProfile | None, oauth_token: gr.OAuthToken | None) -> str:
+        try:
+            if not path:
+                return "submission refused:\n- no file: choose your predictions .parquet first"
+            try:
+                identity = identity_from_oauth(profile, oauth_token, whoami)
+            except IdentityError as exc:
+                return ("submission refused:\n- sign in with your Hugging Face account (the button above; "
+                        f"from the API, pass your Hub token as oauth_token): {exc}; nothing was stored")
+            return board.submit(path, identity).message
+        finally:
+            remove_upload(path)
 
+    @plain_errors("")
+    def signed_in(profile: gr.OAuthProfile | None) -> str:
+        if profile is None:
+            return "Not signed in: sign in with Hugging Face to submit. Model names live in your namespace."
+        return (f"Signed in as **{profile.username}**: you can submit `{profile.username}/<model>` "
+                "or `<organization>/<model>` for organizations you belong to.")
+
+    @plain_errors("[]")
     def do_history(model_id: str) -> str:
         return json.dumps(board.history(model_id), indent=1)
 
+    @plain_errors("refused:")
     def do_moderate(token: str, target: str, action: str, reason: str) -> str:
         try:
             return board.moderate(token, target, action, reason)
         except (PermissionError, ValueError) as exc:
             return f"refused: {exc}"
 
+    @plain_errors("# the export failed")
     def do_eval_results(model_id: str) -> str:
         try:
             files = board.eval_results(model_id)
@@ -101,10 +184,11 @@ def create_app(board: Leaderboard) -> gr.Blocks:
             return f"# {exc}"
         return "\n".join(f"# {name}\n{text}" for name, text in files.items())
 
+    @plain_errors("{}")
     def do_counts() -> str:
         return json.dumps(board.counts())
 
-    with gr.Blocks(title="video-hardneg leaderboard") as demo:
+    with gr.Blocks(title="video-hardneg leaderboard", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown(INTRO)
         refreshers = []  # (function inputs, outputs) per benchmark tab
         with gr.Tabs():
@@ -134,17 +218,21 @@ def create_app(board: Leaderboard) -> gr.Blocks:
                 gr.Dataframe(board.average(), interactive=False, wrap=True, elem_id="board-overall")
             with gr.Tab("Submit", id="submit"):
                 gr.Markdown(
-                    "Upload one predictions file (`hardneg score` output: one benchmark config/split). "
-                    "It is checked, scored and stored as a new version; nothing is overwritten. "
-                    "Or run `hardneg submit predictions.parquet --space <this Space>`."
+                    "Sign in with your Hugging Face account, then upload one predictions file (`hardneg score` "
+                    "output: one benchmark config). The model name in the file (`model_id`) must be "
+                    "`<your user name>/<name>` or `<your organization>/<name>`. The file is checked, scored and "
+                    "stored as a new version; nothing is overwritten, and the same file twice is stored once. "
+                    "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token)."
                 )
-                upload = gr.File(label="Predictions (.parquet)", file_types=[".parquet"], type="binary",
-                                 elem_id="upload")
-                submitter = gr.Textbox(label="Submitter (your Hub user name)", elem_id="submitter")
+                with gr.Row():
+                    gr.LoginButton(elem_id="login", scale=0, min_width=260)
+                    who = gr.Markdown(elem_id="signed-in")
+                upload = gr.File(label=f"Predictions (.parquet, at most {board.upload_limit / 2**20:.0f} MB)",
+                                 file_types=[".parquet"], type="filepath", elem_id="upload")
                 submit_btn = gr.Button("Submit", variant="primary", elem_id="submit-btn")
                 status = gr.Textbox(label="Result", lines=6, interactive=False, elem_id="submit-status")
-                event = submit_btn.click(do_submit, [upload, submitter], status, api_name="submit",
-                                         concurrency_limit=4)
+                demo.load(signed_in, None, who, api_name=False)
+                event = submit_btn.click(do_submit, [upload], status, api_name="submit", concurrency_limit=4)
                 for inputs, outputs in refreshers:
                     event = event.then(view, inputs, outputs, api_name=False)
             with gr.Tab("History & model card", id="history"):
@@ -172,6 +260,8 @@ def create_app(board: Leaderboard) -> gr.Blocks:
 
 
 if __name__ == "__main__":
-    create_app(leaderboard_from_env()).queue(default_concurrency_limit=4).launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), max_file_size="256mb"
+    logging.basicConfig(level=logging.INFO)
+    board = leaderboard_from_env()
+    create_app(board).queue(default_concurrency_limit=4, max_size=64).launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), **launch_options(board)
     )

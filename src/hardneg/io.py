@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -140,12 +143,14 @@ def aside_path(out: str | os.PathLike) -> Path:
 def recover_interrupted_replace(out: str | os.PathLike) -> str | None:
     """Undo a replace of `out` that a kill interrupted; call before anything else looks at `out`.
 
-    A leftover `.<name>.aside` folder with `out` missing is the old tree, moved aside just
-    before the kill: it is moved back. With `out` present, the new tree was already in place
+    Temporary folders of killed builds (this host, process gone) are deleted first. A leftover
+    `.<name>.aside` folder with `out` missing is the old tree, moved aside just before the
+    kill: it is moved back. With `out` present, the new tree was already in place
     and the aside folder is only the old tree waiting to be deleted: it is deleted.
     Returns "restored", "cleaned" or None (nothing to do).
     """
     out = Path(out)
+    _remove_dead_temporaries(out)
     aside = aside_path(out)
     if not (aside.exists() or aside.is_symlink()):
         return None
@@ -155,6 +160,29 @@ def recover_interrupted_replace(out: str | os.PathLike) -> str | None:
         return "restored"
     _remove_tree(aside)
     return "cleaned"
+
+
+def _temp_prefix(out: Path, pid: int | None = None) -> str:
+    """`.<name>.<host>-<pid>.`: whose temporary folder it is, so a dead process's can be found and removed."""
+    host = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+    return f".{out.name}.{host}-{os.getpid() if pid is None else pid}."
+
+
+def _remove_dead_temporaries(out: Path) -> None:
+    """Delete temporary build folders of `out` left by processes of this host that no longer run (killed builds)."""
+    if not out.parent.is_dir():
+        return
+    mine = _temp_prefix(out, 0)[: -len("0.")]
+    for path in out.parent.glob(f"{glob.escape(mine)}*.tmp"):
+        pid_text = path.name[len(mine) :].split(".", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            _remove_tree(path)
+        except OSError:
+            pass  # alive (or not ours to signal): leave it
 
 
 def _remove_tree(path: Path) -> None:
@@ -202,7 +230,7 @@ def atomic_directory(out: str | os.PathLike, overwrite: bool = False) -> Iterato
     recover_interrupted_replace(out)
     refuse_overwrite(out, overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(out), suffix=".tmp", dir=out.parent))
     try:
         yield tmp
         _move_into_place(tmp, out)

@@ -51,8 +51,8 @@ COMMON_KWARGS_DOC = """\
     video_ids (`list[str]`, optional, streamed like the inputs): the video each example belongs to.
         Bootstrap intervals resample whole videos (a video's examples move together). Without it every
         example is its own cluster.
-    return_per_example (`bool`, default `False`): also return `per_example`, a dict of NumPy arrays
-        (one value per example, in input order).
+    return_per_example (`bool`, default `False`): also return `per_example`, a dict of lists
+        (one value per example, in input order; JSON-ready like every other output).
     n_resamples (`int`, default 1000): bootstrap resamples for the intervals; 0 turns intervals off.
     confidence_level (`float`, default 0.95): coverage of the `<score>_ci` intervals. An interval is the
         percentile interval of a cluster bootstrap (whole videos drawn with replacement `n_resamples`
@@ -549,9 +549,13 @@ class HardnegMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         # streamed float32 batch is widened, since a later batch may hold float64 scores
         self._keep_float32 = self.writer is None
         try:
-            return evaluate.Metric.compute(self, predictions=predictions, references=references, **kwargs)
+            out = evaluate.Metric.compute(self, predictions=predictions, references=references, **kwargs)
         finally:
             self._keep_float32 = False
+        if isinstance(out, dict) and isinstance(out.get("per_example"), dict):
+            # plain lists, so that `json.dumps(output)` works like on every other output value
+            out["per_example"] = {k: np.asarray(v).tolist() for k, v in out["per_example"].items()}
+        return out
 
     def _check_options(self, kwargs: Mapping[str, Any]) -> None:
         """Validate `compute()`'s options against `_compute`'s signature: unknown names, and the values of

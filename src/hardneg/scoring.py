@@ -34,8 +34,7 @@ from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrit
 from hardneg.items import BenchmarkData, is_hub_id, load_benchmark
 from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
-from hardneg.threads import thread_map
-from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_frames, file_fingerprint
+from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_chunks, file_fingerprint
 
 # -------------------------------------------------------------------------------------- cache
 
@@ -111,26 +110,24 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
             continue
         to_decode.append((v, path, fp))
 
-    def decode(entry: tuple[str, Path, str]) -> np.ndarray | str:
-        try:
-            return decode_frames(entry[1], frames)
-        except Exception as exc:  # VideoDecodeError, or a decoder bug on a strange file
-            return str(exc)
-
-    todo: list[tuple[str, str, np.ndarray]] = []
-    for (v, _, fp), got in zip(to_decode, thread_map(decode, to_decode)):
-        if isinstance(got, str):
-            report.unreadable[v] = got
-            status[v] = "unreadable"
-        else:
-            todo.append((v, fp, got))
-    if todo:
-        vecs = model.encode_video([t[2] for t in todo])
-        for (v, fp, _), vec in zip(todo, vecs):
-            if cache is not None:
-                cache.put(fp, vec)
-            emb[v], status[v], cached[v] = vec, "ok", False
-            report.ok += 1
+    # decoding of the next chunks (threads) overlaps the model encoding this one
+    done = 0
+    for got_chunk in decode_chunks([e[1] for e in to_decode], frames, device=getattr(model, "device", None)):
+        todo: list[tuple[str, str, np.ndarray]] = []
+        for (v, _, fp), got in zip(to_decode[done:done + len(got_chunk)], got_chunk):
+            if isinstance(got, Exception):  # VideoDecodeError, or a decoder bug on a strange file
+                report.unreadable[v] = str(got)
+                status[v] = "unreadable"
+            else:
+                todo.append((v, fp, got))
+        done += len(got_chunk)
+        if todo:
+            vecs = model.encode_video([t[2] for t in todo])
+            for (v, fp, _), vec in zip(todo, vecs):
+                if cache is not None:
+                    cache.put(fp, vec)
+                emb[v], status[v], cached[v] = vec, "ok", False
+                report.ok += 1
     return emb, status, cached
 
 

@@ -37,13 +37,46 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Hub tokens of the test users, as the fake `whoami` of the Space answers them
+TOKENS = {
+    "tok-alice": {"type": "user", "name": "alice", "orgs": [{"name": "org"}, {"name": "alice-org"}]},
+    "tok-bob": {"type": "user", "name": "bob", "orgs": []},
+    "tok-carol": {"type": "user", "name": "carol", "orgs": [{"name": "org"}]},
+}
+
+
+def fake_whoami(token: str) -> dict:
+    if token not in TOKENS:
+        raise PermissionError("401 Unauthorized")
+    return TOKENS[token]
+
+
+def mocked_oauth_info(username: str = "alice", orgs=("alice-org",)) -> dict:
+    """What Gradio's local OAuth mock puts in the session (it asks the Hub for the local token's user; the tests
+    answer offline): the signed-in user of the browser tests."""
+    import time
+
+    return {
+        "access_token": f"tok-{username}", "token_type": "bearer", "expires_in": 3600, "id_token": "x",
+        "scope": "openid profile", "expires_at": int(time.time()) + 3600,
+        "userinfo": {"sub": "1", "name": username.title(), "preferred_username": username,
+                     "profile": f"https://huggingface.co/{username}", "picture": "", "website": "",
+                     "orgs": [{"preferred_username": o, "name": o.title()} for o in orgs]},
+    }
+
+
 @pytest.fixture(scope="module")
 def space(tmp_path_factory, item_sets):
-    """The Space app on a fresh store, served on loopback; yields (url, board)."""
+    """The Space app on a fresh store, served on loopback, with its sign-in mocked; yields (url, board)."""
+    import gradio.oauth
+
     app = load_space_module()
     board = Leaderboard(tmp_path_factory.mktemp("space-store"), item_sets, n_resamples=100)
-    demo = app.create_app(board).queue(default_concurrency_limit=4)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    yield f"http://127.0.0.1:{port}/", board
-    demo.close()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gradio.oauth, "_get_mocked_oauth_info", mocked_oauth_info)
+        demo = app.create_app(board, whoami=fake_whoami).queue(default_concurrency_limit=4)
+        port = free_port()
+        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                    **app.launch_options(board))
+        yield f"http://127.0.0.1:{port}/", board
+        demo.close()

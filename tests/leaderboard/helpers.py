@@ -8,7 +8,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hardneg.leaderboard.identity import Identity
 from hardneg.schema import MC_ITEM_SCHEMA, QREL_SCHEMA, QUERY_SCHEMA, VIDEO_SCHEMA
+
+#: signed-in test users: alice belongs to the organizations "org" and "alice-org"; bob to none
+ALICE = Identity("alice", ("org", "alice-org"))
+BOB = Identity("bob")
 
 SPACE_DIR = Path(__file__).resolve().parents[2] / "spaces" / "leaderboard"
 

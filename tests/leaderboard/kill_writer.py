@@ -12,6 +12,7 @@ import time
 
 from hardneg.leaderboard import Leaderboard, load_benchmarks
 from hardneg.leaderboard.example import predictions_bytes
+from hardneg.leaderboard.identity import Identity
 
 data_dir, bench_dir, mode = sys.argv[1:4]
 item_sets = load_benchmarks(bench_dir)
@@ -32,7 +33,7 @@ i = 0
 while True:
     if mode == "pause" and i == 3:
         pause.set()
-    out = board.submit(predictions_bytes(items, f"org/m{i % 3}", seed=i, note=payload.hex()[: 1 << 19]), "alice")
+    out = board.submit(predictions_bytes(items, f"org/m{i % 3}", seed=i, note=payload.hex()[: 1 << 19]), Identity("alice", ("org",)))
     assert out.ok, out.message
     print(f"COMMITTED {out.submission.id}", flush=True)
     i += 1

@@ -7,6 +7,7 @@ import pytest
 
 from hardneg.leaderboard import load_benchmarks
 from hardneg.leaderboard.example import predictions_bytes
+from helpers import ALICE
 from hardneg.leaderboard.items import files_revision
 
 
@@ -38,16 +39,16 @@ def test_multi_split_file_is_stored_per_split_in_one_go(board):
         s[0], s[lab] = s[lab], s[0]  # the positive gets the top score
     data = predictions_bytes(noun, "org/multi", scores=scores, ids=ids, split="noun,verb",
                              revision=files_revision(noun.files + verb.files))
-    out = board.submit(data, "alice")
+    out = board.submit(data, ALICE)
     assert out.ok, out.message
     assert [(s.split, s.version) for s in out.submissions] == [("noun", 1), ("verb", 1)]
     assert all(s.results["metrics"]["R@1"]["estimate"] == 1.0 for s in out.submissions)
     row = board.table("posrank", kinds=["submitted"]).iloc[0]
-    assert row["mean · vln_uvo"].startswith("1.000 [")
+    assert row["PoSRank · vln_uvo/noun"].startswith("1.00 [") and row["PoSRank · vln_uvo/verb"].startswith("1.00 [")
     # one split's revision alone does not fit a two-split file; a missing id of either split is named
-    bad = board.submit(predictions_bytes(noun, "org/multi", scores=scores, ids=ids, split="noun,verb"), "alice")
+    bad = board.submit(predictions_bytes(noun, "org/multi", scores=scores, ids=ids, split="noun,verb"), ALICE)
     assert "data_revision" in bad.message and not bad.ok
     short = predictions_bytes(noun, "org/multi", scores=scores[:-1], ids=ids[:-1], split="noun,verb",
                               revision=files_revision(noun.files + verb.files))
-    assert "1 id of vln_uvo/verb missing: 'uvo:verb:4'" in board.submit(short, "alice").message
+    assert "1 id of vln_uvo/verb missing: 'uvo:verb:4'" in board.submit(short, ALICE).message
     assert board.store.count() == 2

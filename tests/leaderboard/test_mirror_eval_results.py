@@ -11,6 +11,7 @@ from huggingface_hub import CommitOperationAdd
 
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.example import predictions_bytes
+from helpers import ALICE
 from hardneg.leaderboard.mirror import HubMirror
 
 FEINT = ("feint6k", "msrvtt", "test")
@@ -37,7 +38,7 @@ def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypa
     api = FakeHfApi()
     board = Leaderboard(tmp_path, item_sets, n_resamples=50, mirror=HubMirror("org/results", api=api), compute_blind=False)
     data = predictions_bytes(item_sets[FEINT], "org/m", seed=1)
-    sub = board.submit(data, "alice").submission
+    sub = board.submit(data, ALICE).submission
     assert api.repos == [("org/results", "dataset", True)]
     (commit,) = api.commits
     assert commit["repo_type"] == "dataset" and "org/m v1" in commit["message"]
@@ -46,10 +47,12 @@ def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypa
     assert set(ops) == {f"submissions/feint6k/{sub.id}.json", f"predictions/{sub.id}.parquet"}
     record = json.loads(ops[f"submissions/feint6k/{sub.id}.json"].path_or_fileobj)
     assert record["results"]["metrics"]["R@1"] == sub.results["metrics"]["R@1"] and record["version"] == 1
-    assert ops[f"predictions/{sub.id}.parquet"].path_or_fileobj == data
+    published = pq.read_table(pa.BufferReader(ops[f"predictions/{sub.id}.parquet"].path_or_fileobj))
+    assert published.equals(pq.read_table(pa.BufferReader(data)))  # the same rows; metadata without local paths
+    assert record["file_sha256"] == sub.file_sha256 and record["published_file_sha256"]
     # a Hub outage does not lose the submission; sync pushes it later
     api.fail = True
-    late = board.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=2), "alice")
+    late = board.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=2), ALICE)
     assert late.ok and board.store.count() == 2 and [s.id for s in board.store.unmirrored()] == [late.submission.id]
     api.fail = False
     assert board.mirror.sync(board.store) == 1 and board.store.unmirrored() == []
@@ -63,12 +66,12 @@ def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypa
 
 def test_eval_results_yaml_format(board):
     items = board.item_sets[FEINT]
-    sub = board.submit(predictions_bytes(items, "org/m", seed=1), "alice").submission
+    sub = board.submit(predictions_bytes(items, "org/m", seed=1), ALICE).submission
     files = board.eval_results("org/m")
     assert list(files) == [".eval_results/hardneg-feint6k.yaml"]
     entries = yaml.safe_load(files[".eval_results/hardneg-feint6k.yaml"])
-    assert isinstance(entries, list) and len(entries) == 4
     by_task = {e["dataset"]["task_id"]: e for e in entries}
+    assert isinstance(entries, list) and {"msrvtt/test/R@1", "msrvtt/test/R@2", "msrvtt/test/MeanR"} <= set(by_task)
     e = by_task["msrvtt/test/R@1"]
     assert set(e) == {"dataset", "value", "date", "source", "notes"}
     assert e["dataset"]["id"] == "video-hardneg/feint6k"
@@ -82,10 +85,32 @@ def test_uploaded_bytes_are_stored_under_generated_ids(board):
     """The store holds the file in the database; no uploaded name ever reaches the file system."""
     items = board.item_sets[FEINT]
     before = sorted(p.name for p in board.store.data_dir.iterdir())
-    board.submit(predictions_bytes(items, "../../etc/passwd", seed=1), "alice")  # refused: invalid name
-    out = board.submit(predictions_bytes(items, "org/m", seed=1), "alice")
+    board.submit(predictions_bytes(items, "../../etc/passwd", seed=1), ALICE)  # refused: invalid name
+    out = board.submit(predictions_bytes(items, "org/m", seed=1), ALICE)
     after = sorted(p.name for p in board.store.data_dir.iterdir())
     assert set(after) - set(before) <= {"leaderboard.sqlite-wal", "leaderboard.sqlite-shm"}
     assert len(out.submission.id) == 32 and all(c in "0123456789abcdef" for c in out.submission.id)
     table = pq.read_table(pa.BufferReader(board.store.file_bytes(out.submission.id)))
     assert table.num_rows == len(items)
+
+
+def test_nothing_machine_local_is_published(tmp_path, item_sets):
+    """The dataset folder, a local model folder and paths inside messages never reach the store's metadata, the
+    mirror's record or the published Parquet."""
+    api = FakeHfApi()
+    board = Leaderboard(tmp_path, item_sets, n_resamples=20, mirror=HubMirror("org/results", api=api), compute_blind=False)
+    local = ["/home/alice/built/feint6k", "/home/alice/ckpt/clip", "C:\\Users\\alice\\v1.mp4", "~/videos/v2.mp4"]
+    data = predictions_bytes(item_sets[FEINT], "org/m", seed=1, dataset_path=local[0], hub_id="video-hardneg/feint6k",
+                             model={"name": local[1], "revision": None},
+                             videos={"ok": 7, "unreadable_ids": {"v1": f"cannot open {local[2]}: EOF",
+                                                                 "v2": f"{local[3]} is empty"}})
+    sub = board.submit(data, ALICE).submission
+    ops = {op.path_in_repo: op.path_or_fileobj for op in api.commits[0]["ops"]}
+    record = ops[f"submissions/feint6k/{sub.id}.json"].decode()
+    published = pq.read_schema(pa.BufferReader(ops[f"predictions/{sub.id}.parquet"])).metadata[b"hardneg"].decode()
+    stored = json.dumps(board.store.get(sub.id).metadata)
+    for text in (record, published, stored):
+        assert not any(p in text or p.replace("\\", "\\\\") in text for p in local), text
+        assert "alice/" not in text.replace("org/m", "") and "Users" not in text
+        assert "video-hardneg/feint6k" in text and "<local path>" in text  # Hub ids stay; paths are marked
+    assert "dataset_path" not in json.loads(record)["metadata"]

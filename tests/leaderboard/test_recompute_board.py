@@ -8,6 +8,7 @@ import pytest
 from hardneg.leaderboard.baselines import blind_baseline, random_baseline
 from hardneg.leaderboard.board import REPORTED_STATUS, board_columns
 from hardneg.leaderboard.example import predictions_bytes
+from hardneg.leaderboard.identity import Identity
 from hardneg.leaderboard.recompute import recompute
 from hardneg.ranking import paired_test
 
@@ -33,7 +34,7 @@ def test_multiple_choice_hand_computed(item_sets):
     ranks = [1, 2, 3, 1, 2, 3, 1, 2]
     from hardneg.leaderboard.validate import validate_submission
 
-    sub = validate_submission(predictions_bytes(items, "m", scores=ranked_scores(items, ranks)), "a", item_sets)
+    sub = validate_submission(predictions_bytes(items, "a/m", scores=ranked_scores(items, ranks)), "a", item_sets)
     r = recompute(items, sub.scores, sub.mask, n_resamples=300)
     assert r.metrics["R@1"]["estimate"] == pytest.approx(3 / 8)
     assert r.metrics["R@2"]["estimate"] == pytest.approx(6 / 8)
@@ -96,7 +97,7 @@ def test_columns_per_benchmark(item_sets):
 def submit_all(board, model, submitter, skill, seed, benchmark="feint6k"):
     for key, items in board.item_sets.items():
         if key[0] == benchmark:
-            out = board.submit(predictions_bytes(items, model, seed=seed, skill=skill), submitter)
+            out = board.submit(predictions_bytes(items, model, seed=seed, skill=skill), Identity(submitter, ("org",)))
             assert out.ok, out.message
 
 

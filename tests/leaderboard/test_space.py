@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -16,8 +17,9 @@ FEINT = ("feint6k", "msrvtt", "test")
 BURST, CLIENTS = 50, 10
 
 
-def client(url):
-    return gradio_client.Client(url, verbose=False)
+def client(url, token: str | None = "tok-alice"):
+    """An API client; `token` is the Hub token it passes as `oauth_token` (what `hardneg submit` does)."""
+    return gradio_client.Client(url, verbose=False, oauth_token=token)
 
 
 def write(tmp_path, name, data: bytes):
@@ -26,20 +28,58 @@ def write(tmp_path, name, data: bytes):
     return str(p)
 
 
+def submit(c, path) -> str:
+    return c.predict(gradio_client.handle_file(path), api_name="/submit")
+
+
 def test_api_submit_and_refusal(space, item_sets, tmp_path):
     url, board = space
     c = client(url)
     before = board.store.count()
-    ok = c.predict(gradio_client.handle_file(write(tmp_path, "a.parquet", predictions_bytes(item_sets[FEINT], "api/model", seed=5))),
-                   "alice", api_name="/submit")
-    assert ok.startswith("stored api/model v1 on feint6k/msrvtt/test")
-    bad = c.predict(gradio_client.handle_file(write(tmp_path, "b.parquet", b"not parquet")), "alice", api_name="/submit")
-    assert "not a readable Parquet file" in bad
+    good = write(tmp_path, "a.parquet", predictions_bytes(item_sets[FEINT], "alice/api-model", seed=5))
+    assert submit(c, good).startswith("stored alice/api-model v1 on feint6k/msrvtt/test")
+    assert submit(c, good).startswith("already stored alice/api-model v1")  # a retry: nothing new
+    assert "not a readable Parquet file" in submit(c, write(tmp_path, "b.parquet", b"not parquet"))
     assert board.store.count() == before + 1
-    hist = json.loads(c.predict("api/model", api_name="/history"))
+    hist = json.loads(c.predict("alice/api-model", api_name="/history"))
     assert [h["version"] for h in hist] == [1]
-    assert "hardneg-feint6k.yaml" in c.predict("api/model", api_name="/eval_results")
-    assert c.predict("wrong", "api/model", "hide", "x", api_name="/moderate").startswith("refused")
+    assert "hardneg-feint6k.yaml" in c.predict("alice/api-model", api_name="/eval_results")
+    assert c.predict("wrong", "alice/api-model", "hide", "x", api_name="/moderate").startswith("refused")
+
+
+def test_api_identity_decides_the_namespace(space, item_sets, tmp_path):
+    """No token: nothing stored. A token Hub refuses: nothing stored. bob cannot write alice's or org's names;
+    carol (member of org) can add a version to org/*."""
+    url, board = space
+    items = item_sets[FEINT]
+    before = board.store.count()
+    org_file = write(tmp_path, "org.parquet", predictions_bytes(items, "org/shared", seed=1))
+    assert "sign in with your Hugging Face account" in submit(client(url, token=None), org_file)
+    assert "sign in with your Hugging Face account" in submit(client(url, token="tok-forged"), org_file)
+    assert board.store.count() == before
+    assert submit(client(url), org_file).startswith("stored org/shared v1")
+    takeover = write(tmp_path, "take.parquet", predictions_bytes(items, "org/shared", seed=2))
+    msg = submit(client(url, "tok-bob"), takeover)
+    assert msg.startswith("submission refused") and "is in namespace 'org'; you are signed in as 'bob'" in msg
+    reserved = write(tmp_path, "human.parquet", predictions_bytes(items, "bob/Human", seed=3))
+    assert "is reserved" in submit(client(url, "tok-bob"), reserved)
+    assert submit(client(url, "tok-carol"), takeover).startswith("stored org/shared v2")
+    assert board.store.count() == before + 2
+
+
+def test_uploads_are_capped_and_removed(space, item_sets, tmp_path):
+    from gradio.utils import get_upload_folder
+
+    url, board = space
+    big = tmp_path / "big.parquet"
+    with open(big, "wb") as f:
+        f.truncate(board.upload_limit + 1)
+    with pytest.raises(Exception, match="(?i)size|large|exceed"):
+        submit(client(url), str(big))
+    good = write(tmp_path, "u.parquet", predictions_bytes(item_sets[FEINT], "alice/cleanup", seed=9))
+    name_before = {p.name for p in Path(get_upload_folder()).rglob("u.parquet")}
+    assert submit(client(url), good).startswith("stored alice/cleanup")
+    assert {p.name for p in Path(get_upload_folder()).rglob("u.parquet")} <= name_before  # deleted after use
 
 
 @pytest.mark.slow
@@ -47,47 +87,60 @@ def test_burst_of_concurrent_submissions_each_stored_once(space, item_sets, tmp_
     """50 submissions from 10 client threads over HTTP: every one stored exactly once, counts match."""
     url, board = space
     items = item_sets[FEINT]
-    files = [write(tmp_path, f"burst{i}.parquet", predictions_bytes(items, f"burst/m{i % 5}", seed=100 + i))
+    files = [write(tmp_path, f"burst{i}.parquet", predictions_bytes(items, f"org/burst-m{i % 5}", seed=100 + i))
              for i in range(BURST)]
     before = board.store.count()
 
     def worker(k):
-        c = client(url)
-        return [c.predict(gradio_client.handle_file(files[i]), f"user{i % 5}", api_name="/submit")
-                for i in range(k, BURST, CLIENTS)]
+        c = client(url, ("tok-alice", "tok-carol")[k % 2])
+        return [submit(c, files[i]) for i in range(k, BURST, CLIENTS)]
 
     with ThreadPoolExecutor(CLIENTS) as pool:
         messages = [m for ms in pool.map(worker, range(CLIENTS)) for m in ms]
-    assert len(messages) == BURST and all(m.startswith("stored burst/m") for m in messages), messages[:3]
+    assert len(messages) == BURST and all(m.startswith("stored org/burst-m") for m in messages), messages[:3]
     ids = [m.split("(submission ")[1].split(")")[0] for m in messages]
     assert len(set(ids)) == BURST
-    stored = [s for s in board.store.all_submissions("feint6k") if s.model_id.startswith("burst/")]
+    stored = [s for s in board.store.all_submissions("feint6k") if s.model_id.startswith("org/burst-")]
     assert sorted(s.id for s in stored) == sorted(ids)  # each exactly once
     assert sorted((s.model_id, s.version) for s in stored) == sorted(
-        (f"burst/m{m}", v) for m in range(5) for v in range(1, BURST // 5 + 1))
+        (f"org/burst-m{m}", v) for m in range(5) for v in range(1, BURST // 5 + 1))
     counts = json.loads(client(url).predict(api_name="/counts"))
     assert counts["stored_versions"] == before + BURST
-    table = board.table("feint6k", kinds=["submitted"], search="burst/")
+    table = board.table("feint6k", kinds=["submitted"], search="burst-")
     assert len(table) == 5 and all(f"v{BURST // 5}" in v for v in table["Version"])
-    print(f"\nburst: {BURST} submissions from {CLIENTS} clients -> {len(set(ids))} stored once each; "
-          f"store {counts['stored_versions']} versions; board rows for burst models: {len(table)}")
+    print(f"\nburst: {BURST} submissions from {CLIENTS} clients -> {len(messages)} acknowledged, "
+          f"{len(set(ids))} stored once each; store {counts['stored_versions']} versions; "
+          f"board rows for burst models: {len(table)}")
 
 
 def test_cli_submit_through_the_space(space, item_sets, tmp_path, capsys):
     url, board = space
-    path = write(tmp_path, "cli.parquet", predictions_bytes(item_sets[("contrast_sets", "gender", "test")], "cli/model", seed=3))
-    assert hardneg_main(["submit", path, "--space", url, "--submitter", "carol"]) == 0
-    assert "stored cli/model v1 on contrast_sets/gender/test" in capsys.readouterr().out
-    assert board.store.history("cli/model")[0].submitter == "carol"
-    assert hardneg_main(["submit", path, "--space", url, "--submitter", "mallory"]) == 1
-    assert "already belongs to submitter 'carol'" in capsys.readouterr().out
+    path = write(tmp_path, "cli.parquet", predictions_bytes(item_sets[("contrast_sets", "gender", "test")],
+                                                            "carol/cli-model", seed=3))
+    assert hardneg_main(["submit", path, "--space", url, "--hf-token", "tok-carol"]) == 0
+    assert "stored carol/cli-model v1 on contrast_sets/gender/test" in capsys.readouterr().out
+    assert board.store.history("carol/cli-model")[0].submitter == "carol"
+    assert hardneg_main(["submit", path, "--space", url, "--hf-token", "tok-carol"]) == 0  # a retry: same version
+    assert "already stored carol/cli-model v1" in capsys.readouterr().out
+    assert hardneg_main(["submit", path, "--space", url, "--hf-token", "tok-bob"]) == 1
+    assert "is in namespace 'carol'; you are signed in as 'bob'" in capsys.readouterr().out
+    assert len(board.store.history("carol/cli-model")) == 1
+
+
+def test_cli_submit_needs_a_token_for_a_space(tmp_path, item_sets, monkeypatch, capsys):
+    import hardneg.cli.submit as cli
+
+    monkeypatch.setattr(cli, "hub_token", lambda explicit=None: explicit)
+    path = write(tmp_path, "p.parquet", predictions_bytes(item_sets[FEINT], "alice/x", seed=1))
+    assert hardneg_main(["submit", path, "--space", "http://127.0.0.1:9"]) == 2
+    assert "hf auth login" in capsys.readouterr().err
 
 
 def test_cli_submit_local_folder(tmp_path, bench_root, item_sets, capsys):
-    path = write(tmp_path, "p.parquet", predictions_bytes(item_sets[FEINT], "local/model", seed=1))
+    path = write(tmp_path, "p.parquet", predictions_bytes(item_sets[FEINT], "dave/local-model", seed=1))
     store = tmp_path / "lb"
     assert hardneg_main(["submit", path, "--space", str(store), "--benchmarks", str(bench_root), "--submitter", "dave"]) == 0
-    assert "stored local/model v1" in capsys.readouterr().out
+    assert "stored dave/local-model v1" in capsys.readouterr().out
     assert hardneg_main(["submit", str(tmp_path / "missing.parquet"), "--space", str(store)]) == 2
     assert "not found" in capsys.readouterr().err
 

@@ -135,10 +135,10 @@ class CrossBenchmarkResult(AnalysisResult):
                 f"{self.params['rule']}):\n" + format_table(list(self.PAIR_COLUMNS), pairs, digits))
 
     def figure_size(self):
-        return (11.0, 3.0 + 0.5 * max(len(self.rows), len(self.pairs)))
+        return (10.0, 2.5 + 0.45 * (len(self.rows) + len(self.pairs)))
 
     def _draw(self, fig) -> None:
-        left, right = fig.subplots(1, 2)
+        left, right = fig.subplots(2, 1, height_ratios=[max(len(self.rows), 1), max(len(self.pairs), 1)])
         names = [r["input"] for r in self.rows]
         y = np.arange(len(names))
         for off, key, label in ((-0.2, "all", "all items"), (0.2, "shared", "videos every input shares")):
@@ -147,11 +147,14 @@ class CrossBenchmarkResult(AnalysisResult):
             hi = np.asarray([np.nan if r[f"high_{key}"] is None else 100 * r[f"high_{key}"] for r in self.rows])
             err = np.vstack([np.nan_to_num(val - lo), np.nan_to_num(hi - val)])
             left.barh(y + off, np.nan_to_num(val), height=0.4, xerr=err, capsize=3, label=label)
+            for yi, v in zip(y + off, val):
+                left.text(1, yi, "no items" if np.isnan(v) else f"{v:.1f}", va="center", fontsize="x-small")
         left.set_yticks(y, names)
+        left.invert_yaxis()
         left.set_xlabel("R@1 (%) with 95% CI")
         left.set_xlim(0, 100)
-        left.set_title("accuracy per input")
-        left.legend(loc="lower right", fontsize="small")
+        left.set_title("R@1 per input: all items and the videos every input shares")
+        left.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
         labels = [f"{p['a']} vs {p['b']} (n={p['shared_videos']})" for p in self.pairs]
         yp = np.arange(len(self.pairs))
         start = np.zeros(len(self.pairs))
@@ -163,10 +166,11 @@ class CrossBenchmarkResult(AnalysisResult):
             right.barh(yp, share, left=start, color=colour, label=text)
             start += share
         right.set_yticks(yp, labels)
+        right.invert_yaxis()
         right.set_xlim(0, 100)
-        right.set_xlabel(f"share of shared videos (%), video right = rule '{self.params['rule']}'")
-        right.set_title("agreement per pair of inputs")
-        right.legend(loc="lower right", fontsize="small")
+        right.set_xlabel("share of the videos the pair shares (%)")
+        right.set_title(f"agreement per pair of inputs (a video is right when rule '{self.params['rule']}' holds)")
+        right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
 
 
 def cross_benchmark_view(parts: list[Part], rule: str = "all", ties: str = "expected", n_resamples: int = 1000,

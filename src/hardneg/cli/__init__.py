@@ -18,6 +18,8 @@ from hardneg import __version__
 #: subcommand -> (module, extra that provides its dependencies, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "quickstart": ("hardneg.cli.quickstart", "models", "score the built-in sample with the built-in tiny model and print results"),
+    "list": ("hardneg.cli.list_benchmarks", "datasets", "list the benchmarks: task, configs, sizes, metrics, license, Hub id, paper"),
+    "run": ("hardneg.cli.run", "models", "score a model on many benchmarks and print every headline metric"),
     "build": ("hardneg.cli.build", "datasets", "build a benchmark's Hub dataset repo from its raw release"),
     "generate": ("hardneg.cli.generate", "generate", "generate hard negatives for a caption corpus"),
     "score": ("hardneg.cli.score", "models", "score a video-text model on a benchmark and write predictions"),

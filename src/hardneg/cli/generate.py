@@ -84,10 +84,11 @@ def parse_set(values: list[str]) -> dict[str, Any]:
     return out
 
 
-def text_table(path: Path, id_column: str) -> Any:
-    """A caption .txt file as a table: plain lines (ids: zero-padded line numbers, as the runner
-    numbers them) or release lines ``<key>**#**<caption>`` (ids: the keys; video_id: the key's
-    video part, e.g. ``--7qK_w-g3Y`` of ``--7qK_w-g3Y##*##1``). One file is one format."""
+def release_table(path: Path, id_column: str) -> Any:
+    """A caption .txt file in the release format ``<key>**#**<caption>`` as a table (ids: the keys;
+    video_id: the key's video part, e.g. ``--7qK_w-g3Y`` of ``--7qK_w-g3Y##*##1``; captions: the
+    text after the separator), or None for a plain file (one caption per line), which the runner
+    reads as before (ids: zero-padded line numbers). One file is one format."""
     import pyarrow as pa
 
     from hardneg.generators.common import CAPTION_KEY_SEPARATOR, read_caption_lines, release_video_id
@@ -95,16 +96,14 @@ def text_table(path: Path, id_column: str) -> Any:
     lines = read_caption_lines(path)
     keyed = [key is not None for key, _ in lines]
     if not any(keyed):
-        width = max(6, len(str(len(lines))))
-        ids = [f"{i:0{width}d}" for i in range(len(lines))]
-        return pa.table({id_column: pa.array(ids, pa.string()), "text": pa.array([c for _, c in lines], pa.string())})
+        return None
     if not all(keyed):
         n = keyed.index(False) + 1
         raise ValueError(f"--input {path}: non-empty line {n} has no '{CAPTION_KEY_SEPARATOR}' although others do; "
                          f"use one format per file: '<key>{CAPTION_KEY_SEPARATOR}<caption>' lines or one caption per line")
-    empty = [key for key, caption in lines if not key or not caption]
-    if empty:
-        raise ValueError(f"--input {path}: a line with key {empty[0]!r} has an empty key or caption")
+    empty = next((key for key, caption in lines if not key or not caption), None)
+    if empty is not None:
+        raise ValueError(f"--input {path}: the line with key {empty!r} has an empty key or caption")
     keys = [key for key, _ in lines]
     return pa.table({id_column: pa.array(keys, pa.string()), "text": pa.array([c for _, c in lines], pa.string()),
                      "video_id": pa.array([release_video_id(k) for k in keys], pa.string())})
@@ -117,8 +116,9 @@ def read_captions(args: argparse.Namespace) -> Any:
     from hardneg.runner import load_input
 
     src = Path(args.input)
-    if src.is_file() and src.suffix.lower() == ".txt":
-        table = load_input(text_table(src, args.id_column), id_column=args.id_column)
+    keyed = release_table(src, args.id_column) if src.is_file() and src.suffix.lower() == ".txt" else None
+    if keyed is not None:
+        table = load_input(keyed, id_column=args.id_column)
     elif src.exists():
         table = load_input(src, id_column=args.id_column)
     elif args.input.count("/") == 1 and not args.input.startswith((".", "/")):

@@ -42,7 +42,10 @@ def add_parser(subparsers) -> None:
     g.add_argument("--frames", type=int, default=8, help="frames sampled uniformly per video (default 8)")
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling (default: all frames)")
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames in pixels (default 224; 0 keeps the size)")
-    g.add_argument("--decoder", default="pyav", choices=("pyav",), help="video decoder (default pyav)")
+    g.add_argument("--decoder", default="pyav", choices=("pyav", "torchcodec"),
+                   help="video decoder (default pyav; torchcodec is optional and decodes on the GPU, see docs/scoring-speed.md)")
+    g.add_argument("--scaler", default="pil", choices=("pil", "swscale"),
+                   help="how pyav frames are resized (default pil: the pixels of every earlier release; swscale is faster)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
@@ -56,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.scoring import score_benchmark
     from hardneg.video import FrameSettings
 
-    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None, decoder=args.decoder)
+    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None, decoder=args.decoder,
+                           scaler=args.scaler)
     kw = backend_kwargs(args)
     splits = [s for s in args.split.split(",") if s] if args.split else None
     res = score_benchmark(

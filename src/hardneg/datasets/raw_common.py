@@ -21,7 +21,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import pyarrow as pa
 
@@ -60,10 +60,12 @@ class RawFolder:
     """Every file under a raw folder, each marked used or ignored with the reason.
 
     Hidden files (`.DS_Store`) and hidden folders are listed as ignored without being read.
-    Construction fails, in one error listing them all, when data files are empty (0 bytes).
+    Construction fails, in one error listing them all, when files that `release_name` says are
+    release files (default: any data extension) are empty (0 bytes); another empty file is
+    listed as ignored.
     """
 
-    def __init__(self, root: str | Path, benchmark: str):
+    def __init__(self, root: str | Path, benchmark: str, release_name: Callable[[Path], bool] | None = None):
         self.root = Path(root)
         self.benchmark = benchmark
         self.entries: dict[str, dict[str, str]] = {}
@@ -74,7 +76,12 @@ class RawFolder:
             for d in sorted(dirnames):
                 if d.startswith("."):
                     self.entries[self.rel(here / d) + "/"] = {"status": "ignored", "reason": "hidden folder, not searched"}
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                elif (here / d).is_symlink():
+                    self.entries[self.rel(here / d) + "/"] = {
+                        "status": "ignored",
+                        "reason": "link to a folder, not followed (copy the release files into the raw folder, or pass the linked folder as --raw)",
+                    }
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (here / d).is_symlink())
             for name in sorted(filenames):
                 path = here / name
                 rel = self.rel(path)
@@ -84,8 +91,11 @@ class RawFolder:
                 if not path.is_file():
                     self.entries[rel] = {"status": "ignored", "reason": "not a regular file (broken link, socket or device)"}
                     continue
-                if path.stat().st_size == 0 and path.suffix.lower() in DATA_SUFFIXES:
-                    empty.append(rel)
+                if path.stat().st_size == 0:
+                    if release_name(path) if release_name else path.suffix.lower() in DATA_SUFFIXES:
+                        empty.append(rel)
+                    else:
+                        self.entries[rel] = {"status": "ignored", "reason": f"empty (0 bytes); the name is not that of a {benchmark} release file"}
                     continue
                 self._files.append(path)
         if empty:
@@ -152,15 +162,25 @@ def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError, skipped: int
 
 
 def read_text(path: Path) -> str:
-    """The whole file as UTF-8 text (a leading BOM is dropped); a bad byte is named by line, column and offset."""
+    """The whole file as UTF-8 text (a leading BOM is dropped); a bad byte or a NUL is named by line, column and offset."""
     data = Path(path).read_bytes()
     skipped = 0
     if data.startswith(codecs.BOM_UTF8):
         data, skipped = data[len(codecs.BOM_UTF8) :], len(codecs.BOM_UTF8)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _decode_error(path, data, exc, skipped) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise RawFormatError(
+            path,
+            f"a NUL byte at line {line}, column {nul - (text.rfind(chr(10), 0, nul) + 1) + 1} (the file is binary or damaged)",
+            "re-download the file; it must be plain UTF-8 text",
+            row=line,
+        )
+    return text
 
 
 def read_head(path: Path, n_bytes: int = 65_536) -> str:
@@ -263,7 +283,7 @@ def loads_json(text: str, path: Path, row: int | str | None = None, check_duplic
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys(path) if check_duplicate_keys else None)
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip()) - 1
+        truncated = exc.pos >= len(text.rstrip()) - 1 or (exc.msg.startswith("Unterminated string") and "\n" not in text[exc.pos : len(text.rstrip())])
         problem = f"invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})" if row is None else f"invalid JSON at column {exc.colno} ({exc.msg})"
         if truncated:
             problem += f"; {what} ends early, it looks truncated"
@@ -285,7 +305,8 @@ def load_json_strict(path: Path, check_duplicate_keys: bool = True) -> Any:
     text = read_text(path)
     if not text.strip():
         raise RawFormatError(path, "the file is empty (only whitespace)", "re-download the file from the authors' release")
-    where = nesting_position(text) if len(text) <= 32_000_000 else None  # larger: caught as RecursionError
+    # an exact scan before parsing; larger files (token-dense ones scan at ~7 MB/s) rely on the RecursionError catch
+    where = nesting_position(text) if len(text) <= 8_000_000 else None
     if where:
         raise RawFormatError(
             path,
@@ -351,6 +372,14 @@ def read_delimited(
             i += 1
             if not values or (len(values) == 1 and not values[0].strip()):
                 continue  # blank line (e.g. at the end of the file)
+            spanning = next((h for h, v in zip(header, values) if "\n" in v or "\r" in v), None)
+            if spanning is not None:
+                raise RawFormatError(
+                    path,
+                    f"field '{spanning}' runs over several lines (up to line {reader.line_num}): an unclosed double quote",
+                    "close the quote or remove the stray \" at the start of the field; one record per line",
+                    row=i,
+                )
             if len(values) != len(header):
                 raise RawFormatError(
                     path,
@@ -401,7 +430,12 @@ def check_text(value: Any, path: Path, row: int | str | None, field: str, fix: s
     if not value.strip() and not optional:
         raise RawFormatError(path, f"field '{field}' is empty", fix, row)
     if len(value) > MAX_FIELD_CHARS:
-        raise RawFormatError(path, f"field '{field}' is {len(value):,} characters long, over the bound of {MAX_FIELD_CHARS:,}", fix, row)
+        raise RawFormatError(
+            path,
+            f"field '{field}' is {len(value):,} characters long, over the bound of {MAX_FIELD_CHARS:,}",
+            "the file is damaged (no caption or id is this long); re-download or regenerate it",
+            row,
+        )
     return value
 
 

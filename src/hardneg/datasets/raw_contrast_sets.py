@@ -176,7 +176,7 @@ def _is_item_line(line: str) -> bool:
 
 def parse(raw: Path) -> BenchmarkBuild:
     """Validate and convert the released tables and any generator output under `raw` (recognized by content)."""
-    folder = RawFolder(raw, "contrast_sets")
+    folder = RawFolder(raw, "contrast_sets", lambda p: "contrast" in p.name.lower() or p.suffix.lower() in (".tsv", ".csv", ".jsonl", ".parquet"))
     tables: list[tuple[Path, str]] = []
     generated: list[Path] = []
     for path in folder.files:

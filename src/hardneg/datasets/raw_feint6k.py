@@ -106,7 +106,7 @@ def config_of(path: Path, rows: list[tuple[int, dict[str, str]]]) -> str:
 
 def parse(raw: Path) -> BenchmarkBuild:
     """Validate and convert every Feint6K CSV found under `raw` (recognized by header or name)."""
-    folder = RawFolder(raw, "feint6k")
+    folder = RawFolder(raw, "feint6k", lambda p: "feint6k" in p.name.lower() or p.suffix.lower() in (".csv", ".tsv"))
     release_names = {name for name, _ in FILES.values()}
     found: dict[str, tuple[Path, str, list]] = {}
     for path in folder.files:

@@ -244,7 +244,7 @@ def config_of_queries(path: Path, table: list[tuple[int, dict[str, str]]]) -> st
 
 def parse(raw: Path) -> BenchmarkBuild:
     """Validate and convert the FIRE release JSON and the queries files under `raw` (recognized by content)."""
-    folder = RawFolder(raw, "fire")
+    folder = RawFolder(raw, "fire", lambda p: p.suffix.lower() in (".json", ".csv", ".tsv") or "queries" in p.name.lower())
     release = find_release(raw, folder)
     query_files: dict[str, tuple[Path, str, list]] = {}
     for path in folder.files:

@@ -375,15 +375,20 @@ def _name_info(path: Path) -> dict[str, Any] | None:
     }
 
 
+def release_name(path: Path) -> bool:
+    """Names of PoSRank negatives and caption sources (a 0-byte one is a failed download: an error)."""
+    return bool(FILE_PATTERN.match(path.name) or _CAPTION_NAME.search(path.name))
+
+
 def parse(raw: Path) -> BenchmarkBuild:
     """Validate and convert every PoSRank negatives JSON under `raw`, each joined to its caption source."""
-    folder = RawFolder(raw, "posrank")
+    folder = RawFolder(raw, "posrank", release_name)
     negatives: list[NegativesFile] = []
     sources: list[CaptionSource] = []
     for path in folder.files:
         head = read_head(path)
         info = _name_info(path) if path.suffix.lower() == ".json" else None
-        if info is None and looks_binary(head):
+        if info is None and looks_binary(head) and not _CAPTION_NAME.search(path.name):
             folder.ignore(path, "binary file (not JSON or text)")
             continue
         if info is not None:
@@ -496,10 +501,12 @@ def _pick_source(neg: NegativesFile, sources: list[CaptionSource], folder: RawFo
         keys.append(split_key(key, neg.path, key))
     candidates = [s for s in sources if s.kind in neg.ds.caption_kinds]
     if not candidates:
-        seen = "; ".join(f"{e['path']} ({e['reason']})" for e in folder.report() if e["status"] == "ignored")
+        seen = "; ".join(
+            f"{rel} ({e['reason']})" for rel, e in sorted(folder.entries.items()) if e["status"] == "ignored" and not Path(rel).name.startswith(".")
+        )
         raise FileNotFoundError(
             f"{neg.path}: no caption source for these {neg.ds.title} negatives (the positives are not in the JSON). "
-            f"Put {neg.ds.caption_help}"
+            f"Needed, next to the negatives file or anywhere under {folder.root}: {neg.ds.caption_help}"
             + (f". Files in the raw folder not usable as one: {seen}" if seen else "")
         )
 

@@ -6,6 +6,10 @@ IDs are matched as whole words from the movie's character list; all mentions of 
 get the same replacement, and IDs already in the description are not used as
 replacements while others are available (so "Jenko and Schmidt" never becomes
 "Schmidt and Schmidt").
+
+Provenance: ``span``/``replacement`` are the one region from the first swapped mention to the
+last, with ``span_start``/``span_end`` its character offsets (``positive[:span_start] +
+replacement + positive[span_end:] == negative``); every swap is in ``details["swaps"]``.
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from hardneg.generators.common import batch_records, caption_rng, mc_row, negative_record, rows_to_columns
+from hardneg.generators.common import batch_records, caption_rng, edit_region, mc_row, negative_record, rows_to_columns
 
 NAME = "contrast-character-id"
-VERSION = "1.0"
+VERSION = "1.1"  # 1.1: span/replacement cover every swapped mention, with exact offsets
 
 Characters = dict[str, dict[str, str]]  # movie -> {character id -> gender}
 
@@ -80,17 +84,18 @@ def id_negative(rec: Mapping[str, Any], characters: Characters, *, seed: int) ->
                 return None  # no other ID of this gender in the movie
             continue
         mapping[name] = pool[rng.randrange(len(pool))]
-    out = text
-    for start, end, name in reversed(mentions):
-        if name in mapping:
-            out = out[:start] + mapping[name] + out[end:]
+    edits = [(start, end, mapping[name]) for start, end, name in mentions if name in mapping]
+    if not edits:
+        return None
+    # one region from the first swapped mention to the last
+    out, span_start, span_end, span, replacement = edit_region(text, edits)
     if out == text:
         return None
     first = order[0]
     details = {"movie": str(movie), "swaps": [[a, b] for a, b in mapping.items()],
                "gender": names[first], "ids_in_caption": len(order)}
-    neg = (out, "id", negative_record(NAME, VERSION, "id-swap", pos="propn", span=first,
-                                      replacement=mapping[first], seed=seed, details=details))
+    neg = (out, "id", negative_record(NAME, VERSION, "id-swap", pos="propn", span=span, replacement=replacement,
+                                      seed=seed, details=details, span_start=span_start, span_end=span_end))
     return mc_row(rec["id"], f"{rec['id']}/id", rec["video_id"], text, [neg], category="id",
                   source_dataset=rec.get("source_dataset"), source_split=rec.get("source_split"),
                   manipulated_index=1)

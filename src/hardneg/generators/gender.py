@@ -4,16 +4,23 @@ One gendered noun of the caption is swapped through the paper's word map (singul
 and plural kept; several alternatives -> uniform seeded choice). Only one noun is
 swapped so that the meaning really changes ("man and woman walk" would otherwise
 stay true). Then every pronoun of the original noun's gender is swapped too.
+
+Provenance: ``span``/``replacement`` are the one region from the first swapped word to the
+last (``man ... his`` -> ``woman ... her``), with ``span_start``/``span_end`` its character
+offsets, so ``positive[:span_start] + replacement + positive[span_end:] == negative``; the noun
+swap alone is in ``details`` (``noun``, ``new_noun``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from hardneg.generators.common import batch_records, caption_rng, match_case, mc_row, negative_record, rows_to_columns
+from hardneg.generators.common import (
+    batch_records, caption_rng, edit_region, match_case, mc_row, negative_record, rows_to_columns,
+)
 
 NAME = "contrast-gender"
-VERSION = "1.0"
+VERSION = "1.1"  # 1.1: span/replacement cover every swapped word, with exact offsets
 
 #: Table 6 of the paper, exactly.
 GENDER_MAP: dict[str, tuple[str, ...]] = {
@@ -65,17 +72,16 @@ def gender_negatives(rec: Mapping[str, Any], doc: Any, *, seed: int, n_negatives
                 new = swap_pronoun(t.text, t.tag_)
                 edits.append((t.idx, t.idx + len(t.text), new))
                 swapped.append([t.text, new])
-        out = text
-        for start, end, repl in sorted(edits, reverse=True):
-            out = out[:start] + repl + out[end:]
+        # one region from the first edit to the last: 'man ... his' -> 'woman ... her'
+        out, start, end, span, replacement = edit_region(text, edits)
         if out in seen:
             continue
         seen.add(out)
-        details = {"noun_index": noun.i, "alternatives": list(alternatives), "pronouns": swapped,
-                   "gendered_nouns": len(nouns)}
+        details = {"noun": noun.text, "new_noun": new_noun, "noun_index": noun.i, "alternatives": list(alternatives),
+                   "pronouns": swapped, "gendered_nouns": len(nouns)}
         negatives.append((out, "gender", negative_record(
-            NAME, VERSION, "gender-map", pos="noun", span=noun.text, replacement=new_noun, seed=seed,
-            details=details)))
+            NAME, VERSION, "gender-map", pos="noun", span=span, replacement=replacement, seed=seed,
+            details=details, span_start=start, span_end=end)))
     if not negatives:
         return None
     return mc_row(rec["id"], f"{rec['id']}/gender", rec["video_id"], text, negatives, category="gender",

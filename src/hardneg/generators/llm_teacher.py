@@ -16,7 +16,7 @@ import numpy as np
 from hardneg.generators.common import batch_records, caption_rng, mc_row, negative_record, rows_to_columns
 
 NAME = "llm-teacher-mask-fill"
-VERSION = "1.0"
+VERSION = "1.1"  # 1.1: exact span offsets in the provenance
 DEFAULT_MLM = "FacebookAI/xlm-roberta-base"
 #: The paper does not state tau; 0.07 is the usual contrastive temperature.
 DEFAULT_TAU = 0.07
@@ -140,7 +140,7 @@ class LlmTeacherBatchFn:
                     details["tau"] = self.tau
                 negatives.append((new, "llm_fill", negative_record(
                     NAME, VERSION, "mlm-fill", pos="verb", span=tok.text, replacement=word, seed=self.seed,
-                    details=details)))
+                    details=details, span_start=tok.idx, span_end=tok.idx + len(tok.text))))
             rows.append(mc_row(rec["id"], f"{rec['id']}/llm_fill", rec["video_id"], text, negatives,
                                category="llm_fill", source_dataset=rec.get("source_dataset"),
                                source_split=rec.get("source_split")))

@@ -190,22 +190,25 @@ class CandidateSource:
                 self._cache[key] = ("antonym", None, self._keep(names, word))
         return self._cache[key]
 
-    def siblings(self, word: str, upos: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """Tier 2 (``replaced_word``): ((hypernym, its hyponyms), ...) for the hypernym lemma names
-        of the word's synsets (``get_hypernyms``) and the hyponym lemma names of each hypernym
-        name's synsets (``get_hyponyms``), both in the WordNet part of speech mapped from `upos`."""
-        key = ("sibling", word, upos)
+    def hypernyms(self, word: str, upos: str) -> tuple[str, ...]:
+        """Tier 2, first step (``get_hypernyms``): the hypernym lemma names of the word's synsets in
+        the WordNet part of speech mapped from `upos` (as caption text, each once)."""
+        key = ("hypernyms", word, upos)
         if key not in self._cache:
             wn_pos = WORDNET_POS.get(upos, "n")
-            hypernyms = self._keep((lem.name() for s in self.wordnet.synsets(word, wn_pos)
-                                    for h in related(s, "hypernyms") for lem in h.lemmas()), "")
-            out = []
-            for h in hypernyms:
-                hypos = self._keep((lem.name() for s in self.wordnet.synsets(h.replace(" ", "_"), wn_pos)
-                                    for c in related(s, "hyponyms") for lem in c.lemmas()), word)
-                if hypos:
-                    out.append((h, hypos))
-            self._cache[key] = tuple(out)
+            self._cache[key] = self._keep((lem.name() for s in self.wordnet.synsets(word, wn_pos)
+                                           for h in related(s, "hypernyms") for lem in h.lemmas()), "")
+        return self._cache[key]
+
+    def hyponyms(self, name: str, upos: str) -> tuple[str, ...]:
+        """Tier 2, second step (``get_hyponyms``): the hyponym lemma names of every synset of the
+        lemma name `name` (not only the sense it was reached by), same part of speech; cached per
+        name, so a hypernym many words share ('person') is read once."""
+        key = ("hyponyms", name, upos)
+        if key not in self._cache:
+            wn_pos = WORDNET_POS.get(upos, "n")
+            self._cache[key] = self._keep((lem.name() for s in self.wordnet.synsets(name.replace(" ", "_"), wn_pos)
+                                           for c in related(s, "hyponyms") for lem in c.lemmas()), "")
         return self._cache[key]
 
     def hypernym_antonyms(self, word: str, upos: str) -> tuple[str, ...]:
@@ -306,18 +309,23 @@ def ranked_candidates(
                 take("hypernym-antonym", lem)
         elif tier == "sibling":
             # replaced_word: random.choice over the hypernyms, then over that hypernym's hyponyms;
-            # repeated without putting a drawn hyponym back, up to sibling_limit words.
-            pools = [(h, list(hs)) for h, hs in source.siblings(word, target.upos)]
+            # repeated without putting a drawn hyponym back (a hypernym with none left is dropped),
+            # until sibling_limit words are taken. Hyponym lists are read only for drawn hypernyms.
+            hypernyms = list(source.hypernyms(word, target.upos))
+            pools: dict[str, list[str]] = {}
             taken = 0
-            while pools and taken < settings.sibling_limit and len(out) < k:
-                i = rng.randrange(len(pools))
-                h, hypos = pools[i]
-                lem = hypos.pop(rng.randrange(len(hypos)))
-                if not hypos:
-                    pools.pop(i)
-                before = len(out)
-                take("sibling", lem)
-                taken += len(out) > before
+            while hypernyms and taken < settings.sibling_limit and len(out) < k:
+                i = rng.randrange(len(hypernyms))
+                h = hypernyms[i]
+                pool = pools.get(h)
+                if pool is None:
+                    pool = pools[h] = list(source.hyponyms(h, target.upos))
+                if pool:
+                    before = len(out)
+                    take("sibling", pool.pop(rng.randrange(len(pool))))
+                    taken += len(out) > before
+                if not pool:
+                    hypernyms.pop(i)
         elif tier == "vocabulary":
             if settings.vocabulary_pos == "any":
                 _vocabulary_any_pos(take, vocabulary, rng, k, out)
@@ -374,13 +382,17 @@ def choose_target(targets: list[Target], pos: str, source: CandidateSource, rng:
     return targets[rng.randrange(len(targets))]
 
 
-def word_details(lemma: str, target: Target, article_fixed: bool, vocabulary_pos: str | None = None) -> str:
-    """`details_json` of a single-word negative, written directly (this runs once per negative).
-    Lemmas hold letters, spaces, hyphens and apostrophes and Penn tags letters and '$', so only
-    the lemma goes through `json.dumps`."""
+def word_details(lemma: str, target: Target, article_fixed: bool, vocabulary_pos: str | None = None,
+                 occurrences: int = 1) -> str:
+    """`details_json` of a single-word negative, written directly (this runs once per negative):
+    keys in sorted order, the lemma through `json.dumps` only when it needs escaping (Penn tags
+    hold letters and '$')."""
     head = '{"article_fixed":true,' if article_fixed else "{"
+    quoted = f'"{lemma}"' if lemma.isprintable() and '"' not in lemma and "\\" not in lemma else json.dumps(
+        lemma, ensure_ascii=False)
+    occ = f',"occurrences":{occurrences}' if occurrences > 1 else ""
     vp = f',"vocabulary_pos":"{vocabulary_pos}"' if vocabulary_pos else ""
-    return f'{head}"lemma":{json.dumps(lemma, ensure_ascii=False)},"tag":"{target.tag}","token_index":{target.index}{vp}}}'
+    return f'{head}"lemma":{quoted}{occ},"tag":"{target.tag}","token_index":{target.index}{vp}}}'
 
 
 def occurrences(text: str, target: Target, replace_all: bool) -> list[tuple[int, int]]:
@@ -412,7 +424,6 @@ def word_negatives(
     # the caption's case and articles are read once, not per candidate
     slots = [article_slot(text[:a]) if settings.fit_surface else None for a, _ in spans]
     case = case_of(target.text)
-    extra = f',"occurrences":{len(spans)}' if len(spans) > 1 else ""
     for rule, lemma, form, vocab_pos in ranked_candidates(target, pos, source, vocabulary, rng, k, settings):
         # fitted: inflected, cased and a/an agreed; as-is: the word as WordNet/the vocabulary has it
         repl = apply_case(form, case) if settings.fit_surface else lemma
@@ -431,10 +442,9 @@ def word_negatives(
         if new in seen:
             continue
         seen.add(new)
-        details = word_details(lemma, target, fixed, vocab_pos)
         negatives.append((new, pos, negative_record(
             NAME, VERSION, rule, pos=pos, span=span, replacement=replacement, seed=seed,
-            details=details[:-1] + extra + "}" if extra else details, span_start=start, span_end=end)))
+            details=word_details(lemma, target, fixed, vocab_pos, len(spans)), span_start=start, span_end=end)))
     if not negatives:
         return None
     return mc_row(rec["id"], f"{rec['id']}/{pos}", rec["video_id"], text, negatives, category=pos,

@@ -23,7 +23,7 @@ import numpy as np
 from hardneg.generators.common import batch_records, caption_rng, mc_row, negative_record, rows_to_columns
 
 NAME = "contrast-verb-lm"
-VERSION = "1.0"
+VERSION = "1.1"  # 1.1: exact span offsets in the provenance
 DEFAULT_T5 = "google-t5/t5-base"
 DEFAULT_GPT2 = "openai-community/gpt2-xl"
 SENTINEL_0, SENTINEL_1 = "<extra_id_0>", "<extra_id_1>"
@@ -219,7 +219,8 @@ class VerbPhraseBatchFn:
         rejected = dict(sorted(stats.items()))  # how many candidates each filter removed, for the audit
         negatives = [(new, "verb_lm", negative_record(NAME, VERSION, "lm-infill", pos="verb", span=span,
                                                       replacement=fill, seed=self.seed,
-                                                      details={**details, "rejected": rejected}))
+                                                      details={**details, "rejected": rejected},
+                                                      span_start=start, span_end=end))
                      for new, fill, details in kept]
         return mc_row(rec["id"], f"{rec['id']}/verb_lm", rec["video_id"], text, negatives, category="verb_lm",
                       source_dataset=rec.get("source_dataset"), source_split=rec.get("source_split"),

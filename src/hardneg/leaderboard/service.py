@@ -24,8 +24,7 @@ from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
 from hardneg.leaderboard.store import Store, StoredSubmission
-from hardneg.leaderboard.validate import (MAX_FILE_BYTES, SubmissionError, open_source, upload_limit,
-                                          validate_submission)
+from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, upload_limit, validate_submission
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +97,8 @@ class Leaderboard:
         except SubmissionError as exc:
             return SubmitOutcome(False, str(exc))
         if not isinstance(data, (bytes, bytearray, memoryview)):
-            source, size = open_source(data)
-            data = source.read_at(size, 0).to_pybytes()  # validated, so bounded
+            data = Path(data).read_bytes()  # validated, so its size is bounded
+        data = bytes(data)
         sha = hashlib.sha256(data).hexdigest()
         wanted = {(p.items.benchmark, p.items.config, p.items.split) for p in sub.parts}
         before = [s for s in self.store.find_file(sub.model_id, sha) if (s.benchmark, s.config, s.split) in wanted]

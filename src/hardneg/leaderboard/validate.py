@@ -319,7 +319,7 @@ def check_columns(schema: pa.Schema, problems: list[str]) -> bool:
             ok = False
     extra = [c for c in names if c not in ("id", "scores")]
     if extra:
-        problems.append(f"unexpected columns {_examples(extra)}; a predictions file holds only 'id' and 'scores'")
+        problems.append(f"unexpected columns [{_examples(extra)}]; a predictions file holds only 'id' and 'scores'")
         ok = False
     if len(names) != len(set(names)):
         problems.append("a column name appears twice; a predictions file holds one 'id' and one 'scores' column")

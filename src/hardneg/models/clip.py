@@ -3,6 +3,10 @@
 This is the "CLIP zero-shot" baseline of the contrast-set and Feint6K papers. Any
 `transformers` CLIP checkpoint works (default `openai/clip-vit-base-patch32`); `tiny-clip`
 is the random-weight model shipped in the package for offline runs and tests.
+
+Frames are preprocessed as tensors on the model's device (`hardneg.models.preprocess`), with
+the same pixel values as the checkpoint's PIL image processor; `preprocess_frames` (the
+processor itself, on threads) remains for processor settings that path does not reproduce.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
+from hardneg.models.preprocess import PixelPipeline
 from hardneg.models.registry import register
 from hardneg.threads import chunks, thread_map
 
@@ -25,6 +30,11 @@ def preprocess_frames(processor, frames: np.ndarray, per_thread: int = 16):
 
     pieces = thread_map(lambda f: processor(images=list(f), return_tensors="pt")["pixel_values"], chunks(frames, per_thread))
     return torch.cat(pieces) if len(pieces) > 1 else pieces[0]
+
+
+def as_numpy_frames(video) -> np.ndarray:
+    """(T, H, W, 3) uint8 frames as numpy (a torch tensor, e.g. from the torchcodec decoder, is copied to the CPU)."""
+    return video.cpu().numpy() if hasattr(video, "cpu") else np.asarray(video)
 
 
 def _is_clip_id(model: str) -> bool:
@@ -49,6 +59,7 @@ class CLIPVideoModel(VideoTextModel):
         self.model = CLIPModel.from_pretrained(self.model_id, dtype=dt, **kw).to(self.device).eval()
         self.tokenizer = AutoTokenizer.from_pretrained(self.model_id, **kw)
         self.processor = CLIPImageProcessorPil.from_pretrained(self.model_id, **kw)
+        self.pixels = PixelPipeline.for_processor(self.processor)  # None: settings it does not reproduce
         self.revision = hub_revision(self.model_id, revision, self.model)
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
         self.text_batch, self.frame_batch = text_batch, frame_batch
@@ -67,13 +78,24 @@ class CLIPVideoModel(VideoTextModel):
         dim = self.model.config.projection_dim
         return np.concatenate(out) if out else np.zeros((0, dim), np.float32)
 
-    def _frame_embeddings(self, frames: np.ndarray) -> np.ndarray:
+    def _pixel_batches(self, videos):
+        """Pixel values of all frames of `videos`, `frame_batch` frames at a time, on the model's device."""
+        if self.pixels is None:
+            frames = np.concatenate([as_numpy_frames(v) for v in videos])
+            for i in range(0, len(frames), self.frame_batch):
+                yield preprocess_frames(self.processor, frames[i:i + self.frame_batch]).to(self.device, self.model.dtype)
+            return
+        # cropped uint8 frames of every video (different sizes are fine), then values batch by batch
+        frames = self._torch.cat([self.pixels.crop_video(v, self.device) for v in videos])
+        for i in range(0, len(frames), self.frame_batch):
+            yield self.pixels.normalize(frames[i:i + self.frame_batch], self.model.dtype)
+
+    def _frame_embeddings(self, videos) -> np.ndarray:
         torch = self._torch
         out = []
-        for i in range(0, len(frames), self.frame_batch):
-            pix = preprocess_frames(self.processor, frames[i:i + self.frame_batch])
+        for pix in self._pixel_batches(videos):
             with torch.inference_mode():
-                emb = self.model.get_image_features(pixel_values=pix.to(self.device, self.model.dtype))
+                emb = self.model.get_image_features(pixel_values=pix)
             emb = getattr(emb, "pooler_output", emb)
             out.append(emb.float().cpu().numpy())
         return np.concatenate(out)
@@ -82,8 +104,7 @@ class CLIPVideoModel(VideoTextModel):
         if not len(videos):
             return np.zeros((0, self.model.config.projection_dim), np.float32)
         counts = [len(v) for v in videos]
-        frames = np.concatenate([np.asarray(v) for v in videos])
-        emb = l2_normalize(self._frame_embeddings(frames))
+        emb = l2_normalize(self._frame_embeddings(videos))
         bounds = np.cumsum([0, *counts])
         return np.stack([emb[a:b].mean(0) for a, b in zip(bounds[:-1], bounds[1:])]).astype(np.float32)
 

@@ -14,11 +14,17 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, pick_device, torch_dtype
-from hardneg.models.clip import preprocess_frames
+from hardneg.models.clip import as_numpy_frames, preprocess_frames
+from hardneg.models.preprocess import PixelPipeline
 from hardneg.models.registry import register
 from hardneg.video import uniform_indices
 
 DEFAULT_XCLIP = "microsoft/xclip-base-patch32"
+
+
+def _frames(video):
+    """A video's frames as an indexable array: numpy, or a torch tensor left where it is."""
+    return video if hasattr(video, "shape") else np.asarray(video)
 
 
 def _is_xclip_id(model: str) -> bool:
@@ -44,6 +50,7 @@ class XCLIPVideoModel(VideoTextModel):
         self.tokenizer = AutoTokenizer.from_pretrained(self.model_id, **kw)
         # X-CLIP ships a VideoMAE processor config: same resize/crop/normalise as CLIP's, pillow backend
         self.processor = CLIPImageProcessorPil.from_pretrained(self.model_id, **kw)
+        self.pixels = PixelPipeline.for_processor(self.processor)  # tensor preprocessing, same values
         self.revision = hub_revision(self.model_id, revision, self.model)
         self.num_frames = int(self.model.config.vision_config.num_frames)
         self.dim = int(self.model.config.projection_dim)
@@ -72,9 +79,12 @@ class XCLIPVideoModel(VideoTextModel):
         m = self.model
         out = []
         for i in range(0, len(videos), self.batch):
-            chunk = [np.asarray(v)[uniform_indices(len(v), self.num_frames)] for v in videos[i:i + self.batch]]
-            frames = np.concatenate(chunk)
-            pix = preprocess_frames(self.processor, frames).to(self.device, m.dtype)
+            chunk = [_frames(v)[uniform_indices(len(v), self.num_frames)] for v in videos[i:i + self.batch]]
+            if self.pixels is not None:
+                pix = self.pixels(chunk, self.device, m.dtype)
+            else:
+                frames = np.concatenate([as_numpy_frames(v) for v in chunk])
+                pix = preprocess_frames(self.processor, frames).to(self.device, m.dtype)
             b = len(chunk)
             with torch.inference_mode():
                 vis = m.vision_model(pixel_values=pix)
