@@ -12,6 +12,8 @@ benchmarks), HARDNEG_DEMO_VIDEOS / --videos (videos named by id), HARDNEG_DEMO_M
 from __future__ import annotations
 
 import argparse
+import html
+import logging
 import os
 import random
 import sys
@@ -24,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo_logic as dl  # noqa: E402
 
 from hardneg.video import VideoFolder  # noqa: E402
+
+log = logging.getLogger("hardneg.demo")
 
 GPU_MODELS = "tiny-clip,openai/clip-vit-base-patch32,microsoft/xclip-base-patch32,blind-unigram"
 CPU_MODELS = "tiny-clip,blind-unigram"
@@ -64,6 +68,32 @@ def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[
     return model.score(frames, captions)
 
 
+def remove_upload(path: str | None) -> None:
+    """Delete an uploaded video after use (only inside Gradio's upload cache)."""
+    if not path:
+        return
+    try:
+        from gradio.utils import get_upload_folder
+
+        cache = Path(get_upload_folder()).resolve()
+        p = Path(path).resolve()
+        if cache in p.parents and p.is_file():
+            p.unlink()
+            if p.parent != cache and not any(p.parent.iterdir()):
+                p.parent.rmdir()
+    except OSError as exc:
+        log.warning("could not remove upload %s: %s", path, exc)
+
+
+def launch_options() -> dict:
+    """Uploads above the demo's limit are refused by Gradio before they are written."""
+    return {"max_file_size": dl.MAX_UPLOAD_BYTES}
+
+
+#: what the result outputs show when there is nothing to show
+EMPTY_TABLE = None
+
+
 def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], device: str | None = None,
               concurrency_limit: int = 2) -> gr.Blocks:
     store = dl.ExampleStore.load(data_dir)
@@ -77,16 +107,17 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
     def on_benchmark(bench):
         configs = store.configs(bench)
         ids = store.ids(bench, configs[0])
-        return gr.Dropdown(choices=configs, value=configs[0]), gr.Dropdown(choices=ids, value=ids[0] if ids else None)
+        return (gr.Dropdown(choices=configs, value=configs[0]), gr.Dropdown(choices=ids, value=ids[0] if ids else None),
+                "")  # a new benchmark starts with an empty search
 
     def on_config(bench, config):
         ids = store.ids(bench, config)
-        return gr.Dropdown(choices=ids, value=ids[0] if ids else None)
+        return gr.Dropdown(choices=ids, value=ids[0] if ids else None), ""
 
     def on_search(bench, config, query):
         ids = store.ids(bench, config, query)
         if not ids:
-            gr.Warning(f"no caption in {bench}/{config} contains {query!r}")
+            gr.Warning(f"no caption in {bench}/{config} contains {dl.echo(query)}")
             return gr.Dropdown()
         return gr.Dropdown(choices=ids, value=ids[0])
 
@@ -94,53 +125,71 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
         try:
             return gr.Dropdown(value=store.random_id(bench, config, rng))
         except dl.DemoInputError as exc:
-            raise gr.Error(str(exc)) from exc
+            gr.Warning(html.escape(str(exc)))
+            return gr.Dropdown()
 
     def on_example(bench, config, example_id):
         if not example_id:
             return None, ""
-        ex = store.get(bench, config, example_id)
+        try:
+            ex = store.get(bench, config, example_id)
+        except dl.DemoInputError:
+            return None, ""
         path = videos.path(ex.video_id)
-        return (str(path) if path else None), "\n".join(ex.captions)
+        return (str(path) if path else None), dl.candidates_text(ex.captions, ex.label)
 
     def present(scores, captions, label, types, title):
         order, rows = dl.rank_candidates(scores, captions, label, types)
         fig = dl.score_bar_chart(scores, captions, label, order, title)
         highlights = dl.diff_highlights(captions, label, order) if label is not None else []
-        rank = order.index(label) + 1 if label is not None else None
-        verdict = (f"### Positive ranked {rank} of {len(captions)} "
-                   f"{'— correct' if rank == 1 else '— the model was fooled'}" if rank else "")
         ds = dl.delta_s_text(scores, label, types) if types and label is not None else ""
-        return verdict, rows, fig, highlights, ds
+        return dl.verdict_text(order, label, len(captions)), rows, fig, highlights, ds
+
+    def refusal(text: str):
+        """Outputs for a run that cannot happen: one plain message, everything else cleared (no error badges)."""
+        return f"**{html.escape(text)}**", EMPTY_TABLE, None, [], ""
 
     def run_example(bench, config, example_id, model_name):
+        if not example_id:
+            return (None, *refusal("Pick an example first (or upload your own video in the other tab)."))
         try:
             ex = store.get(bench, config, example_id)
             path = dl.example_video_path(videos, ex)
             scores = _score(pool, model_name, str(path), ex.captions)
         except dl.DemoInputError as exc:
-            raise gr.Error(str(exc)) from exc
+            return (None, *refusal(str(exc)))
         except Exception as exc:  # a failing model call shows in the page, the app keeps running
-            raise gr.Error(f"model {model_name} failed: {type(exc).__name__}: {exc}") from exc
+            log.exception("model %s failed on %s/%s %s", model_name, bench, config, example_id)
+            return (None, *refusal(f"model {model_name} failed ({type(exc).__name__}); try another model"))
         title = f"{model_name} on {bench}/{config} {ex.id}"
         return (str(path), *present(scores, ex.captions, ex.label, ex.negative_types, title))
 
     def run_upload(video, text, model_name):
+        """Outputs: the result video (cleared: no earlier example's video stays), the results, the upload box."""
         try:
             dl.check_upload(video)
+        except dl.DemoInputError as exc:  # the video itself is refused: it is not kept
+            remove_upload(video)
+            return (None, *refusal(str(exc)), gr.Video(value=None))
+        try:
             captions = dl.parse_captions(text)
             scores = _score(pool, model_name, video, captions)
-        except dl.DemoInputError as exc:
-            raise gr.Error(str(exc)) from exc
+        except dl.DemoInputError as exc:  # fix the captions and run again: the video stays until then
+            return (None, *refusal(str(exc)), gr.Video())
         except Exception as exc:
-            raise gr.Error(f"model {model_name} failed: {type(exc).__name__}: {exc}") from exc
-        return present(scores, captions, 0, None, f"{model_name} on your video")
+            log.exception("model %s failed on an upload", model_name)
+            return (None, *refusal(f"model {model_name} failed ({type(exc).__name__}); try another model"),
+                    gr.Video())
+        out = present(scores, captions, 0, None, f"{model_name} on your video")
+        remove_upload(video)  # scored: the upload is not kept
+        return (None, out[0] + "\n\n*Your video was deleted from the server after scoring; upload it again to "
+                "re-run.*", *out[1:], gr.Video(value=None))
 
-    with gr.Blocks(title="video-hardneg demo") as demo:
+    with gr.Blocks(title="video-hardneg demo", delete_cache=(900, 900)) as demo:
         gr.Markdown("# video-hardneg: is your video-text model fooled by hard negatives?\n"
                     "Pick an example from Feint6K, the contrast sets or PoSRank (or upload a clip and type captions), "
-                    "pick a model, and see every candidate caption ranked by the model's score. The positive is marked; "
-                    "words where each negative differs from it are highlighted.")
+                    "pick a model, and see every candidate caption ranked by the model's score. The positive is "
+                    "marked ✓; words where each negative differs from it are highlighted.")
         model = gr.Dropdown(choices=models, value=models[0], label="Model", elem_id="model")
         with gr.Tabs():
             with gr.Tab("Benchmark example"):
@@ -150,30 +199,35 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
                     example = gr.Dropdown(choices=ids0, value=ids0[0] if ids0 else None, label="Example id",
                                           elem_id="example")
                 with gr.Row():
-                    query = gr.Textbox(label="Search caption text", placeholder="e.g. door", scale=3)
+                    query = gr.Textbox(label="Search caption text", placeholder="e.g. door", scale=3, elem_id="query")
                     search = gr.Button("Search", scale=1)
                     rand = gr.Button("Random example", scale=1)
-                captions_view = gr.Textbox(label="Candidate captions", lines=4, interactive=False)
+                captions_view = gr.Textbox(label="Candidate captions (✓ = the positive)", lines=4, max_lines=8,
+                                           interactive=False, elem_id="captions")
                 run_btn = gr.Button("Run model", variant="primary", elem_id="run-example")
             with gr.Tab("Upload your video"):
-                upload = gr.Video(label=f"Video (≤ {dl.MAX_DURATION_S:.0f} s, ≤ {dl.MAX_UPLOAD_BYTES // 2**20} MB)",
-                                  sources=["upload"])
+                upload = gr.Video(label=f"Video (≤ {dl.MAX_DURATION_S:.0f} s, ≤ {dl.MAX_UPLOAD_BYTES // 2**20} MB, "
+                                        f"≤ {dl.MAX_WIDTH}x{dl.MAX_HEIGHT})", sources=["upload"], include_audio=True,
+                                  height=240, elem_id="upload")
                 typed = gr.Textbox(label="Captions, one per line (the first is the positive)", lines=5)
                 run_up = gr.Button("Run model on upload", variant="primary", elem_id="run-upload")
-        with gr.Row():
-            video = gr.Video(label="Video", interactive=False, elem_id="video")
-            with gr.Column():
-                verdict = gr.Markdown(elem_id="verdict")
-                chart = gr.Plot(label="Scores", elem_id="chart")
-        table = gr.Dataframe(headers=["rank", "positive", "caption", "score", "negative type"], label="Ranked candidates",
-                             interactive=False, elem_id="ranked", wrap=True)
+        verdict = gr.Markdown(elem_id="verdict")
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=240):
+                video = gr.Video(label="Video", interactive=False, height=240, elem_id="video")
+            with gr.Column(scale=3):
+                table = gr.Dataframe(headers=["rank", "positive", "caption", "score", "negative type"],
+                                     label="Ranked candidates (best first; ✓ marks the positive)", interactive=False,
+                                     elem_id="ranked", wrap=True, max_height=2400,  # every row, no scrolling
+                                     column_widths=["7%", "11%", "58%", "10%", "14%"])
+        chart = gr.Plot(label="Scores", elem_id="chart")
         diffs = gr.HighlightedText(label="Where each negative differs from the positive (rank order)",
                                    color_map={"changed": "#f4a261"}, show_legend=False,
                                    show_inline_category=False, elem_id="diffs")
         delta = gr.Markdown(elem_id="delta-s")
 
-        bench.change(on_benchmark, bench, [config, example])
-        config.change(on_config, [bench, config], example)
+        bench.change(on_benchmark, bench, [config, example, query])
+        config.change(on_config, [bench, config], [example, query])
         search.click(on_search, [bench, config, query], example)
         query.submit(on_search, [bench, config, query], example)
         rand.click(on_random, [bench, config], example)
@@ -181,7 +235,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
         demo.load(on_example, [bench, config, example], [video, captions_view])
         run_btn.click(run_example, [bench, config, example, model], [video, verdict, table, chart, diffs, delta],
                       concurrency_limit=concurrency_limit, concurrency_id="gpu")
-        run_up.click(run_upload, [upload, typed, model], [verdict, table, chart, diffs, delta],
+        run_up.click(run_upload, [upload, typed, model], [video, verdict, table, chart, diffs, delta, upload],
                      concurrency_limit=concurrency_limit, concurrency_id="gpu")
     demo.queue(max_size=32, default_concurrency_limit=concurrency_limit)
     return demo
@@ -204,7 +258,8 @@ def main(argv: list[str] | None = None) -> None:
         data, vids = data or d, vids or v
     models = [m for m in args.models.split(",") if m] if args.models else default_models()
     app = build_app(data, vids, models, device=args.device)
-    app.launch(server_name=args.host, server_port=args.port, allowed_paths=[str(Path(vids).resolve())])
+    app.launch(server_name=args.host, server_port=args.port, allowed_paths=[str(Path(vids).resolve())],
+               **launch_options())
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ conventions: higher score = more likely the positive.
 from __future__ import annotations
 
 import difflib
+import html
 import os
 import random
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,14 +19,21 @@ from typing import Any
 import numpy as np
 
 from hardneg.evaluation import ACTION_TYPES, OBJECT_TYPES
-from hardneg.video import FrameSettings, VideoFolder, decode_frames
+from hardneg.video import FrameSettings, VideoDecodeError, VideoFolder, decode_frames, probe_video
 
 #: Upload limits: short clips only (the demo shares one GPU).
 ALLOWED_EXTENSIONS = (".mp4", ".webm", ".mov", ".mkv", ".avi", ".gif")
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 MAX_DURATION_S = 60.0
 MAX_CAPTIONS = 25
+#: largest frame accepted (1080p): bigger videos are refused before decoding
+MAX_WIDTH, MAX_HEIGHT = 1920, 1080
+MAX_PIXELS = MAX_WIDTH * MAX_HEIGHT
 FRAMES = FrameSettings(n_frames=8, resize=224)
+#: characters of typed text echoed back in a message
+MAX_ECHO = 80
+#: how long chart labels run before wrapping, and how many lines they keep
+LABEL_WIDTH, LABEL_LINES = 60, 2
 
 
 class DemoInputError(ValueError):
@@ -150,35 +159,53 @@ def delta_s_text(scores: np.ndarray, label: int, types: list[str]) -> str:
 
 
 def check_upload(path: str | None) -> float:
-    """Refuse uploads that are not short, decodable videos; returns the duration in seconds."""
-    import av
+    """Refuse uploads that are not short, decodable videos of at most 1080p; returns the duration in seconds.
 
+    Only the container header is read (`hardneg.video.probe_video`); nothing is decoded here."""
     if not path:
-        raise DemoInputError("upload a video first (mp4, webm, mov, mkv, avi or gif, at most 60 s and 50 MB)")
+        raise DemoInputError("upload a video first (mp4, webm, mov, mkv, avi or gif; at most "
+                             f"{MAX_DURATION_S:.0f} s, {MAX_UPLOAD_BYTES // 2**20} MB and {MAX_WIDTH}x{MAX_HEIGHT})")
     p = Path(path)
     if p.suffix.lower() not in ALLOWED_EXTENSIONS:
-        raise DemoInputError(f"{p.suffix or 'this file'} is not a supported video format; use one of {', '.join(ALLOWED_EXTENSIONS)}")
+        raise DemoInputError(f"{echo(p.suffix) if p.suffix else 'this file'} is not a supported video format; "
+                             f"use one of {', '.join(ALLOWED_EXTENSIONS)}")
     size = p.stat().st_size
     if size > MAX_UPLOAD_BYTES:
         raise DemoInputError(f"the video is {size / 1e6:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 1e6:.0f} MB")
     try:
-        with av.open(str(p)) as c:
-            if not c.streams.video:
-                raise DemoInputError("the file has no video stream")
-            stream = c.streams.video[0]
-            if c.duration is not None:
-                duration = c.duration / 1e6
-            elif stream.duration is not None and stream.time_base is not None:
-                duration = float(stream.duration * stream.time_base)
-            else:
-                duration = 0.0
-    except DemoInputError:
-        raise
-    except Exception as exc:
-        raise DemoInputError(f"the video cannot be read ({type(exc).__name__}); try re-encoding it as mp4 (H.264)") from exc
+        info = probe_video(p)
+    except VideoDecodeError as exc:
+        reason = "it has no video stream" if "no video stream" in str(exc) else "its header cannot be read"
+        raise DemoInputError(f"the video cannot be read ({reason}); try re-encoding it as mp4 (H.264)") from None
+    if info.width * info.height > MAX_PIXELS or max(info.width, info.height) > MAX_WIDTH:
+        raise DemoInputError(f"the video is {info.width}x{info.height}; the limit is {MAX_WIDTH}x{MAX_HEIGHT} "
+                             "(downscale it, e.g. ffmpeg -i IN -vf scale=-2:720 OUT.mp4)")
+    duration = info.duration or 0.0
     if duration > MAX_DURATION_S:
         raise DemoInputError(f"the video is {duration:.0f} s long; the limit is {MAX_DURATION_S:.0f} s")
     return duration
+
+
+def echo(text: str, limit: int = MAX_ECHO) -> str:
+    """Typed text for a message rendered as HTML (Gradio's warnings): quoted, cut, and HTML-escaped."""
+    text = str(text)
+    quoted = repr(text if len(text) <= limit else text[:limit] + "…")
+    return html.escape(quoted, quote=True)
+
+
+def candidates_text(captions: list[str], label: int | None) -> str:
+    """The candidate captions one per line, the positive marked with ✓."""
+    return "\n".join(("✓ " if j == label else "   ") + c + ("   (positive)" if j == label else "")
+                     for j, c in enumerate(captions))
+
+
+def verdict_text(order: list[int], label: int | None, n: int) -> str:
+    """'Positive ranked k of n' (always shown, whatever k is), or '' without a positive."""
+    if label is None:
+        return ""
+    rank = order.index(label) + 1
+    tail = "correct: the model prefers the true caption" if rank == 1 else "the model was fooled"
+    return f"### ✓ Positive ranked {rank} of {n} — {tail}"
 
 
 def parse_captions(text: str) -> list[str]:
@@ -192,13 +219,13 @@ def parse_captions(text: str) -> list[str]:
 
 
 def video_frames(path: str | os.PathLike) -> np.ndarray:
-    return decode_frames(path, FRAMES)
+    return decode_frames(path, FRAMES, max_pixels=MAX_PIXELS)
 
 
 def example_video_path(videos: VideoFolder, example: Example) -> Path:
     p = videos.path(example.video_id)
     if p is None:
-        raise DemoInputError(f"video {example.video_id} of example {example.id} is not in {videos.root}")
+        raise DemoInputError(f"the video {example.video_id} of example {example.id} is not available in this demo")
     return p
 
 
@@ -217,20 +244,36 @@ class ModelPool:
         return self._models[name]
 
 
+def wrap_label(caption: str, width: int = LABEL_WIDTH, lines: int = LABEL_LINES) -> str:
+    """A chart label: the caption wrapped to `lines` lines of about `width` characters (cut with … beyond)."""
+    parts = textwrap.wrap(caption, width) or [""]
+    if len(parts) > lines:
+        parts = parts[:lines]
+        parts[-1] = parts[-1][: width - 1] + "…"
+    return "\n".join(parts)
+
+
 def score_bar_chart(scores: np.ndarray, captions: list[str], label: int | None, order: list[int], title: str):
-    """Horizontal bars, best at the top, the positive in green."""
+    """Horizontal bars, best at the top, the positive in green and its label marked ✓; every label wrapped so
+    that 21+ candidates fit (the figure grows with the number of label lines)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(order) + 1.4))
+    labels = [("✓ " if j == label else "") + wrap_label(captions[j]) for j in order]
+    n_lines = sum(lab.count("\n") + 1 for lab in labels)
+    fig, ax = plt.subplots(figsize=(10, 0.18 * n_lines + 0.1 * len(order) + 1.3))
     ys = np.arange(len(order))[::-1]
     colours = ["#55a868" if j == label else "#8c8c8c" for j in order]
     ax.barh(ys, [float(scores[j]) for j in order], color=colours)
-    ax.set_yticks(ys, [(captions[j][:48] + ("…" if len(captions[j]) > 48 else "")) for j in order], fontsize=8)
+    ax.set_yticks(ys, labels, fontsize=8)
+    for tick, j in zip(ax.get_yticklabels(), order):
+        if j == label:
+            tick.set_color("#1b7a3a")
+            tick.set_fontweight("bold")
+    ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_xlabel("model score (cosine similarity; higher = better match)")
-    ax.set_ylabel("candidate caption (rank order)")
     ax.set_title(title, fontsize=10)
     lo, hi = float(np.min(scores)), float(np.max(scores))
     pad = (hi - lo) * 0.1 or 0.01

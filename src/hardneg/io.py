@@ -170,8 +170,8 @@ def _temp_prefix(out: Path, pid: int | None = None) -> str:
 
 def _remove_dead_temporaries(out: Path) -> None:
     """Delete temporary build folders of `out` left by processes of this host that no longer run (killed builds)."""
-    if not out.parent.is_dir():
-        return
+    if os.name != "posix" or not out.parent.is_dir():
+        return  # (on Windows os.kill(pid, 0) would terminate the process, not probe it)
     mine = _temp_prefix(out, 0)[: -len("0.")]
     for path in out.parent.glob(f"{glob.escape(mine)}*.tmp"):
         pid_text = path.name[len(mine) :].split(".", 1)[0]

@@ -224,12 +224,14 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
 
                 videos = sample_videos(sorted({v for b in folders for v in sample_video_ids(b)}), cache)
         else:
-            folders = data_folders(data, names, explicit)
+            folders = data_folders(Path(data).expanduser(), names, explicit)
         pairs = plan(folders)
         if not getattr(m, "persistent_cache", True):
             private_cache = Path(tempfile.mkdtemp(prefix="hardneg-run-cache-"))
         score_cache = private_cache or cache
-        videos_path = str(Path(videos).resolve()) if (videos and m.uses_video) else None
+        videos_path = str(Path(videos).expanduser().resolve()) if (videos and m.uses_video) else None
+        # workers (backend/num_workers) load a named model again by the name the user gave
+        name = str(model) if isinstance(model, (str, Path)) else m.model_id
         previous = {} if overwrite else _previous_keys(out)
         results: dict[str, dict[str, Any]] = {}
         bar = _progress(pairs, progress)
@@ -241,9 +243,10 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             key = _run_key(m, frames, data_revision, videos_path)
             reused = not _needs_scoring(pred, key, previous, pair, m.model_id, overwrite)
             if not reused:
-                score_benchmark(m.model_id, str(pair.folder), pair.config, pred, videos=videos_path, frames=frames,
-                                cache_dir=str(score_cache), benchmark=pair.benchmark, overwrite=True,
-                                progress=False, loaded_model=m, **score_options)
+                score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=frames,
+                                cache_dir=str(score_cache), device=device, fp16=fp16, revision=revision,
+                                benchmark=pair.benchmark, overwrite=True, progress=False, loaded_model=m,
+                                **score_options)
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
                              "model": m.identity(), "videos": videos_path}

@@ -291,7 +291,7 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         run_map(factory, vids, parts, id_column="id", **run_kw)
         rows = read_output(parts)
         report, computed, cached = _report_from_rows(rows)
-        ok = [v for v, st in zip(rows["video_id"].to_pylist(), rows["video_status"].to_pylist()) if st == "ok"]
+        ok = [v for v, st in zip(rows["video_id"].to_pylist(), rows["video_status"].to_pylist()) if st in ("ok", "not used")]
         coll = [v for v in data.videos["video_id"].to_pylist() if v in set(ok)]
         fn = make_batch_fn(spec, m)  # reads the cached embeddings
         emb, _, _ = encode_videos(m, VideoFolder(spec.videos) if m.uses_video else None, coll, frames, fn.cache, VideoReport())

@@ -248,17 +248,21 @@ def _plan(need: list[int], keyframes: list[int], allow_seek: bool) -> list[tuple
 
 def _rgb_converter(settings: FrameSettings, max_pixels: int | None, path) -> Callable:
     """frame -> (H, W, 3) uint8 RGB at the settings' size."""
+    from av.video.reformatter import VideoReformatter
     from PIL import Image
+
+    reformatter = VideoReformatter()  # one libswscale context for the whole video, not one per frame
 
     def convert(frame) -> np.ndarray:
         check_resolution(path, frame.width, frame.height, max_pixels)
         size = settings.resize
         if settings.scaler == "swscale" and size is not None:
             w, h = _resized_size(frame.width, frame.height, size)
-            out = frame.reformat(width=w, height=h, format="rgb24", interpolation="BICUBIC")
-            return np.array(out.to_ndarray(format="rgb24"))
-        # the same pixels as frame.to_image() (libswscale to RGB at full size), without its slow copy loop
-        img = Image.fromarray(frame.to_ndarray(format="rgb24"))
+            out = reformatter.reformat(frame, width=w, height=h, format="rgb24", interpolation="BICUBIC")
+            return np.array(out.to_ndarray())
+        # the same pixels as frame.to_image() (the same libswscale call to RGB at full size), without
+        # its slow copy loop
+        img = Image.fromarray(reformatter.reformat(frame, format="rgb24").to_ndarray())
         return np.asarray(_resize(img, size).convert("RGB"))
 
     return convert
@@ -313,11 +317,11 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
                 stats.seeks += 1
             reached = False
             for frame in frames:
+                stats.frames_decoded += 1
                 if start is not None and expected == start and frame.pts is not None and frame.pts < pts[start]:
                     continue  # frames before the seek target (an earlier keyframe, or leading frames)
                 if expected >= len(pts) or frame.pts != pts[expected]:
                     return None
-                stats.frames_decoded += 1
                 if expected in want:
                     kept[expected] = convert(frame)
                     stats.frames_kept = len(kept)
@@ -338,8 +342,8 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
     return kept
 
 
-
-def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int, stats: DecodeStats) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int,
+                     stats: DecodeStats) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """The all-frames rule without keeping all frames: pass 1 reads every frame's time, pass 2
     decodes up to the last picked frame and keeps only the picked ones."""
     stats.method, stats.passes = "two-pass", 2

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EmbeddingOracle, ScoreOracle
+from cli_oracles import EmbeddingOracle, ScoreOracle
 
 import hardneg
 from hardneg.items import card_configs

@@ -58,41 +58,93 @@ def demo_url(demo_data):
         proc.kill()
 
 
-def test_pick_example_run_and_see_ranking(demo_url, artifacts_dir):
+@pytest.fixture(scope="module")
+def page(demo_url):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(demo_url, wait_until="networkidle")
-        # pick Feint6K, then search the captions for "door" to choose the example
-        page.locator("#benchmark input").click()
-        page.get_by_role("option", name="feint6k").click()
-        page.wait_for_function("() => document.querySelector('#example input').value.startsWith('msrvtt:')")
-        page.get_by_label("Search caption text").fill("door")
-        page.get_by_role("button", name="Search").click()
-        page.wait_for_function("() => document.querySelector('#example input').value === 'msrvtt:video7010'")
-        page.click("#run-example")
-        page.wait_for_function(
-            "() => (document.querySelector('#verdict') || {innerText: ''}).innerText.includes('Positive ranked')",
-            timeout=120_000)
-        verdict = page.inner_text("#verdict")
-        assert "of 6" in verdict
-        ranked = page.inner_text("#ranked")
-        assert "✓ positive" in ranked and "a man is opening a wooden door" in ranked
-        assert ranked.count("counterfactual") == 5  # all six candidates listed: five negatives + the positive
-        assert page.locator("#chart img, #chart svg, #chart canvas").count() >= 1
-        diffs = page.inner_text("#diffs")
-        assert "painting" in diffs and "closing" in diffs  # negatives' changed verbs are shown
-        assert "action swap" in page.inner_text("#delta-s")
-        page.wait_for_function("() => { const v = document.querySelector('#video video'); return v && v.videoWidth > 0 }",
-                               timeout=30_000)
-        page.screenshot(path=str(artifacts_dir / "demo_feint6k_example.png"), full_page=True)
-
-        # a failing model call shows an error in the page, and the page keeps working
-        page.locator("#model input").click()
-        page.get_by_role("option", name="broken-model-for-test").click()
-        page.click("#run-example")
-        page.get_by_text("model broken-model-for-test failed").first.wait_for(timeout=60_000)
-        page.screenshot(path=str(artifacts_dir / "demo_model_error.png"), full_page=True)
+        yield page
         browser.close()
+
+
+def pick(page, field: str, option: str):
+    page.locator(f"#{field} input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def run_and_wait(page, button="#run-example", expect="Positive ranked"):
+    page.evaluate("() => { const v = document.querySelector('#verdict'); if (v) v.dataset.before = v.innerText; }")
+    page.click(button)
+    page.wait_for_function(
+        f"() => (document.querySelector('#verdict') || {{innerText: ''}}).innerText.includes({expect!r})",
+        timeout=120_000)
+
+
+def test_pick_example_run_and_see_ranking(page, artifacts_dir):
+    # pick Feint6K, then search the captions for "door" to choose the example
+    pick(page, "benchmark", "feint6k")
+    page.wait_for_function("() => document.querySelector('#example input').value.startsWith('msrvtt:')")
+    page.get_by_label("Search caption text").fill("door")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_function("() => document.querySelector('#example input').value === 'msrvtt:video7010'")
+    assert "✓ a man is opening a wooden door" in page.input_value("#captions textarea")  # the positive is marked
+    run_and_wait(page)
+    assert "of 6" in page.inner_text("#verdict")
+    ranked = page.inner_text("#ranked")
+    assert "✓ positive" in ranked and "a man is opening a wooden door" in ranked
+    assert ranked.count("counterfactual") == 5  # all six candidates listed: five negatives + the positive
+    assert page.locator("#chart img, #chart svg, #chart canvas").count() >= 1
+    diffs = page.inner_text("#diffs")
+    assert "painting" in diffs and "closing" in diffs  # negatives' changed verbs are shown
+    assert "action swap" in page.inner_text("#delta-s")
+    page.wait_for_function("() => { const v = document.querySelector('#video video'); return v && v.videoWidth > 0 }",
+                           timeout=30_000)
+    page.screenshot(path=str(artifacts_dir / "demo_feint6k_example.png"), full_page=True)
+
+    # a failing model call shows one plain message in the page, and the page keeps working
+    pick(page, "model", "broken-model-for-test")
+    run_and_wait(page, expect="model broken-model-for-test failed")
+    assert page.locator("#ranked").inner_text().count("counterfactual") == 0  # results cleared, not stale
+    page.screenshot(path=str(artifacts_dir / "demo_model_error.png"), full_page=True)
+    pick(page, "model", "tiny-clip")
+
+
+def test_posrank_21_candidates_fit_and_the_positive_is_always_shown(page, artifacts_dir):
+    """21 candidates: every row visible without scrolling the table, the table starting above the fold, the
+    positive's rank stated and marked; the search box empties when the benchmark changes."""
+    page.get_by_label("Search caption text").fill("<b>no such</b>")
+    pick(page, "benchmark", "posrank")
+    page.wait_for_function("() => document.querySelector('#example input').value.startsWith('vln_uvo:')")
+    assert page.input_value("#query textarea, #query input") == ""
+    run_and_wait(page)
+    verdict = page.inner_text("#verdict")
+    assert "Positive ranked" in verdict and "of 21" in verdict
+    assert page.locator("#ranked [role=grid]").get_attribute("aria-rowcount") == "22"  # header + 21 rows
+    assert "✓ positive" in page.inner_text("#ranked")
+    page.screenshot(path=str(artifacts_dir / "demo_posrank_21_candidates.png"), full_page=True)
+    scrolling = page.evaluate("""() => [...document.querySelectorAll('#ranked *')].filter(
+        e => getComputedStyle(e).overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 2)
+        .map(e => e.tagName + '.' + e.className + ' ' + e.scrollHeight + '/' + e.clientHeight)""")
+    assert not scrolling, f"the ranked table scrolls ({scrolling}): a low-ranked positive could be hidden"
+    top = page.locator("#ranked").bounding_box()["y"] - page.evaluate("window.scrollY")
+    assert top < 900, f"the ranked table starts at {top:.0f}px, below the fold"
+    page.screenshot(path=str(artifacts_dir / "demo_posrank_21_candidates.png"), full_page=True)
+    page.screenshot(path=str(artifacts_dir / "demo_posrank_21_candidates_fold.png"), full_page=False)
+
+
+def test_empty_run_and_html_in_search_give_plain_messages(page, artifacts_dir):
+    page.get_by_label("Search caption text").fill("<img src=x onerror=alert(1)><b>bold</b>")
+    page.get_by_role("button", name="Search").click()
+    toast = page.get_by_text("no caption in").first
+    toast.wait_for(timeout=30_000)
+    assert "<b>bold</b>" in toast.inner_text()  # shown as text, not rendered as HTML
+    assert page.locator(".toast-body b, [data-testid=toast-body] b").count() == 0
+    page.get_by_role("tab", name="Upload your video").click()
+    run_and_wait(page, button="#run-upload", expect="upload a video first")
+    assert page.locator("#video video").count() == 0  # no earlier example's video left over
+    assert page.get_by_text("Error", exact=True).count() == 0  # no error badges on the outputs
+    page.screenshot(path=str(artifacts_dir / "demo_empty_run.png"), full_page=False)
+    page.get_by_role("tab", name="Benchmark example").click()

@@ -36,7 +36,7 @@ def test_generate_writes_mc_items_and_resumes(corpus, tmp_path, capsys):
     ids = table.column("id").to_pylist()
     assert ids == sorted(ids) and "000000/verb" in ids and "000003/adv" not in ids
     recipe = json.loads((out / "recipe.json").read_text())
-    assert recipe["seed"] == 3 and recipe["settings"]["k"] == 5 and recipe["generator_version"] == "1.1"
+    assert recipe["seed"] == 3 and recipe["settings"]["k"] == 5 and recipe["generator_version"] == "2.0"
     first = (out / "items.parquet").read_bytes()
     # rerun = resume: nothing redone, same bytes
     assert main(args) == 0
@@ -79,3 +79,33 @@ def test_recipes_resolve_and_bad_input_is_clear(tmp_path, capsys):
     csv.write_text("id,text_col\n1,a man walks\n")
     assert main(["generate", "gender", "--input", str(csv), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
     assert "--caption-column" in capsys.readouterr().err
+
+
+def test_release_caption_lines_keep_their_keys(corpus, tmp_path, capsys):
+    """`<key>**#**<caption>` input: ids are the keys, captions carry no prefix; plain files keep line numbers."""
+    caps, vocab = corpus
+    release = tmp_path / "captions.txt"
+    release.write_text("".join(f"vid{i % 2}##*##{i}**#**{c}\n" for i, c in enumerate(CAPTIONS)), encoding="utf-8")
+    out = tmp_path / "rel"
+    assert main(["generate", "posrank", "--input", str(release), "--out", str(out), "--set", f"vocabulary={vocab}",
+                 "--set", "k=3", "--no-progress"]) == 0
+    rows = pq.read_table(out / "items.parquet").to_pylist()
+    assert rows and all("**#**" not in c for r in rows for c in r["captions"])
+    by_source = {r["id"].rsplit("/", 1)[0] for r in rows}
+    assert by_source <= {f"vid{i % 2}##*##{i}" for i in range(len(CAPTIONS))} and "vid0##*##0" in by_source
+    for r in rows:
+        key = r["id"].rsplit("/", 1)[0]
+        assert r["captions"][0] == CAPTIONS[int(key.rpartition("##*##")[2])]
+        assert r["video_id"] == key.rpartition("##*##")[0]
+    # the same captions as a plain file: ids are line numbers, the captions (and negatives) the same
+    plain = tmp_path / "plain"
+    assert main(["generate", "posrank", "--input", str(caps), "--out", str(plain), "--set", f"vocabulary={vocab}",
+                 "--set", "k=3", "--no-progress"]) == 0
+    prow = pq.read_table(plain / "items.parquet").to_pylist()
+    assert {r["id"].rsplit("/", 1)[0] for r in prow} <= {f"{i:06d}" for i in range(len(CAPTIONS))}
+    assert sorted(r["captions"][0] for r in prow) == sorted(r["captions"][0] for r in rows)
+    # one format per file
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("v##*##0**#**A dog runs\nA cat sleeps\n", encoding="utf-8")
+    assert main(["generate", "gender", "--input", str(mixed), "--out", str(tmp_path / "m"), "--no-progress"]) == 2
+    assert "line 2" in capsys.readouterr().err

@@ -1,5 +1,7 @@
-"""The Space in real headless Chromium: a valid upload lands on the board with intervals; three bad
-files (missing id, NaN, wrong schema) each show their message and leave the board unchanged."""
+"""The Space in real headless Chromium: signed out, nothing is stored; after signing in (Gradio's local OAuth
+mock, answered offline by the fixture) a valid upload lands on the board with intervals, a takeover of another
+namespace and three bad files (missing id, NaN, wrong schema) each show their message and leave the board
+unchanged."""
 
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ def board_rows(page) -> int:
     return int(page.locator("#board-feint6k [role=grid]").get_attribute("aria-rowcount")) - 1
 
 
-def upload(page, path, submitter="alice") -> str:
+def upload(page, path) -> str:
     page.get_by_role("tab", name="Submit").click()
     clear = page.locator("#upload button[aria-label=Clear]")
     if clear.count():
@@ -48,10 +50,18 @@ def upload(page, path, submitter="alice") -> str:
     status = page.locator("#submit-status textarea")
     page.evaluate("() => { const t = document.querySelector('#submit-status textarea'); t.value = ''; }")
     page.locator("#upload input[type=file]").set_input_files(str(path))
-    page.locator("#submitter textarea").fill(submitter)
     page.locator("#submit-btn").click()
-    sync_api.expect(status).to_have_value(re.compile(r"^(stored|submission refused)"), timeout=TIMEOUT_MS)
+    sync_api.expect(status).to_have_value(re.compile(r"^(stored|already stored|submission refused)"), timeout=TIMEOUT_MS)
     return status.input_value()
+
+
+def sign_in(page):
+    page.get_by_role("tab", name="Submit").click()
+    with page.expect_navigation(url=re.compile(r"/(\?.*)?$"), timeout=TIMEOUT_MS):
+        page.locator("#login").click()  # -> /login/huggingface -> (mocked) /login/callback -> back to the app
+    page.locator("#board-feint6k").wait_for(timeout=TIMEOUT_MS)
+    page.get_by_role("tab", name="Submit").click()
+    sync_api.expect(page.locator("#signed-in")).to_contain_text("Signed in as alice", timeout=TIMEOUT_MS)
 
 
 def show_board(page):
@@ -59,19 +69,21 @@ def show_board(page):
     page.locator("#board-feint6k").wait_for(timeout=TIMEOUT_MS)
 
 
-def test_upload_valid_and_invalid_files(space, item_sets, tmp_path, artifacts_dir, browser):
+def test_sign_in_then_upload_valid_and_invalid_files(space, item_sets, tmp_path, artifacts_dir, browser):
     url, board = space
     items = item_sets[FEINT]
     good = tmp_path / "good.parquet"
-    good.write_bytes(predictions_bytes(items, "browser/model", seed=7, skill=3.0))
+    good.write_bytes(predictions_bytes(items, "alice/browser-model", seed=7, skill=3.0))
+    takeover = tmp_path / "takeover.parquet"
+    takeover.write_bytes(predictions_bytes(items, "bob/model", seed=8))
     missing = tmp_path / "missing.parquet"
-    missing.write_bytes(predictions_bytes(items, "browser/other", scores=[np.zeros(6)] * 7, ids=items.ids[:7].tolist()))
+    missing.write_bytes(predictions_bytes(items, "alice/other", scores=[np.zeros(6)] * 7, ids=items.ids[:7].tolist()))
     nan = tmp_path / "nan.parquet"
     scores = [np.ones(6, np.float32) for _ in range(len(items))]
     scores[4][1] = np.nan
-    nan.write_bytes(predictions_bytes(items, "browser/other", scores=scores))
+    nan.write_bytes(predictions_bytes(items, "alice/other", scores=scores))
     wrong = tmp_path / "wrong.parquet"
-    meta = pq.read_schema(pa.BufferReader(predictions_bytes(items, "browser/other"))).metadata
+    meta = pq.read_schema(pa.BufferReader(predictions_bytes(items, "alice/other"))).metadata
     buf = io.BytesIO()
     pq.write_table(pa.table({"id": items.ids.tolist(), "score": [0.5] * len(items)}).replace_schema_metadata(meta), buf)
     wrong.write_bytes(buf.getvalue())
@@ -80,22 +92,25 @@ def test_upload_valid_and_invalid_files(space, item_sets, tmp_path, artifacts_di
     page.goto(url)
     page.locator("#board-feint6k").wait_for(timeout=TIMEOUT_MS)
     rows_before = board_rows(page)
-    assert "browser/model" not in page.inner_text("#board-feint6k")
+    stored = board.store.count()
 
+    # signed out: refused, nothing stored
     message = upload(page, good)
-    assert message.startswith("stored browser/model v1 on feint6k/msrvtt/test")
+    assert message.startswith("submission refused") and "sign in with your Hugging Face account" in message
+    assert board.store.count() == stored
+    page.screenshot(path=str(artifacts_dir / "leaderboard_signed_out_refused.png"), full_page=False)
+
+    sign_in(page)
+    message = upload(page, good)
+    assert message.startswith("stored alice/browser-model v1 on feint6k/msrvtt/test"), message
     show_board(page)
-    sync_api.expect(page.locator("#board-feint6k")).to_contain_text("browser/model", timeout=TIMEOUT_MS)
+    sync_api.expect(page.locator("#board-feint6k")).to_contain_text("alice/browser-model", timeout=TIMEOUT_MS)
     assert board_rows(page) == rows_before + 1
-    sub = board.store.current("feint6k")[0]
-    r1 = sub.results["metrics"]["R@1"]
-    shown = f"{r1['estimate'] * 100:.1f} [{r1['low'] * 100:.1f}, {r1['high'] * 100:.1f}]"
-    sync_api.expect(page.locator("#board-feint6k")).to_contain_text(shown)  # the score with its interval
     page.screenshot(path=str(artifacts_dir / "leaderboard_after_valid_submission.png"), full_page=True)
 
     stored = board.store.count()
-    rows_after_good = board_rows(page)
     for path, expected in (
+        (takeover, "model name 'bob/model' is in namespace 'bob'; you are signed in as 'alice'"),
         (missing, "1 id of msrvtt/test missing: 'msrvtt:7'"),
         (nan, "1 item with NaN or infinite scores: 'msrvtt:4'"),
         (wrong, "missing column 'scores' (list<float32>)"),
@@ -103,8 +118,8 @@ def test_upload_valid_and_invalid_files(space, item_sets, tmp_path, artifacts_di
         message = upload(page, path)
         assert message.startswith("submission refused") and expected in message, message
         page.screenshot(path=str(artifacts_dir / f"leaderboard_refused_{path.stem}.png"), full_page=False)
-        show_board(page)
-        assert board_rows(page) == rows_after_good
-        assert "browser/other" not in page.inner_text("#board-feint6k")
+    show_board(page)
+    assert board_rows(page) == rows_before + 1
+    assert "alice/other" not in page.inner_text("#board-feint6k") and "bob/model" not in page.inner_text("#board-feint6k")
     assert board.store.count() == stored
     page.close()

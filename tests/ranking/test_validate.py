@@ -112,3 +112,14 @@ def test_integers_float64_holds_are_ranked_exactly():
 def test_non_numbers_in_a_rectangular_list_are_named():
     with pytest.raises(ValueError, match=r"None at row 0, column 1"):
         multiple_choice([[0.5, None]], [0])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(mask=[[True, True], [True]]), r"mask holds nested lists of different lengths.*shape of scores \(2, 2\)"),
+    (dict(positive=[[0], [0, 1]]), "positive holds nested lists of different lengths; give one column index per row"),
+    (dict(groups={"pos": [["n"], ["n", "v"]]}), r"groups\['pos'\] holds nested lists"),
+    (dict(ids=[["a"], ["b", "c"]]), "ids holds nested lists"),
+])
+def test_other_ragged_inputs_get_the_projects_message(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        multiple_choice(**{"scores": [[0.1, 0.2], [0.3, 0.2]], "positive": [0, 0], **kwargs})

@@ -10,7 +10,10 @@ DESCRIPTION = """Compute every metric of the benchmark a predictions file was sc
 cluster-bootstrap confidence intervals (whole videos resampled), broken down by category
 (contrast-set type, part of speech), source dataset and negative type, plus Feint6K's Δs
 (object vs action swap) where the negatives say which is which. Prints a report, writes the
-result as JSON and a bar chart PNG.
+result as JSON and a bar chart PNG: both or neither (everything is computed and rendered
+before either file is written). Intervals are percentile intervals of a cluster bootstrap
+over videos, clamped to contain the value (docs/metrics.md). A chance check:
+hardneg score --model constant ... gives exactly the chance column under the default ties.
 
 example:
   hardneg evaluate clip-feint6k.parquet                 # dataset taken from the file's metadata

@@ -20,6 +20,9 @@ from hardneg.leaderboard.baselines import BLIND_MODEL
 #: a Hub user or organization name
 _HUB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,95}$")
 
+#: the access token of Gradio's local sign-in mock (outside a Space): not a Hub token, never sent to the Hub
+GRADIO_LOCAL_MOCK_TOKEN = "mock-oauth-token-for-local-dev"
+
 #: `whoami(token) -> dict` as `huggingface_hub.whoami` returns it (`name`, `type`, `orgs: [{name}]`)
 Whoami = Callable[[str], Mapping[str, Any]]
 
@@ -122,7 +125,7 @@ def identity_from_oauth(profile: Mapping[str, Any] | None, token: Any = None, wh
         if not isinstance(username, str):
             raise IdentityError("the sign-in session has no user name; sign in again")
         orgs = _org_names(profile.get("orgs"))
-        if "orgs" not in profile and raw:
+        if "orgs" not in profile and raw and raw != GRADIO_LOCAL_MOCK_TOKEN:
             try:
                 same = identity_from_token(raw, whoami)
                 orgs = list(same.orgs) if same.username.lower() == username.lower() else []

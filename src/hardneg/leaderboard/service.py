@@ -24,7 +24,7 @@ from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
 from hardneg.leaderboard.store import Store, StoredSubmission
-from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, upload_limit, validate_submission
+from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ class Leaderboard:
                     self.mirror.push_tombstone(sub_id, action, reason)
                 except Exception as exc:
                     log.warning("mirror tombstone of %s failed: %s", sub_id, exc)
-        return f"{action}: {len(ids)} submission(s) of {target!r}"
+        return f"{action}: {len(ids)} submission(s) of {quote(target)}"
 
     def eval_results(self, model_id: str) -> dict[str, str]:
         return eval_results_files(self.store, model_id.strip())

@@ -259,11 +259,11 @@ class Store:
 
     def add_tombstone(self, submission_id: str, action: str, reason: str) -> None:
         if action not in ("hide", "delete", "restore"):
-            raise ValueError(f"action must be 'hide', 'delete' or 'restore'; got {action!r}")
+            raise ValueError(f"action must be 'hide', 'delete' or 'restore'; got {str(action)[:40]!r}")
 
         def work(con):
             if con.execute("SELECT 1 FROM submissions WHERE id = ?", (submission_id,)).fetchone() is None:
-                raise ValueError(f"no submission with id {submission_id!r}; copy the id from the model's history")
+                raise ValueError(f"no submission with id {str(submission_id)[:80]!r}; copy the id from the model's history")
             con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
                         (submission_id, action, reason or "", now()))
 

@@ -26,7 +26,7 @@ import numpy as np
 from hardneg.models.base import VideoTextModel
 from hardneg.models.registry import register
 
-_MASK53 = (1 << 53) - 1
+_KEY_BITS = 24  # a caption's key is exact in float32, so a cast anywhere on the way changes nothing
 
 
 class _ChanceModel(VideoTextModel):
@@ -83,17 +83,17 @@ class RandomModel(_ChanceModel):
         return {**super().identity(), "seed": self.seed}
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
-        """(T, 1) float64: a 53-bit hash of (seed, text) per caption, exact in a float64."""
+        """(T, 1) float32: a 24-bit keyed hash of (seed, text) per caption (an integer, exact in float32)."""
         key = self.seed.to_bytes(8, "little")
-        out = np.empty((len(texts), 1), np.float64)
+        out = np.empty((len(texts), 1), np.float32)
         for i, t in enumerate(texts):
             digest = hashlib.blake2b(t.encode("utf-8"), digest_size=8, key=key).digest()
-            out[i, 0] = float(int.from_bytes(digest, "little") & _MASK53)
+            out[i, 0] = int.from_bytes(digest, "little") >> (64 - _KEY_BITS)
         return out
 
     def similarity(self, video_embeddings: np.ndarray, text_embeddings: np.ndarray) -> np.ndarray:
         """(V, T) scores in [0, 1): hash of (text hash, row of the video), 24 bits so float32 holds them exactly."""
-        keys = np.asarray(text_embeddings, np.float64)[:, 0].astype(np.uint64)
+        keys = np.rint(np.asarray(text_embeddings, np.float64)[:, 0]).astype(np.uint64)
         rows = np.arange(len(video_embeddings), dtype=np.uint64)[:, None]
         with np.errstate(over="ignore"):
             mixed = _splitmix64(keys[None, :] ^ _splitmix64(rows))

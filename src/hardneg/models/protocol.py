@@ -121,6 +121,7 @@ class ScoreAdapter(_UserModel):
         self._text_index: dict[str, int] = {}
         self._frames = Path(tempfile.mkdtemp(prefix="hardneg-frames-"))
         self._n_videos = 0
+        self._nonce = uuid.uuid4().hex[:12]
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._frames, True)
 
     def close(self) -> None:
@@ -128,7 +129,7 @@ class ScoreAdapter(_UserModel):
 
     def cache_key(self) -> str:
         # keys are only valid while this adapter lives: never share its cache folder with another
-        return f"{super().cache_key()}-{id(self):x}-{uuid.uuid4().hex[:8]}"
+        return f"{super().cache_key()}-{self._nonce}"
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
         out = np.empty((len(texts), 1), np.float64)

@@ -134,6 +134,14 @@ def as_array(values, name: str = "scores") -> np.ndarray:
     return arr
 
 
+def _nested(values, name: str, expected: str) -> np.ndarray:
+    """``np.asarray`` for the other inputs: nested lists of different lengths get a message, not NumPy's."""
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} holds nested lists of different lengths; {expected}") from None
+
+
 def as_scores(scores, name: str = "scores", mask: np.ndarray | None = None) -> np.ndarray:
     """A 2-D float array with only finite values where ``mask`` is True.
 
@@ -175,7 +183,7 @@ def as_mask(mask, shape: tuple[int, int], name: str = "mask") -> np.ndarray | No
     """None, or a bool array of ``shape`` with at least one True per row."""
     if mask is None:
         return None
-    m = np.asarray(mask)
+    m = _nested(mask, name, f"it must be a bool array of the shape of scores {shape}")
     if m.shape != shape:
         raise ValueError(f"{name} has shape {m.shape} but scores has shape {shape}; they must match")
     if m.dtype != bool:
@@ -193,7 +201,7 @@ def as_mask(mask, shape: tuple[int, int], name: str = "mask") -> np.ndarray | No
 
 def as_index(values, n_rows: int, n_cols: int, name: str, mask: np.ndarray | None = None) -> np.ndarray:
     """A (n_rows,) int64 array of column indices inside [0, n_cols) and inside the mask."""
-    arr = np.asarray(values)
+    arr = _nested(values, name, f"give one column index per row of scores ({n_rows})")
     if arr.ndim != 1 or arr.shape[0] != n_rows:
         raise ValueError(
             f"{name} must have one entry per row of scores ({n_rows}); got shape {arr.shape}"
@@ -232,7 +240,7 @@ def as_groups(groups, n_rows: int) -> dict[str, np.ndarray]:
         raise ValueError("groups must be a dict {column name: values per row} or a pandas DataFrame")
     out = {}
     for key, values in groups.items():
-        arr = np.asarray(values)
+        arr = _nested(values, f"groups[{key!r}]", f"give one value per row ({n_rows})")
         if arr.ndim != 1 or arr.shape[0] != n_rows:
             raise ValueError(f"groups[{key!r}] must have one value per row ({n_rows}); got shape {arr.shape}")
         if arr.dtype == object:  # mixed types or missing values (None/NaN) become text; missing -> "missing"
@@ -248,7 +256,7 @@ def check_ids(ids, n_rows: int, name: str = "ids") -> np.ndarray | None:
     """None, or a (n_rows,) array of unique ids."""
     if ids is None:
         return None
-    arr = np.asarray(ids)
+    arr = _nested(ids, name, f"give one id per row ({n_rows})")
     if arr.ndim != 1 or arr.shape[0] != n_rows:
         raise ValueError(f"{name} must have one id per row ({n_rows}); got shape {arr.shape}")
     uniq, counts = np.unique(arr, return_counts=True)
