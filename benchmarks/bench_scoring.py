@@ -404,42 +404,39 @@ def main() -> int:
         print(f"\nmodel: ViT-B/32 CLIP, random weights, on {dev} ({gpu}), {model.dtype}; torch {torch.__version__}, "
               f"{torch.get_num_threads()} torch CPU threads, {default_threads()} decode threads")
         settings = FrameSettings(n_frames=8, resize=224)
-        print(f"  {'profile':8s}{'preprocess':>12s}{'PIL proc.':>12s}{'encode':>12s}{'end to end':>12s}"
-              f"{'previous e2e':>14s}{'e2e/encode':>12s}{'e2e/previous':>14s}   (videos/s)")
-        for p in profiles:
-            frames = [decode_frames(v, settings) for v in sets[p]]
-            n = len(frames)
-            model.encode_video(frames[:1])  # warm-up
-            _sync(dev)
-            t = time.perf_counter()
-            pix = model.pixels(frames, dev, model.model.dtype)
-            _sync(dev)
-            t_pre = time.perf_counter() - t
-            t = time.perf_counter()
-            from hardneg.models.clip import preprocess_frames
+        from hardneg.models.clip import preprocess_frames
+        from hardneg.threads import thread_map
 
-            preprocess_frames(model.processor, np.concatenate(frames)).to(dev, model.model.dtype)
+        def timed(fn):
             _sync(dev)
-            t_pil = time.perf_counter() - t
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
+            out = fn()
+            _sync(dev)
+            return out, time.perf_counter() - t, time.process_time() - c
+
+        def encode(pix):
             with torch.inference_mode():
                 for i in range(0, len(pix), model.frame_batch):
                     model.model.get_image_features(pixel_values=pix[i:i + model.frame_batch])
-            _sync(dev)
-            t_enc = time.perf_counter() - t
-            t = time.perf_counter()
-            report = VideoReport()
-            encode_videos(model, VideoFolder(sets[p][0].parent), [v.stem for v in sets[p]], settings, None, report)
-            _sync(dev)
-            t_e2e = time.perf_counter() - t
-            t = time.perf_counter()
-            from hardneg.threads import thread_map
 
-            _old_encode_video(model, thread_map(lambda v: _old_decode(v, settings), sets[p]))
-            _sync(dev)
-            t_old = time.perf_counter() - t
-            print(f"  {p:8s}{rate(n, t_pre):>12s}{rate(n, t_pil):>12s}{rate(n, t_enc):>12s}{rate(n, t_e2e):>12s}"
-                  f"{rate(n, t_old):>14s}{t_e2e / t_enc:12.2f}{t_old / t_e2e:14.2f}")
+        cols = ["preprocess", "PIL processor", "encode", "end to end", "previous e2e"]
+        results = {}
+        for p in profiles:
+            frames = [decode_frames(v, settings) for v in sets[p]]
+            model.encode_video(frames[:1])  # warm-up
+            pix, *pre = timed(lambda: model.pixels(frames, dev, model.model.dtype))
+            _, *pil = timed(lambda: preprocess_frames(model.processor, np.concatenate(frames)).to(dev, model.model.dtype))
+            _, *enc = timed(lambda: encode(pix))
+            ids = [v.stem for v in sets[p]]
+            _, *e2e = timed(lambda: encode_videos(model, VideoFolder(sets[p][0].parent), ids, settings, None, VideoReport()))
+            _, *old = timed(lambda: _old_encode_video(model, thread_map(lambda v: _old_decode(v, settings), sets[p])))
+            results[p] = (len(frames), dict(zip(cols, (pre, pil, enc, e2e, old))))
+        for k, label in ((0, "wall-clock videos/s"), (1, "videos per CPU-second of this process (all its threads)")):
+            print(f"  {label}")
+            print(f"  {'profile':8s}" + "".join(f"{c:>15s}" for c in cols) + f"{'e2e/encode':>12s}{'previous/e2e':>14s}")
+            for p, (n, r) in results.items():
+                print(f"  {p:8s}" + "".join(f"{n / r[c][k]:15.2f}" for c in cols)
+                      + f"{r['end to end'][k] / r['encode'][k]:12.2f}{r['previous e2e'][k] / r['end to end'][k]:14.2f}")
         if args.fp16 and dev.startswith("cuda"):
             ref = load_model(str(model_dir), device=dev, fp16=False)
             frames = [decode_frames(v, settings) for p in profiles for v in sets[p]]

@@ -186,11 +186,13 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
                 "re-run.*", *out[1:], gr.Video(value=None))
 
     with gr.Blocks(title="video-hardneg demo", delete_cache=(900, 900)) as demo:
-        gr.Markdown("# video-hardneg: is your video-text model fooled by hard negatives?\n"
-                    "Pick an example from Feint6K, the contrast sets or PoSRank (or upload a clip and type captions), "
-                    "pick a model, and see every candidate caption ranked by the model's score. The positive is "
-                    "marked ✓; words where each negative differs from it are highlighted.")
-        model = gr.Dropdown(choices=models, value=models[0], label="Model", elem_id="model")
+        with gr.Row(equal_height=True):
+            gr.Markdown("# video-hardneg: is your video-text model fooled by hard negatives?\n"
+                        "Pick a benchmark example (or upload a clip and type captions) and a model: every candidate "
+                        "caption is ranked by the model's score, the positive marked ✓, the words where each "
+                        "negative differs from it highlighted.")
+            model = gr.Dropdown(choices=models, value=models[0], label="Model", elem_id="model", scale=0,
+                                min_width=280)
         with gr.Tabs():
             with gr.Tab("Benchmark example"):
                 with gr.Row():
@@ -202,7 +204,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
                     query = gr.Textbox(label="Search caption text", placeholder="e.g. door", scale=3, elem_id="query")
                     search = gr.Button("Search", scale=1)
                     rand = gr.Button("Random example", scale=1)
-                captions_view = gr.Textbox(label="Candidate captions (✓ = the positive)", lines=4, max_lines=8,
+                captions_view = gr.Textbox(label="Candidate captions (✓ = the positive)", lines=3, max_lines=5,
                                            interactive=False, elem_id="captions")
                 run_btn = gr.Button("Run model", variant="primary", elem_id="run-example")
             with gr.Tab("Upload your video"):

@@ -414,8 +414,14 @@ def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | No
     picks = sample_positions(times, settings)
     need = sorted(set(int(p) for p in picks))
     dev = device or "cpu"
-    decoder = VideoDecoder(str(path), device=dev, seek_mode="exact", dimension_order="NCHW",
-                           num_ffmpeg_threads=threads)
+    try:
+        decoder = VideoDecoder(str(path), device=dev, seek_mode="exact", dimension_order="NCHW",
+                               num_ffmpeg_threads=threads)
+    except Exception as exc:
+        if dev != "cpu" and "cuda" in str(exc).lower():  # e.g. a CPU-only build of torchcodec
+            raise DecoderUnavailable(f"torchcodec cannot decode on {dev} here ({exc}); install its CUDA build "
+                                     "(see docs/scoring-speed.md) or score with --device cpu") from exc
+        raise
     if decoder.metadata.num_frames != len(times):
         raise VideoDecodeError(f"{path}: torchcodec counts {decoder.metadata.num_frames} frames, the packet index "
                                f"{len(times)}; use the default decoder pyav for this video")
