@@ -148,3 +148,23 @@ def test_empty_run_and_html_in_search_give_plain_messages(page, artifacts_dir):
     assert page.get_by_text("Error", exact=True).count() == 0  # no error badges on the outputs
     page.screenshot(path=str(artifacts_dir / "demo_empty_run.png"), full_page=False)
     page.get_by_role("tab", name="Benchmark example").click()
+
+
+def test_uploads_are_capped_scored_and_deleted(demo_url, tmp_path):
+    """Through the API: a file over 50 MB is refused at upload; a scored upload is deleted from the server."""
+    gradio_client = pytest.importorskip("gradio_client")
+    from gradio.utils import get_upload_folder
+
+    from hardneg.video import write_synthetic_video
+
+    c = gradio_client.Client(demo_url, verbose=False)
+    big = tmp_path / "big.mp4"
+    with open(big, "wb") as f:
+        f.truncate(51 * 2**20)
+    with pytest.raises(Exception, match="(?i)size|large|exceed"):
+        c.predict({"video": gradio_client.handle_file(str(big))}, "a\nb", "tiny-clip", api_name="/run_upload")
+    clip = write_synthetic_video(tmp_path / "unique-clip-4711.mp4", "x", n_frames=8)
+    out = c.predict({"video": gradio_client.handle_file(str(clip))}, "a red square\na blue circle", "tiny-clip",
+                    api_name="/run_upload")
+    assert "Positive ranked" in out[1] and "deleted from the server" in out[1]
+    assert not list(Path(get_upload_folder()).rglob("unique-clip-4711.mp4"))

@@ -72,3 +72,58 @@ def test_parse_captions():
     assert dl.parse_captions("a\n\n b \n") == ["a", "b"]
     with pytest.raises(dl.DemoInputError, match="at least two"):
         dl.parse_captions("only one")
+
+
+def test_upload_over_1080p_is_refused_from_the_header(tmp_path):
+    import av
+
+    path = tmp_path / "big.mp4"
+    with av.open(str(path), "w") as c:  # 2 frames of 2560x1440, enough for the header
+        s = c.add_stream("mpeg4", rate=5)
+        s.width, s.height, s.pix_fmt = 2560, 1440, "yuv420p"
+        for _ in range(2):
+            frame = av.VideoFrame.from_ndarray(np.zeros((1440, 2560, 3), np.uint8), format="rgb24")
+            for packet in s.encode(frame):
+                c.mux(packet)
+        for packet in s.encode():
+            c.mux(packet)
+    with pytest.raises(dl.DemoInputError, match="the video is 2560x1440; the limit is 1920x1080") as err:
+        dl.check_upload(str(path))
+    assert str(tmp_path) not in str(err.value)  # no server path in a message
+
+
+def test_typed_text_in_messages_is_quoted_cut_and_escaped():
+    assert dl.echo("<b>x</b>") == "&#x27;&lt;b&gt;x&lt;/b&gt;&#x27;"
+    assert len(dl.echo("a" * 10_000)) < 120
+
+
+def test_positive_is_marked_and_its_rank_always_stated():
+    caps = [f"caption {j}" for j in range(21)]
+    text = dl.candidates_text(caps, 3)
+    assert text.splitlines()[3].startswith("✓ caption 3") and sum(ln.startswith("✓") for ln in text.splitlines()) == 1
+    scores = np.linspace(1, 0, 21)
+    scores[3] = -1.0  # the positive ranked last
+    order, rows = dl.rank_candidates(scores, caps, 3, None)
+    assert dl.verdict_text(order, 3, 21).startswith("### ✓ Positive ranked 21 of 21")
+    assert rows[-1][1] == "✓ positive" and rows[-1][2] == "caption 3"
+    assert dl.verdict_text(order, None, 21) == ""
+
+
+def test_chart_labels_wrap_and_fit_with_21_candidates():
+    long = "A person slowly lifts a green cup from the table and then puts it down near the window"
+    assert dl.wrap_label(long).count("\n") == 1 and all(len(x) <= dl.LABEL_WIDTH for x in dl.wrap_label(long).split("\n"))
+    assert dl.wrap_label("x " * 200).endswith("…")
+    caps = [f"{long} {j}" for j in range(21)]
+    scores = np.linspace(0, 1, 21)
+    order = [int(j) for j in np.argsort(-scores, kind="stable")]
+    fig = dl.score_bar_chart(scores, caps, 0, order, "t")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = ax.get_yticklabels()
+    assert len(labels) == 21 and labels[-1].get_text().startswith("✓ ")  # the positive (lowest score) at the bottom
+    assert labels[-1].get_fontweight() == "bold"
+    # every label is inside the figure (nothing cut at the left edge) and labels do not overlap
+    boxes = [lab.get_window_extent() for lab in labels]
+    assert min(b.x0 for b in boxes) >= 0
+    ys = sorted((b.y0, b.y1) for b in boxes)
+    assert all(a[1] <= b[0] + 1 for a, b in zip(ys, ys[1:]))

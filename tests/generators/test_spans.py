@@ -87,7 +87,7 @@ def test_model_generators_spans(nlp, wordnet, tiny_t5, tiny_gpt2, tiny_xlmr, tmp
     train = tmp_path / "train.txt"
     train.write_text("\n".join(CAPTIONS) + "\n")
     jobs = _jobs(tiny_t5, tiny_gpt2, tiny_xlmr, train)
-    caps = sample_captions()
+    caps = sample_captions()[:40]  # the model passes dominate: 40 captions reach every stage
     batch = {"id": [f"s{i:03d}" for i in range(len(caps))], "caption": caps}
     for name in ("verb_phrase_fixed_fills", "llm_teacher"):
         job = jobs[name]

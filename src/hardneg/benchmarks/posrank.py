@@ -59,7 +59,9 @@ BENCHMARK = Benchmark(
     ),
     source_datasets=("MSR-VTT", "VATEX", "VLN-UVO", "VLN-OOPS"),
     parser="hardneg.datasets.raw_posrank:parse",
-    raw_files="<dataset>_<split>_<pos>_RE20.json + captions.txt (<vid>##*##<i>**#**<caption>)",
+    raw_files=("uvo_val_/oops_val_/msr1ka_/vatex1k5_<pos>_RE20.json (the authors' Datasets/HardNegatives/ names)\n"
+               "+ each one's caption source: captions.txt, msrvtt10ktest.caption.txt, vatex_test1k5_enc.txt\n"
+               "(see docs/building.md)"),
     metrics=(
         Metric("PoSRank", "RR", "unweighted mean over parts of speech of the mean reciprocal rank (Eq. 1)",
                percent=False, over="category"),
