@@ -225,6 +225,89 @@ def bombs(items, scale: float = 1.0) -> dict[str, tuple[str, bytes]]:
     return out
 
 
+def bad_inputs(items) -> dict[str, tuple[bytes, str | tuple]]:
+    """name -> (file bytes, who submits: a user name or (user, orgs)) for ordinary mistakes and hostile metadata;
+    each must be refused with a message naming the problem."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hardneg.leaderboard.example import predictions_bytes
+
+    ids = items.ids.tolist()
+    n, c = len(ids), int(items.n_candidates[0])
+    good = predictions_bytes(items, "alice/m", seed=1)
+
+    def with_meta(**over) -> bytes:
+        table = pq.read_table(pa.BufferReader(good))
+        meta = json.loads(table.schema.metadata[b"hardneg"])
+        meta.update(over)
+        buf = io.BytesIO()
+        pq.write_table(table.replace_schema_metadata({b"hardneg": json.dumps(meta).encode()}), buf)
+        return buf.getvalue()
+
+    def raw_meta(raw: bytes | None) -> bytes:
+        table = pq.read_table(pa.BufferReader(good))
+        buf = io.BytesIO()
+        pq.write_table(table.replace_schema_metadata({b"hardneg": raw} if raw is not None else None), buf)
+        return buf.getvalue()
+
+    def table_bytes(table) -> bytes:
+        buf = io.BytesIO()
+        pq.write_table(table.replace_schema_metadata(pq.read_schema(pa.BufferReader(good)).metadata), buf)
+        return buf.getvalue()
+
+    zeros = [np.zeros(c, np.float32) for _ in range(n)]
+    nan = [z.copy() for z in zeros]
+    nan[3][1] = np.nan
+    short = [z.copy() for z in zeros]
+    short[2] = np.zeros(c + 3, np.float32)
+    return {
+        "not Parquet": (b"import os; os.system('rm -rf /')", "alice"),
+        "empty file": (b"", "alice"),
+        "no 'hardneg' metadata": (raw_meta(None), "alice"),
+        "metadata not UTF-8": (raw_meta(b"\xff\xfe{"), "alice"),
+        "column 'score' instead of 'scores'": (table_bytes(pa.table({"id": ids, "score": [0.5] * n})), "alice"),
+        "integer ids": (table_bytes(pa.table({"id": list(range(n)), "scores": [[0.0] * c] * n})), "alice"),
+        "one item missing (partial coverage)": (predictions_bytes(items, "alice/m", scores=zeros[:-1], ids=ids[:-1]),
+                                                "alice"),
+        "one id twice": (predictions_bytes(items, "alice/m", scores=zeros + zeros[:1], ids=ids + ids[:1]), "alice"),
+        "an id of another split": (predictions_bytes(items, "alice/m", scores=zeros, ids=ids[:-1] + ["other:1"]),
+                                   "alice"),
+        "a NaN score": (predictions_bytes(items, "alice/m", scores=nan), "alice"),
+        "wrong number of scores": (predictions_bytes(items, "alice/m", scores=short), "alice"),
+        "old data revision": (predictions_bytes(items, "alice/m", revision="sha256:0000"), "alice"),
+        "unknown benchmark": (with_meta(benchmark="feint7k"), "alice"),
+        "benchmark as a dict": (with_meta(benchmark={"$ne": 1}), "alice"),
+        "config with a forged line": (with_meta(config="msrvtt\nstored alice/fake v1 on feint6k/msrvtt/test"), "alice"),
+        "not signed in": (good, ""),
+        "another user's namespace": (predictions_bytes(items, "bob/m", seed=1), "alice"),
+        "an organization alice is not in": (predictions_bytes(items, "meta/m", seed=1), ("alice", ("alice-org",))),
+        "no namespace": (predictions_bytes(items, "m", seed=1), "alice"),
+        "a reported row's name": (predictions_bytes(items, "Human", seed=1), "alice"),
+        "a baseline's name in one's namespace": (predictions_bytes(items, "alice/Random", seed=1), "alice"),
+    }
+
+
+def refusals(bench_root: Path) -> list[dict]:
+    """Check every bad input; the first problem of each refusal and the message's length."""
+    from hardneg.leaderboard.identity import Identity
+    from hardneg.leaderboard.items import load_benchmarks
+    from hardneg.leaderboard.validate import SubmissionError, validate_submission
+
+    item_sets = load_benchmarks(bench_root)
+    rows = []
+    for name, (data, who) in bad_inputs(item_sets[("feint6k", "msrvtt", "test")]).items():
+        identity = Identity(who[0], who[1]) if isinstance(who, tuple) else who
+        try:
+            validate_submission(data, identity, item_sets)
+            rows.append({"name": name, "refused": False, "message": "accepted", "length": 0})
+        except SubmissionError as exc:
+            rows.append({"name": name, "refused": True, "message": exc.problems[0], "length": len(str(exc))})
+    return rows
+
+
 # --- measuring ------------------------------------------------------------------------------------
 def write_board_data(root: Path, n_items: int = 6000, n_candidates: int = 6) -> Path:
     """A Feint6K-sized built folder: feint6k/msrvtt/test with n_items items of n_candidates captions."""
@@ -298,6 +381,7 @@ def main(argv=None) -> int:
     p.add_argument("--child", nargs="+", metavar="PATH", help=argparse.SUPPRESS)
     p.add_argument("--items", type=int, default=6000, help="items of the Feint6K-sized item set (default 6000)")
     p.add_argument("--json", default=None, help="also write the results as JSON here")
+    p.add_argument("--refusals", action="store_true", help="also check ordinary bad inputs and print their messages")
     args = p.parse_args(argv)
     if args.child:
         _child(*args.child)
@@ -317,15 +401,32 @@ def main(argv=None) -> int:
             print(f"{name:26s} {len(data):>11,} B  refused={r['refused']!s:5s} {r['seconds'] * 1000:8.1f} ms  "
                   f"peak {r['peak_mb']:6.1f} MB (before the check {r['baseline_mb']:6.1f} MB)  {r['message'][:90]}",
                   flush=True)
-    print("\n| file | on disk | refused | check time | peak memory (process) | message |")
-    print("|---|---:|---|---:|---:|---|")
+        from hardneg.leaderboard.example import predictions_bytes
+
+        control = predictions_bytes(items, "alice/control", seed=0)
+        path = Path(tmp) / "valid.parquet"
+        path.write_bytes(control)
+        (valid,) = measure(root, path)
+        print(f"{'valid file (control)':26s} {len(control):>11,} B  accepted={not valid['refused']!s:5s} "
+              f"{valid['seconds'] * 1000:8.1f} ms  peak {valid['peak_mb']:6.1f} MB", flush=True)
+        bad = refusals(root) if args.refusals else []
+    print("\n| file | on disk | refused | check time | peak memory (process) | of which before the check | message |")
+    print("|---|---:|---|---:|---:|---:|---|")
     for r in rows:
         msg = r["message"].replace("|", "\\|")[:110]
         print(f"| {r['name']} | {r['file_bytes']:,} B | {'yes' if r['refused'] else 'NO'} | {r['seconds'] * 1000:.0f} ms "
-              f"| {r['peak_mb']:.0f} MB | {msg} |")
+              f"| {r['peak_mb']:.0f} MB | {r['baseline_mb']:.0f} MB | {msg} |")
+    print(f"| valid file (control, {args.items:,} items) | {len(control):,} B | {'no' if not valid['refused'] else 'YES'} "
+          f"| {valid['seconds'] * 1000:.0f} ms | {valid['peak_mb']:.0f} MB | {valid['baseline_mb']:.0f} MB | accepted |")
+    if bad:
+        print("\n| bad input | refused | first problem in the message | message length |")
+        print("|---|---|---|---:|")
+        for r in bad:
+            msg = r["message"].replace("|", "\\|").replace("\n", " ")[:150]
+            print(f"| {r['name']} | {'yes' if r['refused'] else 'NO'} | {msg} | {r['length']} |")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
-    return 0 if all(r["refused"] for r in rows) else 1
+        Path(args.json).write_text(json.dumps({"bombs": rows, "refusals": bad}, indent=1))
+    return 0 if all(r["refused"] for r in rows + bad) and not valid["refused"] else 1
 
 
 if __name__ == "__main__":

@@ -320,7 +320,7 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
                 stats.frames_decoded += 1
                 if start is not None and expected == start and frame.pts is not None and frame.pts < pts[start]:
                     continue  # frames before the seek target (an earlier keyframe, or leading frames)
-                if expected >= len(pts):
+                if expected >= len(pts) or frame.pts != pts[expected]:
                     return None
                 if expected in want:
                     kept[expected] = convert(frame)

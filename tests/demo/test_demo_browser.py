@@ -162,9 +162,9 @@ def test_uploads_are_capped_scored_and_deleted(demo_url, tmp_path):
     with open(big, "wb") as f:
         f.truncate(51 * 2**20)
     with pytest.raises(Exception, match="(?i)size|large|exceed"):
-        c.predict({"video": gradio_client.handle_file(str(big))}, "a\nb", "tiny-clip", api_name="/run_upload")
+        c.predict(gradio_client.handle_file(str(big)), "a\nb", "tiny-clip", api_name="/run_upload")
     clip = write_synthetic_video(tmp_path / "unique-clip-4711.mp4", "x", n_frames=8)
-    out = c.predict({"video": gradio_client.handle_file(str(clip))}, "a red square\na blue circle", "tiny-clip",
+    out = c.predict(gradio_client.handle_file(str(clip)), "a red square\na blue circle", "tiny-clip",
                     api_name="/run_upload")
     assert "Positive ranked" in out[1] and "deleted from the server" in out[1]
     assert not list(Path(get_upload_folder()).rglob("unique-clip-4711.mp4"))

@@ -55,9 +55,10 @@ def test_widget_page_opens_prefilled_and_submits(tmp_path, artifacts_dir):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.goto(url)
-            page.get_by_text("[0.9, 0.1, 0.2, 0.3, 0.0, 0.4]").first.wait_for(timeout=60_000)  # the card's example
+            page.wait_for_function(  # the card's example fills the form
+                "() => document.body.innerText.includes('[0.9, 0.1, 0.2, 0.3, 0.0, 0.4]')", timeout=60_000)
             page.get_by_role("button", name="Submit").click()
-            page.get_by_text('"R@1"').first.wait_for(timeout=60_000)
+            page.wait_for_function("() => document.body.innerText.includes('0.3888888888888889')", timeout=60_000)
             page.screenshot(path=str(artifacts_dir / "metric_widget_prefilled.png"), full_page=False)
             browser.close()
     finally:

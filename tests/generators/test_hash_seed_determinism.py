@@ -75,6 +75,11 @@ def _jobs(tiny_t5: Path, tiny_gpt2: Path, tiny_xlmr: Path, train: Path) -> dict:
     plain = {"id": ids, "caption": CAPTIONS}
     return {
         "posrank": {"generator": "posrank", "settings": {"vocabulary": VOCABULARY, "k": 8, "seed": 0}, "batch": plain},
+        # the recipes' settings (the authors' code) and the paper's tier with replaced_word's any-pos draw
+        "posrank_authors": {"generator": "posrank", "batch": plain, "settings": {
+            "vocabulary": VOCABULARY, "k": 12, "seed": 0, "fit_surface": False, "replace_all": True,
+            "tiers": ["antonym", "sibling", "hypernym-antonym", "vocabulary"], "vocabulary_pos": "any",
+            "skip_targets": "none"}},
         "posrank_phrase": {"generator": "posrank_phrase", "settings": {"vocabulary": VOCABULARY, "k": 6, "seed": 0},
                            "batch": plain},
         "gender": {"generator": "gender", "settings": {"seed": 0, "n_negatives": 3}, "batch": plain},
@@ -131,7 +136,7 @@ def test_outputs_do_not_depend_on_hash_seed_or_batching(nlp, wordnet, tiny_t5, t
     (ref_name, ref), *others = runs.items()
     results = ref["results"]
     # the offline generators must really have run and produced rows
-    for name in ("posrank", "posrank_phrase", "gender", "character_id"):
+    for name in ("posrank", "posrank_authors", "posrank_phrase", "gender", "character_id"):
         assert "missing" not in results[name], results[name]
         assert results[name]["id"], f"{name} produced no rows"
     problems = []

@@ -130,6 +130,15 @@ def test_vocabulary_pos_any_draws_from_the_five_parts_of_speech(fn):
     drawn = {json.loads(r["details"])["vocabulary_pos"] for r in out["provenance"][0][1:]}
     assert len(drawn) >= 3 and drawn <= set(PARTS_OF_SPEECH)
     all_spans_rebuild(out)
+    # "same+any": the 8 prepositions first, then other parts of speech until K = 20
+    cap = {"id": ["a"], "caption": ["A dog sits near the table"]}
+    same = fn(k=20, seed=0, parts_of_speech=["prep"])(cap)
+    filled = fn(k=20, seed=0, parts_of_speech=["prep"], vocabulary_pos="same+any")(cap)
+    assert len(same["captions"][0]) < 21 and len(filled["captions"][0]) == 21
+    n = len(same["captions"][0])
+    assert filled["captions"][0][:n] == same["captions"][0]  # the same draws first
+    assert all(json.loads(r["details"])["vocabulary_pos"] != "prep" for r in filled["provenance"][0][n:])
+    all_spans_rebuild(filled)
 
 
 def test_skip_targets(fn):
@@ -219,6 +228,10 @@ def test_bad_settings_are_clear_errors(nlp, wordnet):
         PosRankBatchFn(nlp, wordnet, VOCAB, tiers=["antonym", "antonym"])
     with pytest.raises(ValueError, match="vocabulary_pos"):
         PosRankBatchFn(nlp, wordnet, VOCAB, vocabulary_pos="adv")
+    with pytest.raises(ValueError, match="sibling_limit"):
+        PosRankBatchFn(nlp, wordnet, VOCAB, sibling_limit=-1)
+    with pytest.raises(ValueError, match="min_length"):
+        PosRankBatchFn(nlp, wordnet, VOCAB, min_length=0)
     with pytest.raises(ValueError, match="skip_targets"):
         PosRankBatchFn(nlp, wordnet, VOCAB, skip_targets="some")
     with pytest.raises(ValueError, match="caption"):

@@ -111,6 +111,14 @@ def test_burst_of_concurrent_submissions_each_stored_once(space, item_sets, tmp_
     print(f"\nburst: {BURST} submissions from {CLIENTS} clients -> {len(messages)} acknowledged, "
           f"{len(set(ids))} stored once each; store {counts['stored_versions']} versions; "
           f"board rows for burst models: {len(table)}")
+    # every client retries every file (a lost reply): all acknowledged as the version already stored, nothing new
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        again = [m for ms in pool.map(worker, range(CLIENTS)) for m in ms]
+    assert all(m.startswith("already stored org/burst-m") for m in again), again[:3]
+    assert sorted(m.split("(submission ")[1].split(")")[0] for m in again) == sorted(ids)
+    assert board.store.count() == before + BURST
+    print(f"retry burst: {BURST} resubmissions of the same files -> {len(again)} acknowledged as already stored, "
+          f"{board.store.count() - before - BURST} new versions")
 
 
 def test_cli_submit_through_the_space(space, item_sets, tmp_path, capsys):

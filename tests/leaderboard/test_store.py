@@ -165,6 +165,8 @@ def test_sigkill_inside_the_write_transaction_leaves_the_board_as_it_was(tmp_pat
     proc.wait(30)
     store = Store(tmp_path / "store")
     assert _check_complete(store) == committed and len(committed) == 3
+    print(f"\nkill inside the write transaction: {len(committed)} acknowledged, {store.count()} stored, "
+          f"integrity {store.integrity_check()}")
     # the store still takes writes after the crash
     board = Leaderboard(tmp_path / "store", load_benchmarks(bench_root), n_resamples=20, compute_blind=False)
     assert board.submit(predictions_bytes(board.item_sets[FEINT], "org/m0", seed=99), ALICE).ok
@@ -189,3 +191,5 @@ def test_sigkill_at_a_random_moment_loses_nothing_committed(tmp_path, bench_root
     ids = _check_complete(Store(tmp_path / "store"))
     assert ids[: len(committed)] == committed  # every acknowledged submission is there, in order
     assert len(ids) - len(committed) in (0, 1)  # at most one committed just before the kill was unprinted
+    print(f"\nkill after {delay} s of writing: {len(committed)} acknowledged, {len(ids)} stored, all acknowledged "
+          f"present, integrity ok")

@@ -53,6 +53,17 @@ def test_numpy_frames_give_the_processors_pixel_values_bit_for_bit(edge):
     assert torch.equal(pipe([a, b]), proc(images=list(a) + list(b), return_tensors="pt")["pixel_values"])
 
 
+def test_gpu_lookup_equals_the_cpu_lookup():
+    """The GPU's gather (run here on CPU tensors: CI has no GPU) gives the same values, also in half precision."""
+    import torch
+
+    pipe = PixelPipeline(_processor())
+    frames = torch.from_numpy(np.random.default_rng(5).integers(0, 256, (70, 3, 32, 32), dtype=np.uint8))
+    want = pipe.normalize(frames)
+    assert torch.equal(pipe._normalize_torch(frames, step=16), want)
+    assert torch.equal(pipe._normalize_torch(frames, torch.float16), want.to(torch.float16))
+
+
 def test_torch_resize_is_within_two_levels_of_pil():
     import torch
     from PIL import Image

@@ -15,28 +15,39 @@ sentence and the function it follows, and says which one each recipe follows whe
    ``preposition_map=True`` swaps this tier, for prepositions only, for the hand-made table of
    version 1 (rule ``preposition-map``).
 2. ``sibling`` (code: ``replaced_word`` with ``get_hypernyms``/``get_hyponyms``): the hyponyms of
-   a hypernym of the word, WordNet part of speech mapped from the word's tag as the code maps it
-   (ADV, ADJ, VERB, NOUN; anything else, e.g. ADP, as NOUN); a hypernym is drawn, then one of
-   its hyponyms, up to ``sibling_limit`` times. The paper names no such tier.
+   a hypernym of the word; a hypernym lemma is drawn, then one hyponym lemma of that name's
+   synsets, up to ``sibling_limit`` times. WordNet part of speech as the code maps it (ADV, ADJ,
+   VERB, NOUN to their own, anything else, e.g. ADP, to NOUN), from the word's spaCy tag in its
+   caption (the code tags the word alone with NLTK's tagger, whose data is a separate download;
+   ``change_word`` passes the caption's tag as here). The paper names no such tier.
 3. ``hypernym-antonym`` (paper: "followed by the antonym of a hypernym or hyponym of the word";
    not in the released code): antonyms of the lemmas of the word's hypernyms and hyponyms.
 4. ``vocabulary`` (paper: "Otherwise, we randomly select a word of the same part-of-speech from
    the dataset vocabulary"; code: ``random.choice`` over the vocabulary): uniform draws without
    repetition from the corpus vocabulary of the same part of speech, or with
    ``vocabulary_pos="any"`` the code's rule of ``replaced_word``: a part of speech drawn
-   uniformly from the five, then a word of it.
+   uniformly from the five, then a word of it; ``"same+any"`` draws the same part of speech
+   until its words run out, then as ``"any"`` (K stays 20 for a short list: the released
+   preposition sets fill up with words of other parts of speech).
 
-Words shorter than ``min_length`` (3) are never used as replacements: the released sets never
-hold one (no 'up' after 'downward' although WordNet lists it), as their vocabulary files
-('..._len3.json') suggest. Replacements keep the inflection (``is pushing`` -> ``is pulling``)
-and the capitalisation of the replaced word and fix a/an before it (the released code inserts
-the WordNet lemma as it is); no two negatives are equal and none equals the caption. Each
-record's ``span_start``/``span_end`` rebuild the negative exactly (the span takes in the
-article when it changed). Phrase-level negatives (training) change a word and one neighbour.
+The word: one word of the part of speech (spaCy), uniformly, among those with an antonym first
+(``prefer_antonym_targets``; the released sets open with an antonym wherever one exists), never a
+spaCy stop word as written (``skip_targets="stop-words"``: no released target is one, while a
+sentence-initial 'Then' is). Words shorter than ``min_length`` (3) are never replacements: the
+released sets hold none (no 'up' after 'downward' although WordNet lists it), as the authors'
+'..._len3.json' vocabulary suggests. With ``fit_surface`` (the default) replacements take the
+inflection (``is pushing`` -> ``is pulling``) and capitalisation of the word and a/an before it
+agrees; ``fit_surface=False`` inserts the word as it is and ``replace_all=True`` replaces every
+same-case whole-word occurrence, as ``replace_word_in_sentence`` does (the recipes). No two
+negatives are equal and none equals the caption. Each record's ``span_start``/``span_end`` rebuild
+the negative exactly: ``positive[:span_start] + replacement + positive[span_end:] == negative``
+(the span takes in a changed article, and runs from the first to the last occurrence replaced).
+Phrase-level negatives (training) change a word and one neighbour.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -89,14 +100,25 @@ SKIP_TARGETS = frozenset(
     "as when while where how why really quite rather almost".split()
 )
 SKIP_RULES = ("list", "stop-words", "none")
+#: Where the vocabulary tier draws from: the target's part of speech (the paper), any of the five
+#: (``replaced_word``), or the target's until its words run out, then any (fills K with a short list).
+VOCABULARY_POS = ("same", "any", "same+any")
 
 
-def stop_words() -> frozenset[str]:
-    """spaCy's English stop words (``skip_targets="stop-words"``), matched case-sensitively as the
-    released vocabulary was filtered: 'then' is dropped, a sentence-initial 'Then' stays."""
-    from spacy.lang.en.stop_words import STOP_WORDS
+@functools.lru_cache(maxsize=None)
+def skip_words(rule: str = "stop-words") -> tuple[frozenset[str], bool]:
+    """(words never chosen for replacement, compare them lower-cased?) of a `skip_targets` rule.
+    "stop-words": spaCy's English stop words as written, as the released vocabulary was filtered
+    ('then' is dropped, a sentence-initial 'Then' stays); "list": version 1's hand list."""
+    if rule == "stop-words":
+        from spacy.lang.en.stop_words import STOP_WORDS
 
-    return frozenset(STOP_WORDS)
+        return frozenset(STOP_WORDS), False
+    if rule == "list":
+        return SKIP_TARGETS, True
+    if rule == "none":
+        return frozenset(), True
+    raise ValueError(f"skip_targets must be one of {SKIP_RULES}, got {rule!r}")
 
 
 # ------------------------------------------------------------------ vocabulary
@@ -178,16 +200,16 @@ class CandidateSource:
                 out.setdefault(t, None)
         return tuple(out)
 
-    def antonyms(self, word: str, pos: str) -> tuple[str, str | None, tuple[str, ...]]:
-        """(rule, None, antonyms) of tier 1: ``find_synonyms_antonyms`` (all synsets, any part of
-        speech, every lemma's antonyms), or the hand-made map for prepositions when asked."""
+    def antonyms(self, word: str, pos: str) -> tuple[str, tuple[str, ...]]:
+        """(rule, antonyms) of tier 1: ``find_synonyms_antonyms`` (every lemma's antonyms in every
+        synset of the word, any part of speech), or for a preposition the hand-made map when asked."""
         key = ("antonym", word, pos == "prep" and self.preposition_map)
         if key not in self._cache:
             if pos == "prep" and self.preposition_map:
-                self._cache[key] = ("preposition-map", None, self._keep(PREPOSITION_ANTONYMS.get(word, ()), word))
+                self._cache[key] = ("preposition-map", self._keep(PREPOSITION_ANTONYMS.get(word, ()), word))
             else:
                 names = [a.name() for s in self.wordnet.synsets(word) for lem in s.lemmas() for a in lem.antonyms()]
-                self._cache[key] = ("antonym", None, self._keep(names, word))
+                self._cache[key] = ("antonym", self._keep(names, word))
         return self._cache[key]
 
     def hypernyms(self, word: str, upos: str) -> tuple[str, ...]:
@@ -237,9 +259,10 @@ class Target:
     index: int
 
 
-def targets_by_pos(doc: Any, skip: frozenset[str] = SKIP_TARGETS, lower_skip: bool = True) -> dict[str, list[Target]]:
+def targets_by_pos(doc: Any, skip_targets: str = "stop-words") -> dict[str, list[Target]]:
     """Alphabetic tokens of each PoSRank part of speech in a tagged spaCy doc (one pass), less the
-    words in `skip` (compared lower-cased when `lower_skip`, else as written)."""
+    words the `skip_targets` rule excludes (see `skip_words`)."""
+    skip, lower_skip = skip_words(skip_targets)
     out: dict[str, list[Target]] = {p: [] for p in PARTS_OF_SPEECH}
     for tok in doc:
         pos = UPOS_TO_POS.get(tok.pos_)
@@ -253,9 +276,9 @@ def targets_by_pos(doc: Any, skip: frozenset[str] = SKIP_TARGETS, lower_skip: bo
     return out
 
 
-def targets_of(doc: Any, pos: str) -> list[Target]:
+def targets_of(doc: Any, pos: str, skip_targets: str = "stop-words") -> list[Target]:
     """Alphabetic tokens of part of speech `pos` in a tagged spaCy doc."""
-    return targets_by_pos(doc)[pos]
+    return targets_by_pos(doc, skip_targets)[pos]
 
 
 def surface(lemma: str, target: Target) -> str:
@@ -301,7 +324,7 @@ def ranked_candidates(
         if len(out) >= k:
             break
         if tier == "antonym":
-            rule, _, names = source.antonyms(word, pos)
+            rule, names = source.antonyms(word, pos)
             for lem in names:
                 take(rule, lem)
         elif tier == "hypernym-antonym":
@@ -327,10 +350,10 @@ def ranked_candidates(
                 if not pool:
                     hypernyms.pop(i)
         elif tier == "vocabulary":
-            if settings.vocabulary_pos == "any":
-                _vocabulary_any_pos(take, vocabulary, rng, k, out)
-            else:
+            if settings.vocabulary_pos in ("same", "same+any"):
                 _vocabulary_same_pos(take, vocabulary.get(pos, ()), rng, k, out)
+            if settings.vocabulary_pos in ("any", "same+any") and len(out) < k:
+                _vocabulary_any_pos(take, vocabulary, rng, k, out)
     return out[:k]
 
 
@@ -376,7 +399,7 @@ def choose_target(targets: list[Target], pos: str, source: CandidateSource, rng:
     """Uniform choice among the words of `pos`; among those with an antonym first when asked
     (the released sets start with an antonym wherever the caption has a word with one)."""
     if prefer_antonym:
-        with_ant = [t for t in targets if source.antonyms(t.text.lower(), pos)[2]]
+        with_ant = [t for t in targets if source.antonyms(t.text.lower(), pos)[1]]
         if with_ant:
             return with_ant[rng.randrange(len(with_ant))]
     return targets[rng.randrange(len(targets))]
@@ -530,26 +553,28 @@ class PosRankBatchFn:
         bad = [t for t in tiers if t not in TIERS]
         if bad or not tiers or len(set(tiers)) != len(tiers):
             raise ValueError(f"tiers {list(tiers)}: give each of {list(TIERS)} at most once, in the order to try them")
-        if vocabulary_pos not in ("same", "any"):
-            raise ValueError(f"vocabulary_pos must be 'same' (the paper) or 'any' (replaced_word), got {vocabulary_pos!r}")
-        if skip_targets not in SKIP_RULES:
-            raise ValueError(f"skip_targets must be one of {SKIP_RULES}, got {skip_targets!r}")
+        if vocabulary_pos not in VOCABULARY_POS:
+            raise ValueError(f"vocabulary_pos must be one of {VOCABULARY_POS} ('same': the paper; 'any': replaced_word; "
+                             f"'same+any': the same part of speech, then any once it runs out), got {vocabulary_pos!r}")
+        if int(sibling_limit) < 0:
+            raise ValueError(f"sibling_limit must be 0 or more, got {sibling_limit}")
+        if int(min_length) < 1:
+            raise ValueError(f"min_length must be at least 1, got {min_length}")
+        skip_words(skip_targets)  # a clear error for an unknown rule
         self.nlp, self.k, self.seed, self.batch_size = nlp, int(k), int(seed), batch_size
         self.parts_of_speech, self.phrase = tuple(parts_of_speech), phrase
         self.vocabulary = {p: tuple(v) for p, v in vocabulary.items()}
         self.prefer_antonym_targets = prefer_antonym_targets
         self.settings = Settings(tiers, int(sibling_limit), vocabulary_pos, int(min_length), bool(fit_surface),
                                  bool(replace_all))
-        # "list": version 1's hand list, lower-cased; "stop-words": spaCy's list as written
-        self.skip, self.lower_skip = {"list": (SKIP_TARGETS, True), "stop-words": (stop_words(), False),
-                                      "none": (frozenset(), True)}[skip_targets]
+        self.skip_targets = skip_targets
         self.source = CandidateSource(wordnet, min_length=int(min_length), preposition_map=bool(preposition_map))
 
     def __call__(self, batch: Mapping[str, list]) -> dict[str, list]:
         recs = batch_records(batch)
         rows = []
         for rec, doc in zip(recs, self.nlp.pipe([r["caption"] for r in recs], batch_size=self.batch_size)):
-            by_pos = targets_by_pos(doc, self.skip, self.lower_skip)
+            by_pos = targets_by_pos(doc, self.skip_targets)
             if self.phrase:
                 row = phrase_negatives(rec, doc, source=self.source, vocabulary=self.vocabulary, k=self.k,
                                        seed=self.seed, settings=self.settings, by_pos=by_pos)
@@ -575,7 +600,8 @@ def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None
     JSON path or mapping; an explicit empty mapping turns the vocabulary tier off).
 
     `tiers`: the candidate tiers in order (see the module docstring); `sibling_limit`: at most this
-    many sibling words; `vocabulary_pos`: "same" (the paper) or "any" (``replaced_word``);
+    many sibling words; `vocabulary_pos`: "same" (the paper), "any" (``replaced_word``) or
+    "same+any" (the same part of speech until it runs out, then any);
     `min_length`: shortest replacement; `preposition_map`: version 1's hand-made preposition
     antonyms instead of WordNet's; `skip_targets`: words never replaced ("list": version 1's hand
     list, "stop-words": spaCy's stop words, "none"); `prefer_antonym_targets`: choose among the

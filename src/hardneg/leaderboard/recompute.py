@@ -35,7 +35,13 @@ class PartResult:
 
 def recompute(items: ItemSet, scores: np.ndarray, mask: np.ndarray | None = None,
               n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> PartResult:
-    """All metrics of one (benchmark, config, split), as the board stores them."""
+    """All metrics of one (benchmark, config, split), as the board stores them.
+
+    Only a whole split is scored (one row per item, in item order): the board never publishes a number
+    computed on part of a split, so a partial or padded matrix is an error here, not a smaller task."""
+    if np.shape(scores)[0] != len(items) or (mask is not None and np.shape(mask) != np.shape(scores)):
+        raise ValueError(f"recompute needs one row per item of {items.config}/{items.split} ({len(items)}); "
+                         f"got scores of shape {np.shape(scores)}")
     result = evaluate_scores(items, scores, mask, ties=TIES, n_resamples=n_resamples, confidence=confidence,
                              seed=seed, keep_per_example=True)
     metrics = {key: {"estimate": e["value"], "low": e.get("low"), "high": e.get("high"), "n": result.n}

@@ -176,6 +176,9 @@ def open_parquet(source: pa.NativeFile, size: int, **kwargs) -> pq.ParquetFile:
     try:
         open_footer(source, size)
         return pq.ParquetFile(source, **kwargs)
+    except ParquetLimitError as exc:  # our own words: nothing of the file's content
+        raise SubmissionError([f"the file is not a readable Parquet file ({exc}); "
+                               "upload the predictions Parquet written by `hardneg score`"]) from None
     except Exception as exc:  # pyarrow raises several types for garbage input
         raise SubmissionError(
             [f"the file is not a readable Parquet file ({type(exc).__name__}: {quote(str(exc), 160)}); "

@@ -169,18 +169,28 @@ class PixelPipeline:
 
     # ---------------------------------------------------------------------------- values
 
-    def normalize(self, frames, dtype=None, step: int = 32):
-        """(N, 3, h, w) uint8 tensor -> pixel values on its device by one table lookup (on a GPU
-        `step` frames at a time, to bound the index memory), as `dtype` (default float32)."""
+    def normalize(self, frames, dtype=None):
+        """(N, 3, h, w) uint8 tensor -> pixel values on its device by one table lookup, as `dtype`
+        (default float32)."""
+        if frames.device.type == "cpu":
+            return self._normalize_numpy(frames, dtype)
+        return self._normalize_torch(frames, dtype)
+
+    def _normalize_numpy(self, frames, dtype=None):
+        """On the CPU numpy's take is several times faster than torch's gather."""
         import torch
 
-        if frames.device.type == "cpu":  # numpy's take is several times faster than torch's gather here
-            x = frames.numpy()
-            out_np = np.empty(x.shape, np.float32)
-            for c in range(3):
-                np.take(self.lut[c], x[:, c], out=out_np[:, c])
-            out = torch.from_numpy(out_np)
-            return out if dtype is None or dtype == out.dtype else out.to(dtype)
+        x = frames.numpy()
+        out = np.empty(x.shape, np.float32)
+        for c in range(3):
+            np.take(self.lut[c], x[:, c], out=out[:, c])
+        t = torch.from_numpy(out)
+        return t if dtype is None or dtype == t.dtype else t.to(dtype)
+
+    def _normalize_torch(self, frames, dtype=None, step: int = 32):
+        """On a GPU: a gather from the table, `step` frames at a time to bound the index memory."""
+        import torch
+
         dev = str(frames.device)
         lut = self._device_luts.get(dev)
         if lut is None:
