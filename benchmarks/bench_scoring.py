@@ -68,8 +68,9 @@ def _backdrop(rng, h, w):
     return (np.asarray(coarse, np.int16) * 3 // 4 + np.asarray(fine, np.int16) // 4).astype(np.uint8)
 
 
-def write_clip(path: Path, seconds: float, width: int, height: int, fps: int, seed: int) -> Path:
-    """A clip with ffmpeg's default H.264 settings: pan over a backdrop, moving discs, one hard cut."""
+def write_clip(path: Path, seconds: float, width: int, height: int, fps: int, seed: int, gop: int | None = None) -> Path:
+    """A clip with ffmpeg's default H.264 settings (or keyframes every `gop` frames): pan over a
+    backdrop, moving discs, one hard cut."""
     import av
 
     rng = np.random.default_rng(seed)
@@ -82,6 +83,8 @@ def write_clip(path: Path, seconds: float, width: int, height: int, fps: int, se
     with av.open(str(tmp), "w") as c:
         s = c.add_stream("libx264", rate=fps)  # no options: libx264's defaults (medium, keyint 250)
         s.width, s.height, s.pix_fmt = width, height, "yuv420p"
+        if gop:
+            s.codec_context.gop_size = gop
         for t in range(n):
             ox = int(abs((width // 4 + pan[0] * t) % width - width // 2))  # bounces: no jump, no extra keyframe
             oy = int(abs((height // 4 + pan[1] * t) % height - height // 2))
@@ -100,15 +103,16 @@ def write_clip(path: Path, seconds: float, width: int, height: int, fps: int, se
     return path
 
 
-def clips(work: Path, profile: str, n: int, length_factor: int = 1) -> list[Path]:
+def clips(work: Path, profile: str, n: int, length_factor: int = 1, gop: int | None = None) -> list[Path]:
     seconds, w, h, fps = PROFILES[profile]
-    folder = work / (profile if length_factor == 1 else f"{profile}-x{length_factor}")
+    name = profile + (f"-x{length_factor}" if length_factor != 1 else "") + (f"-gop{gop}" if gop else "")
+    folder = work / name
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for i in range(n):
         p = folder / f"video{i}.mp4"
         if not p.is_file():
-            write_clip(p, seconds * length_factor, w, h, fps, seed=1000 * length_factor + i)
+            write_clip(p, seconds * length_factor, w, h, fps, seed=1000 * length_factor + i, gop=gop)
         out.append(p)
     return out
 
@@ -187,12 +191,19 @@ def _decoder(method: str, paths: list[Path], threads: int, stats: list):
         return lambda: [_floor_decode(p, need, threads) for p, need in zip(paths, needs)]
     if method == "previous":
         return lambda: [_old_decode(p, settings) for p in paths]
+    seek_cost = {"decode-noseek": 10**9, "decode-seekall": 0}.get(method)
 
     def run():
-        for p in paths:
-            st = DecodeStats()
-            decode_frames(p, settings, threads=threads, stats=st)
-            stats.append(st.__dict__)
+        import hardneg.video as video
+
+        default, video.SEEK_COST_FRAMES = video.SEEK_COST_FRAMES, seek_cost if seek_cost is not None else video.SEEK_COST_FRAMES
+        try:
+            for p in paths:
+                st = DecodeStats()
+                decode_frames(p, settings, threads=threads, stats=st)
+                stats.append(st.__dict__)
+        finally:
+            video.SEEK_COST_FRAMES = default
 
     return run
 
@@ -393,6 +404,18 @@ def main() -> int:
                 if a and b:
                     cells.append(f"{m}: {a['peak_mb']:.0f} -> {b['peak_mb']:.0f} MB (x{b['peak_mb'] / a['peak_mb']:.2f})")
             print(f"  {p} {PROFILES[p][0]} s -> {4 * PROFILES[p][0]} s: " + "; ".join(cells))
+
+        # ---------------------------------------------------------------- seeking
+        seek_profile = profiles[0] if args.quick else ("vatex" if "vatex" in profiles else profiles[0])
+        seek_methods = ["floor", "decode", "decode-noseek", "decode-seekall"]
+        print(f"\nseeking ({seek_profile}; videos per CPU-second): the rule seeks when it skips more than "
+              "SEEK_COST_FRAMES frames; noseek never seeks, seekall seeks whenever it skips any")
+        for gop in (None, 30):
+            paths = clips(work, seek_profile, 1 if args.quick else min(2, n_videos), gop=gop)
+            t = run_worker("time", seek_methods, paths, args.decoder_threads, repeats=3)
+            if t:
+                label = f"keyframes every {gop} frames" if gop else f"default keyframes {keyframes(paths[0])}"
+                print(f"  {label:42s}" + ", ".join(f"{m} {t['videos'] / t['cpu'][m]:.2f}" for m in seek_methods))
 
         # ---------------------------------------------------------------- model rows
         from hardneg.models import load_model

@@ -101,7 +101,7 @@ def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, s
 def _fmt(cell: Cell | None, col: Column) -> str:
     if cell is None:
         return ""
-    scale, digits = (100.0, 1) if col.percent else (1.0, 3 if col.metric in ("MRR", "mean") else 2)
+    scale, digits = (100.0, 1) if col.percent else (1.0, 2 if col.metric.startswith(("MeanR", "MedianR")) else 3)
     est = f"{cell.estimate * scale:.{digits}f}"
     if cell.low is None:
         return est
@@ -161,16 +161,15 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     records = []
     for rank, i in enumerate(ranked + reported, 1):
         r = keep[i]
-        name = f"[{r.model}]({r.link})" if r.link else r.model
-        rec = {"#": rank if r.kind != "reported" else "", "Model": name, "Kind": r.kind, "Status": status.get(i, ""),
+        rec = {"#": rank if r.kind != "reported" else "", "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
         rec.update({c.name: _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
-                    "Submitted": r.submitted, "Version": r.version, "Submitter": r.submitter,
+                    "Hub page": f"[{r.model}]({r.link})" if r.link else "", "Submitted": r.submitted, "Version": r.version, "Submitter": r.submitter,
                     "Source": r.source or r.note})
         records.append(rec)
     head = (["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show]
-            + ["n / items", "Submitted", "Version", "Submitter", "Source"])
+            + ["n / items", "Hub page", "Submitted", "Version", "Submitter", "Source"])
     return pd.DataFrame.from_records(records, columns=head)
 
 

@@ -44,8 +44,9 @@ def recompute(items: ItemSet, scores: np.ndarray, mask: np.ndarray | None = None
                          f"got scores of shape {np.shape(scores)}")
     result = evaluate_scores(items, scores, mask, ties=TIES, n_resamples=n_resamples, confidence=confidence,
                              seed=seed, keep_per_example=True)
-    metrics = {key: {"estimate": e["value"], "low": e.get("low"), "high": e.get("high"), "n": result.n}
-               for key, e in result.metrics.items()}
+    n_clusters = len(set(items.clusters.tolist()))
+    metrics = {key: {"estimate": e["value"], "low": e.get("low"), "high": e.get("high"), "n": result.n,
+                     "n_clusters": n_clusters} for key, e in result.metrics.items()}
     per: dict[str, np.ndarray] = {}
     for spec in _standard_specs(items.declaration):
         values = result.per_example[spec.source]
