@@ -196,7 +196,9 @@ def _decoder(method: str, paths: list[Path], threads: int, stats: list):
     def run():
         import hardneg.video as video
 
-        default, video.SEEK_COST_FRAMES = video.SEEK_COST_FRAMES, seek_cost if seek_cost is not None else video.SEEK_COST_FRAMES
+        default = video.SEEK_COST_FRAMES
+        if seek_cost is not None:
+            video.SEEK_COST_FRAMES = seek_cost
         try:
             for p in paths:
                 st = DecodeStats()

@@ -83,25 +83,15 @@ def provenance(meta: dict, data, ties: str) -> dict[str, Any]:
     }
 
 
-def _dataset_of(meta: dict, dataset: str | None) -> str:
-    """The dataset to load: --dataset, else the file's recorded local folder (absolute), else its Hub id."""
-    if dataset:
-        return dataset
-    for key in ("dataset_path", "dataset"):
-        value = meta.get(key)
-        if isinstance(value, str) and value and Path(value).is_dir():
-            return value
-    hub = meta.get("hub_id") or (benchmarks.get(meta["benchmark"]).hub_id if meta.get("benchmark") in benchmarks.names() else None)
-    if hub:
-        return hub
-    raise ValueError("the predictions file does not name a dataset found here; pass --dataset (folder or Hub id)")
-
-
 def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ties: str = "expected",
-                         n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict[str, Any]:
+                         n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                         trust_metadata_dataset: bool = False) -> dict[str, Any]:
     """All metrics of a predictions file as a JSON-ready dict (the results engine's `Result.to_dict()` + extras)."""
     table, meta = read_predictions(predictions)
-    ds = _dataset_of(meta, dataset)
+    from hardneg.alignment import resolve_dataset
+
+    # only an explicit --dataset, the file's own local folder, or the declared Hub repo is loaded
+    ds, _why = resolve_dataset(meta, dataset, trust_metadata_dataset)
     splits = [s for s in str(meta.get("split", "")).split(",") if s] or None
     data = load_benchmark(ds, meta["config"], splits, benchmark=meta.get("benchmark"))
     items = item_set(data)

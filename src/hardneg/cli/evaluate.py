@@ -27,6 +27,9 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("predictions", help="predictions Parquet written by hardneg score")
     p.add_argument("--dataset", default=None, help="dataset folder or Hub id (default: the one in the file's metadata)")
+    p.add_argument("--trust-metadata-dataset", action="store_true",
+                   help="load a Hub dataset named only by the file's metadata (off: only --dataset, the file's local "
+                        "folder or the benchmark's declared repo are loaded)")
     p.add_argument("--ties", default="expected", choices=TIE_RULES,
                    help="tie rule (default expected: exact expectation over random orders of tied candidates)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0 turns intervals off)")
@@ -82,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     refuse_overwrite(json_path, args.overwrite)
     refuse_overwrite(png_path, args.overwrite)
     result = evaluate_predictions(args.predictions, dataset=args.dataset, ties=args.ties,
-                                  n_resamples=args.resamples, seed=args.seed, confidence=args.confidence)
+                                  n_resamples=args.resamples, seed=args.seed, confidence=args.confidence,
+                                  trust_metadata_dataset=args.trust_metadata_dataset)
     # everything that can fail (the report, the JSON, the chart) is made before anything is written,
     # so the two files are written together or not at all and a rerun is never refused over half a result
     report = format_result(result)
