@@ -65,13 +65,13 @@ def _dataset_for(meta: dict, data_root: str | Path | None) -> str | None:
 def load_part(path: str | Path, name: str | None = None, data_root: str | Path | None = None,
               ties: str = "expected") -> Part:
     """Read one predictions file, align it to its items and get per-item R@1 from the results engine."""
-    from hardneg.evaluation import _dataset_of
+    from hardneg.alignment import resolve_dataset
     from hardneg.items import align_predictions, item_set, load_benchmark
     from hardneg.results import evaluate_scores
     from hardneg.scoring import read_predictions
 
     table, meta = read_predictions(path)
-    dataset = _dataset_of(meta, _dataset_for(meta, data_root))
+    dataset = resolve_dataset(meta, _dataset_for(meta, data_root))[0]
     splits = [s for s in str(meta.get("split", "")).split(",") if s] or None
     items = item_set(load_benchmark(dataset, meta["config"], splits, benchmark=meta.get("benchmark")))
     aligned = align_predictions(items, table["id"].to_pylist(), table["scores"].to_pylist(), meta.get("video_ids"))

@@ -201,9 +201,11 @@ def _caption_list(path: str) -> list[str]:
         if "text" in t.column_names:
             return [str(x) for x in t.column("text").to_pylist()]
         raise ValueError(f"{p}: expected MC items (captions, label) or queries (text) columns")
+    from hardneg.generators.common import split_caption_line
+
+    # PoSRank release format `<video>##*##<i>**#**<caption>` or one caption per line: the one shared parser
     lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()]
-    # PoSRank release format `<video>##*##<i>**#**<caption>`: keep the caption only
-    return [ln.split("**#**", 1)[1].strip() if "**#**" in ln else ln for ln in lines if ln]
+    return [split_caption_line(ln)[1] for ln in lines if ln]
 
 
 def compute(args) -> Any:

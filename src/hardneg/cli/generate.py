@@ -24,8 +24,13 @@ Output: OUT/items.parquet (hardneg.schema.MC_ITEM_SCHEMA: positive first, label 
 provenance record per candidate, sorted by id), OUT/recipe.json (what ran), and OUT/shards/
 (the runner's resumable shards: rerun the same command after an interruption to resume).
 
-example:
+Input .txt files hold one caption per line (ids: line numbers) or the releases'
+'<key>**#**<caption>' lines (ids: the keys, video_id: the key's video part).
+
+examples:
   hardneg generate posrank --input captions.txt --out negs/ --set vocabulary=vocab.json --workers 2
+  hardneg generate posrank_uvo_adverb --input VLN-UVO/captions.txt --out uvo_adv \\
+      --set vocabulary=vln_uvo_word_dic_20230920.json
 """
 
 
