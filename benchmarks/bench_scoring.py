@@ -20,10 +20,13 @@ Rows, side by side in one run, in videos/s (8 frames per video at 224 px, the de
 - end to end: `hardneg.scoring.encode_videos` (decode on threads overlapping the model), and the
   previous path (all-frames decode, PIL processor) for comparison.
 
-Each decode row runs in its own process, which also reports its peak memory (ru_maxrss), and a
-clip four times as long shows whether that peak grows with the video's length. The model is a
-ViT-B/32-sized CLIP with random weights (the architecture of openai/clip-vit-base-patch32; nothing
-is downloaded).
+Decode rows are timed in a fresh process, all methods in alternating rounds, best round of each,
+in CPU time as well as wall time (on a shared machine wall time mostly measures the other
+tenants); another process per method reports its peak memory (VmHWM), and a clip four times as
+long shows whether that peak grows with the video's length. A seeking section compares the seek
+rule with never and always seeking, on default keyframes and on keyframes every 30 frames. The
+model is a ViT-B/32-sized CLIP with random weights (the architecture of
+openai/clip-vit-base-patch32; nothing is downloaded). Results and method: docs/scoring-speed.md.
 
     python benchmarks/bench_scoring.py --quick          # one clip per profile, < 2 min on 2 cores
     python benchmarks/bench_scoring.py --videos 4 --device cuda --fp16

@@ -29,14 +29,14 @@ import numpy as np
 VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".avi", ".mov", ".m4v", ".mpg", ".mpeg", ".gif")
 DECODERS = ("pyav", "torchcodec")
 #: How decoded frames are brought to `resize`: "pil" (RGB at full size, then PIL bicubic: the
-#: pixels every earlier release produced) or "swscale" (scaled inside the decoder by libswscale,
-#: bicubic: faster on large videos, different pixels, so it is part of the identity).
+#: pixels every earlier release produced) or "swscale" (converted and scaled in one libswscale
+#: call, bicubic: slightly different pixels, so it is part of the identity).
 SCALERS = ("pil", "swscale")
 #: Codecs whose packets each hold exactly one displayed frame: for these, the packet index gives
 #: the frame count without decoding the frames after the last sampled one.
 ONE_FRAME_PER_PACKET = frozenset({"h264", "hevc", "vp9", "av1"})
-#: A seek (decoder flush, keyframe, refilling the decoder's threads) costs about as much as
-#: decoding 8 to 10 frames (measured with benchmarks/bench_scoring.py); seek only to skip more.
+#: A seek (decoder flush, keyframe, refilling the decoder's threads) cost about as much as
+#: decoding 8 to 10 frames when measured (docs/scoring-speed.md); seek only to skip more.
 SEEK_COST_FRAMES = 16
 
 
@@ -220,7 +220,7 @@ def _scan(container, stream) -> _Index:
         if packet.is_keyframe:
             key_pts.append(packet.pts)
     pts.sort()
-    complete = complete and len(set(pts)) == len(pts)
+    complete = complete and len(set(pts)) == len(pts) and stream.time_base is not None
     keyframes = sorted(bisect.bisect_left(pts, k) for k in key_pts)
     return _Index(pts, keyframes, complete, stream.codec_context.name, stream.time_base)
 
