@@ -49,7 +49,7 @@ Args:
         adverb, preposition).
 """ + COMMON_KWARGS_DOC + TIES_DOC + """
 Returns:
-    `PoSRank_<pos>` (float in (0, 1]) for each part of speech present and `PoSRank_mean` (their unweighted
+    `PoSRank_<pos>` (float in (0, 1]) for each part of speech present and `PoSRank` (the headline: their unweighted
     mean), each with `_ci` ([low, high]) when n_resamples > 0; `n_per_pos` (examples per part of speech),
     `tie_rate`, `n`, `ties`; `per_example` (dict: `RR`, `rank`) when return_per_example=True.
 
@@ -58,7 +58,7 @@ Examples:
     >>> posrank = evaluate.load("metrics/posrank")
     >>> posrank.compute(predictions=[[0.9, 0.1], [0.2, 0.8], [0.7, 0.3]], references=[0, 0, 0],
     ...                 pos=["noun", "noun", "verb"], n_resamples=0)
-    {'PoSRank_noun': 0.75, 'PoSRank_verb': 1.0, 'PoSRank_mean': 0.875, 'n_per_pos': {'noun': 2, 'verb': 1}, 'tie_rate': 0.0, 'n': 3, 'ties': 'expected'}
+    {'PoSRank_noun': 0.75, 'PoSRank_verb': 1.0, 'PoSRank': 0.875, 'n_per_pos': {'noun': 2, 'verb': 1}, 'tie_rate': 0.0, 'n': 3, 'ties': 'expected'}
 """
 
 
@@ -102,7 +102,7 @@ class Posrank(HardnegMetric):
         labels = _ordered(per_pos)
         extra = {f"PoSRank_{p}": (per_pos[p]["MRR"], Stat("mean", rr, select=codes == code_of[p])) for p in labels}
         mean = float(np.mean([per_pos[p]["MRR"] for p in labels]))
-        extra["PoSRank_mean"] = (mean, Stat("mean_of_group_means", rr, groups=codes))
+        extra["PoSRank"] = (mean, Stat("mean_of_group_means", rr, groups=codes))
         out = scores_with_intervals({}, {}, [], cluster_ids(videos, positive.shape[0]), n_resamples,
                                     confidence_level, seed, extra=extra)
         out["n_per_pos"] = {str(p): int(per_pos[p]["n"]) for p in labels}

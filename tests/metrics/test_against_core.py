@@ -29,7 +29,7 @@ def core_scores(name: str, inputs: dict, ties: str, seed: int = 0) -> dict[str, 
         r = multiple_choice(inputs["predictions"], inputs["references"], ties=ties, seed=seed,
                             groups={"pos": inputs["pos"]})
         per = {f"PoSRank_{p}": v["MRR"] for p, v in r.by_group["pos"].items()}
-        per["PoSRank_mean"] = float(np.mean(list(per.values())))
+        per["PoSRank"] = float(np.mean(list(per.values())))
         return per
     r = multiple_choice(inputs["predictions"], inputs["references"], ks=(1, 2), ties=ties, seed=seed)
     if name == "rcad_accuracy":

@@ -71,7 +71,7 @@ def test_posrank_expected_ties_equal_brute_force(load):
     per = {p: rr[pos == p].mean() for p in ("noun", "verb", "adverb")}
     for p, value in per.items():
         assert out[f"PoSRank_{p}"] == pytest.approx(value, abs=1e-12)
-    assert out["PoSRank_mean"] == pytest.approx(np.mean(list(per.values())), abs=1e-12)
+    assert out["PoSRank"] == pytest.approx(np.mean(list(per.values())), abs=1e-12)
     assert out["n_per_pos"] == {"noun": 10, "verb": 10, "adverb": 10}
 
 
