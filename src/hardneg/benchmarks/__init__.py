@@ -46,7 +46,9 @@ def _module_benchmark(module) -> None:
         register(bench, replace=True)
 
 
-def _load_file(path: Path) -> None:
+def load_file(path: str | Path) -> None:
+    """Import a `.py` file that defines `BENCHMARK` and register it (what `HARDNEG_BENCHMARKS` does)."""
+    path = Path(path)
     name = f"hardneg_user_benchmark_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -75,7 +77,7 @@ def _discover() -> None:
         register(obj, replace=True)
     for entry in filter(None, (e.strip() for e in os.environ.get(ENV_VAR, "").split(","))):
         if entry.endswith(".py"):
-            _load_file(Path(entry))
+            load_file(entry)
         else:
             _module_benchmark(importlib.import_module(entry))
 
@@ -113,5 +115,5 @@ def names_text() -> str:
 
 __all__ = [
     "Benchmark", "CHANCE_CONSTANT_SCORER", "ENTRY_POINT_GROUP", "ENV_VAR", "Metric", "ReportedRow", "TASKS",
-    "all_benchmarks", "by_hub_id", "get", "names", "names_text", "register",
+    "all_benchmarks", "by_hub_id", "get", "load_file", "names", "names_text", "register",
 ]
