@@ -66,3 +66,19 @@ def test_atomic_directory_overwrite_replaces(tmp_path):
     with atomic_directory(out, overwrite=True) as tmp:
         (tmp / "new.txt").write_text("2")
     assert sorted(p.name for p in out.iterdir()) == ["new.txt"]
+
+
+def test_parquet_outputs_get_normal_file_modes(tmp_path):
+    """Predictions Parquet files get 0666 less the umask, like any plain file (mkstemp would give 0600)."""
+    import os
+
+    import pyarrow as pa
+
+    from hardneg.io import atomic_write_parquet
+
+    old = os.umask(0o022)
+    try:
+        path = atomic_write_parquet(pa.table({"a": [1]}), tmp_path / "p.parquet")
+    finally:
+        os.umask(old)
+    assert os.stat(path).st_mode & 0o777 == 0o644

@@ -42,6 +42,20 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+def _new_temp(p: Path) -> tuple[int, str]:
+    """A new temporary file next to `p`, created with mode 0666 so the umask applies (not mkstemp's 0600)."""
+    p.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    for _ in range(100):  # a random name, retried on the (unlikely) collision, as mkstemp does
+        tmp = str(p.parent / f".{p.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name next to {p}")  # pragma: no cover - 100 collisions
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write `data` to `path` via a temporary file in the same folder and an atomic rename.
 
@@ -50,18 +64,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     umask (no process-wide umask read, so it is safe with threads).
     """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_BINARY", 0)
-    for _ in range(100):  # a random name, retried on the (unlikely) collision, as mkstemp does
-        tmp = str(p.parent / f".{p.name}.{os.urandom(6).hex()}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:  # pragma: no cover - 100 collisions of 48 random bits
-        raise FileExistsError(f"no free temporary file name next to {p}")
+    fd, tmp = _new_temp(p)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -83,8 +86,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 def atomic_write_parquet(table: pa.Table, path: str | os.PathLike, **kwargs) -> Path:
     """Write a Parquet file atomically (deterministic: no created-by timestamps differ)."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    fd, tmp = _new_temp(p)  # pyarrow rewrites the file in place, so it keeps this mode (0666 less the umask)
     os.close(fd)
     try:
         pq.write_table(table, tmp, **kwargs)

@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--config", required=True, help="dataset config (e.g. msrvtt, verb_human, vln_uvo)")
     p.add_argument("--split", default=None,
                    help="split(s), comma-separated (default: every split of the config, e.g. all parts of speech)")
-    p.add_argument("--benchmark", default=None, help="benchmark name when the dataset does not say (feint6k, contrast_sets, posrank, fire)")
+    p.add_argument("--benchmark", default=None, help="benchmark name when the dataset does not say (`hardneg list` shows them)")
     p.add_argument("--data-revision", default=None, help="Hub revision of the dataset")
     p.add_argument("--videos", default=None, help="folder of videos named by video id (not needed for blind baselines)")
     p.add_argument("--out", required=True, help="predictions Parquet to write")
