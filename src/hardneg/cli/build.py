@@ -69,12 +69,14 @@ def run(args: argparse.Namespace) -> int:
     for config, splits in result.report["counts"].items():
         for split, n in splits.items():
             print(f"  {config}/{split}: {n:,} rows")
-    for key in ("manipulated_index", "c_label_absent", "captions_joined", "negatives_per_caption", "single_word_diffs", "video_coverage"):
-        if result.report.get(key):
-            value = result.report[key]
-            if key == "video_coverage":
-                value = {k: value[k] for k in ("n_videos", "n_found", "n_missing", "coverage")}
-            print(f"  {key}: {json.dumps(value, sort_keys=True)}")
+    # every short entry of the parser's report (whatever the benchmark); long ones stay in build_report.json
+    skip = {"counts", "files", "counts_by_vote", "paper_table2", "benchmark", "hardneg_version", "schema_version", "raw_files"}
+    for key, value in result.report.items():
+        if key == "video_coverage" and value:
+            value = {k: value[k] for k in ("n_videos", "n_found", "n_missing", "coverage")}
+        text = json.dumps(value, sort_keys=True, default=str)
+        if key not in skip and value and len(text) <= 300:
+            print(f"  {key}: {text}")
     for config, c in result.report.get("counts_by_vote", {}).items():
         paper = result.report["paper_table2"][config]
         print(
