@@ -165,3 +165,20 @@ def test_blind_check_of_given_scores_and_chance_with_ragged_items():
     r = blind_text_check(items, {"lm": (s, mask)}, n_resamples=100)
     assert r.params["chance"] == pytest.approx((1 / 2 + 1 / 4) / 2)
     assert r.values["lm"]["accuracy"] == pytest.approx(0.5)
+
+
+def test_blind_chart_legend_uses_the_tables_verdict_words():
+    """The chart and the table say the same thing: the legend labels are exactly the table's verdicts."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    items = make_items([["a", "b"]] * 40, [["positive", "verb"]] * 40)
+    below = (np.tile([0.0, 1.0], (40, 1)), None)  # always prefers the negative
+    r = blind_text_check(items, {"wrong": below}, n_resamples=100)
+    verdicts = {v["verdict"] for v in r.values.values()}
+    fig = plt.figure()
+    r._draw(fig)
+    labels = {t.get_text() for t in fig.axes[0].get_legend().get_texts()}
+    assert verdicts == {"below chance: text prefers the negatives"} and verdicts <= labels

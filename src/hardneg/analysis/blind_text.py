@@ -111,7 +111,7 @@ class BlindTextResult(AnalysisResult):
         acc = np.asarray([100 * self.values[n]["accuracy"] for n in names])
         lo = np.asarray([100 * self.values[n]["ci_low"] for n in names])
         hi = np.asarray([100 * self.values[n]["ci_high"] for n in names])
-        colours = ["C3" if self.values[n]["flagged"] else "C0" for n in names]
+        colours = [VERDICT_COLOURS[self.values[n]["verdict"]] for n in names]
         y = np.arange(len(names))
         ax.barh(y, acc, xerr=np.vstack([acc - lo, hi - acc]), color=colours, capsize=4)
         ax.axvline(100 * self.params["chance"], color="black", linestyle="--", label=f"chance ({100 * self.params['chance']:.1f}%)")
@@ -122,10 +122,25 @@ class BlindTextResult(AnalysisResult):
         from matplotlib.patches import Patch
 
         handles, _ = ax.get_legend_handles_labels()
-        handles += [Patch(color="C3", label="above chance: negatives spottable from text"),
-                    Patch(color="C0", label="not distinguishable from chance")]
+        # the legend uses the table's verdict words, one entry per verdict shown
+        handles += [Patch(color=VERDICT_COLOURS[v], label=v) for v in VERDICT_COLOURS
+                    if any(self.values[n]["verdict"] == v for n in names)]
         ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
         ax.set_title(f"Blind-text check ({self.params['items']} items)")
+
+
+#: the verdicts of the table, and the chart colour of each (the chart's legend uses the same words)
+VERDICT_COLOURS = {
+    "FLAG: above chance (negatives spottable from text)": "C3",
+    "not distinguishable from chance": "C0",
+    "below chance: text prefers the negatives": "C1",
+}
+
+
+def verdict_of(low: float, high: float, chance: float) -> str:
+    """One verdict from the interval and chance, used by both the table and the chart."""
+    names = list(VERDICT_COLOURS)
+    return names[0] if low > chance else names[2] if high < chance else names[1]
 
 
 def blind_text_check(
@@ -151,10 +166,11 @@ def blind_text_check(
         r = multiple_choice(s, items.label, mask=mask, ks=(1,), ties=ties)
         ci = bootstrap_ci(r.per_example["R@1"], items.video_ids, n_resamples=n_resamples, confidence=confidence, seed=seed)
         flagged = bool(ci.low > chance)
-        values[name] = {"accuracy": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "chance": chance, "flagged": flagged}
+        verdict = verdict_of(ci.low, ci.high, chance)
+        values[name] = {"accuracy": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "chance": chance,
+                        "flagged": flagged, "verdict": verdict}
         rows.append({"baseline": name, "accuracy": ci.estimate, "ci_low": ci.low, "ci_high": ci.high, "chance": chance,
-                     "verdict": "FLAG: above chance" if flagged else
-                     ("below chance: text prefers the negatives" if ci.high < chance else "ok")})
+                     "verdict": verdict})
     return BlindTextResult(
         analysis="blind-text",
         title="Blind-text check: text-only accuracy vs chance",
