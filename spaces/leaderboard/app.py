@@ -86,9 +86,11 @@ def launch_options(board: Leaderboard) -> dict:
 
 INTRO = """# video-hardneg leaderboard
 Scores are **recomputed from your predictions** with the project's ranking core (exact expected ties),
-each with a 95% cluster-bootstrap interval (videos resampled). Rows whose interval overlaps the leader's
-(in the sort column) are marked **tied with leader**; *p vs leader* is a paired randomization test on the
-same items. Rows marked *reported, not recomputed* are the papers' own numbers (source table named).
+each with a 95% cluster-bootstrap interval (videos resampled). Recomputed rows are ranked among themselves; the row
+ranked #1 in the sort column is marked **leader**, and rows whose interval overlaps it **tied with leader**;
+*p vs #1* is a paired randomization test on the same items. The papers' own numbers (*reported, not
+recomputed*, source table named) are listed after them, unranked: they come from the full test sets
+and the authors' tie rules. *n / items* says how many items each row was scored on.
 """
 
 

@@ -168,3 +168,12 @@ def test_uploads_are_capped_scored_and_deleted(demo_url, tmp_path):
                     api_name="/run_upload")
     assert "Positive ranked" in out[1] and "deleted from the server" in out[1]
     assert not list(Path(get_upload_folder()).rglob("unique-clip-4711.mp4"))
+
+
+def test_picker_lists_every_declared_multiple_choice_benchmark(page):
+    """The demo's benchmark picker is read from the declarations: VITATECS is there without demo code naming it."""
+    page.locator("#benchmark input").click()
+    for name in ("feint6k", "contrast_sets", "posrank", "vitatecs"):
+        assert page.get_by_role("option", name=name, exact=True).count() == 1, name
+    page.keyboard.press("Escape")
+

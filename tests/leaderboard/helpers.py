@@ -43,13 +43,16 @@ def _write(table: pa.Table, path: Path) -> None:
 
 
 def write_benchmarks(root: Path) -> Path:
-    """feint6k (2 configs), contrast_sets (2 types), posrank (2 parts of speech, ragged), fire (1 config)."""
+    """feint6k (2 configs), contrast_sets (2 types), posrank (2 parts of speech, ragged), vitatecs (2 aspects), fire (1 config)."""
     for config in ("msrvtt", "vatex"):
         _write(mc_table(f"{config}", 8, 6, "counterfactual", label_of=lambda i: i), root / "feint6k" / config / "test-00000-of-00001.parquet")
     for config in ("gender", "verb_lm"):
         _write(mc_table(config, 6, 5, config, label_of=lambda i: 2 * i, videos_per=2), root / "contrast_sets" / config / "test-00000-of-00001.parquet")
     for pos in ("noun", "verb"):
         _write(mc_table(f"uvo:{pos}", 5, lambda i: 4 + i % 3, pos), root / "posrank" / "vln_uvo" / f"{pos}-00000-of-00001.parquet")
+    aspects = ("direction", "sequence")  # VITATECS: 2 candidates, the aspect in `category`
+    vt = pa.concat_tables([mc_table(f"vt:{a}", 4, 2, a, videos_per=2) for a in aspects])
+    _write(vt, root / "vitatecs" / "all" / "test-00000-of-00001.parquet")
     videos = [f"v{j}" for j in range(5)]
     queries = [{"query_id": f"q{i}", "text": f"query {i}", "video_id": videos[i], "source_dataset": "msrvtt", "source_split": "test"} for i in range(4)]
     qrels = [{"query_id": f"q{i}", "video_id": videos[i], "label": 1, "source": "original", "n_judgments": 1,

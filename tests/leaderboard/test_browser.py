@@ -123,3 +123,32 @@ def test_sign_in_then_upload_valid_and_invalid_files(space, item_sets, tmp_path,
     assert "alice/other" not in page.inner_text("#board-feint6k") and "bob/model" not in page.inner_text("#board-feint6k")
     assert board.store.count() == stored
     page.close()
+
+
+def test_every_declared_tab_the_overall_view_and_coverage(space, browser, artifacts_dir):
+    """The tabs come from the declarations (VITATECS included), each board shows a coverage column, the papers'
+    reported rows come after the ranked ones without a rank, and the Overall tab averages the models."""
+    url, board = space
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.goto(url)
+        page.locator("#board-feint6k").wait_for(timeout=TIMEOUT_MS)
+        for title in ("Feint6K (RCAD)", "Contrast sets", "PoSRank", "VITATECS", "FIRE", "Overall"):
+            sync_api.expect(page.get_by_role("tab", name=title)).to_be_visible(timeout=TIMEOUT_MS)
+        page.get_by_role("tab", name="VITATECS").click()
+        grid = page.locator("#board-vitatecs")
+        grid.wait_for(timeout=TIMEOUT_MS)
+        sync_api.expect(grid).to_contain_text("Accuracy · all", timeout=TIMEOUT_MS)
+        sync_api.expect(grid).to_contain_text("n / items")
+        sync_api.expect(grid).to_contain_text("random (exact chance)")
+        page.screenshot(path=str(artifacts_dir / "leaderboard_vitatecs_tab.png"))
+        page.get_by_role("tab", name="Overall").click()
+        sync_api.expect(page.locator("#board-overall")).to_contain_text("Average", timeout=TIMEOUT_MS)
+    finally:
+        page.close()
+    table = board.table("feint6k")
+    kinds = table["Kind"].tolist()
+    first_reported = kinds.index("reported")
+    assert set(kinds[first_reported:]) == {"reported"}  # reported rows apart, after every ranked row
+    assert (table.loc[table["Kind"] == "reported", "#"] == "").all()
+    assert "leader" not in set(table.loc[table["Kind"] == "reported", "Status"])

@@ -161,6 +161,10 @@ def test_space_configuration_from_environment(tmp_path, bench_root, monkeypatch)
     monkeypatch.setenv("HARDNEG_LB_RESULTS_REPO", "org/results")
     monkeypatch.setenv("HARDNEG_LB_RESAMPLES", "50")
     board = load_space_module().leaderboard_from_env()
-    assert board.benchmarks == ["feint6k", "contrast_sets", "posrank", "fire"]
+    from hardneg import benchmarks
+
+    # every built folder, in the declarations' order
+    assert board.benchmarks == [b for b in benchmarks.names() if b in {"feint6k", "contrast_sets", "posrank", "fire", "vitatecs"}]
+    assert board.benchmarks[:3] == ["feint6k", "contrast_sets", "posrank"] and "vitatecs" in board.benchmarks
     assert board.n_resamples == 50 and board.mirror.repo_id == "org/results"
     assert board.store.path == tmp_path / "data" / "leaderboard.sqlite"

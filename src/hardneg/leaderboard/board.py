@@ -168,8 +168,10 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
                     "Hub page": f"[{r.model}]({r.link})" if r.link else "", "Submitted": r.submitted, "Version": r.version, "Submitter": r.submitter,
                     "Source": r.source or r.note})
         records.append(rec)
-    head = (["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show]
-            + ["n / items", "Hub page", "Submitted", "Version", "Submitter", "Source"])
+    info = ["n / items", "Hub page", "Submitted", "Version", "Submitter", "Source"]
+    # an information column no shown row fills is left out (an empty column only squeezes the others)
+    info = [h for h in info if any(rec.get(h) for rec in records)] or ["Source"]
+    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show] + info
     return pd.DataFrame.from_records(records, columns=head)
 
 
