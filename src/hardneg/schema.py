@@ -29,7 +29,6 @@ SCHEMA_VERSION = "1.0"
 NEGATIVE_TYPES = (
     "positive",
     "counterfactual",  # Feint6K human-written action counterfactual
-    "temporal",  # VITATECS counterfactual that changes one temporal aspect (the aspect is the item's category)
     "random",  # caption of another video
     "gender",
     "verb_lm",

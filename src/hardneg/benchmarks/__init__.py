@@ -108,6 +108,14 @@ def by_hub_id(hub_id: str) -> Benchmark | None:
     return next((b for b in all_benchmarks().values() if b.hub_id == hub_id), None)
 
 
+def negative_types() -> tuple[str, ...]:
+    """The shared negative types plus every type a declaration adds (what a built item may carry)."""
+    from hardneg.schema import NEGATIVE_TYPES
+
+    extra = [t for b in all_benchmarks().values() for t in b.negative_types if t not in NEGATIVE_TYPES]
+    return tuple(NEGATIVE_TYPES) + tuple(dict.fromkeys(extra))
+
+
 def names_text() -> str:
     """'a, b, c' for help text and errors."""
     return ", ".join(names())
@@ -115,5 +123,5 @@ def names_text() -> str:
 
 __all__ = [
     "Benchmark", "CHANCE_CONSTANT_SCORER", "ENTRY_POINT_GROUP", "ENV_VAR", "Metric", "ReportedRow", "TASKS",
-    "all_benchmarks", "by_hub_id", "get", "load_file", "names", "names_text", "register",
+    "all_benchmarks", "by_hub_id", "get", "load_file", "names", "negative_types", "names_text", "register",
 ]

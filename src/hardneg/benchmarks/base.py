@@ -98,6 +98,8 @@ class Benchmark:
     #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
     companion_suffixes: tuple[str, ...] = ()
     order: int = 100  # position in lists, tabs and pickers (lower first)
+    #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
+    negative_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:

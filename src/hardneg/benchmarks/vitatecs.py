@@ -42,6 +42,7 @@ ASPECT_TEXT = {
 }
 
 BENCHMARK = Benchmark(
+    negative_types=("temporal",),
     name="vitatecs",
     title="VITATECS",
     order=50,

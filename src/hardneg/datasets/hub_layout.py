@@ -21,7 +21,7 @@ import yaml
 
 from hardneg import __version__
 from hardneg.io import atomic_directory
-from hardneg.schema import NEGATIVE_TYPES, SCHEMA_VERSION
+from hardneg.schema import SCHEMA_VERSION
 
 #: Fixed Parquet writer settings (part of the byte-identical-output promise).
 PARQUET_OPTIONS: dict[str, Any] = {
@@ -224,12 +224,14 @@ def render_card(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> str
 
 
 def _schema_text(task: str) -> str:
+    from hardneg.benchmarks import negative_types
+
     if task == "multiple_choice":
         return (
             "One row per item: `id`, `video_id`, `source_dataset`, `source_split`, `category` (item group), "
             "`captions` (all candidates), `label` (index of the positive), `manipulated_index` (contrast sets: "
             "the manipulated option, else null), `negative_types` (one per candidate: "
-            + ", ".join(f"`{t}`" for t in NEGATIVE_TYPES) + ") and "
+            + ", ".join(f"`{t}`" for t in negative_types()) + ") and "
             "`provenance` (one record per candidate: origin human/dataset/generator, generator and version, rule, "
             "part of speech, replaced span with its character offsets `span_start`/`span_end` in the positive, "
             "replacement, seed, JSON details)."

@@ -621,9 +621,12 @@ def check_mc_row(row: dict[str, Any], path: Path | str, where: int | str) -> Non
             raise RawFormatError(path, f"item {item}: field '{column}' is {_show(values)}, not a list", f"give one {column} entry per caption, as a list", where)
         if len(values) != n:
             raise RawFormatError(path, f"item {item}: {len(values)} {column} for {n} captions", f"give one {column} entry per caption", where)
+    from hardneg.benchmarks import negative_types
+
+    known_types = negative_types()
     for j, kind in enumerate(row["negative_types"]):
-        if not isinstance(kind, str) or kind not in NEGATIVE_TYPES:
-            raise RawFormatError(path, f"item {item}: negative type {_show(kind)} of caption {j} is unknown", f"use one of {list(NEGATIVE_TYPES)}", where)
+        if not isinstance(kind, str) or kind not in known_types:
+            raise RawFormatError(path, f"item {item}: negative type {_show(kind)} of caption {j} is unknown", f"use one of {list(known_types)}", where)
     if row["negative_types"][label] != "positive":
         raise RawFormatError(path, f"item {item}: caption {label} is the label but its type is {row['negative_types'][label]!r}", "the labelled caption must have type 'positive'", where)
     for j, entry in enumerate(row["provenance"]):
