@@ -25,6 +25,7 @@ import spaces
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo_logic as dl  # noqa: E402
 
+from hardneg.uploads import remove_upload  # noqa: E402
 from hardneg.video import VideoFolder  # noqa: E402
 
 log = logging.getLogger("hardneg.demo")
@@ -66,23 +67,6 @@ def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[
     model = pool.get(model_name)
     frames = dl.video_frames(video_path) if model.uses_video else None
     return model.score(frames, captions)
-
-
-def remove_upload(path: str | None) -> None:
-    """Delete an uploaded video after use (only inside Gradio's upload cache)."""
-    if not path:
-        return
-    try:
-        from gradio.utils import get_upload_folder
-
-        cache = Path(get_upload_folder()).resolve()
-        p = Path(path).resolve()
-        if cache in p.parents and p.is_file():
-            p.unlink()
-            if p.parent != cache and not any(p.parent.iterdir()):
-                p.parent.rmdir()
-    except OSError as exc:
-        log.warning("could not remove upload %s: %s", path, exc)
 
 
 def launch_options() -> dict:

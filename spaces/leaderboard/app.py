@@ -30,6 +30,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from hardneg.uploads import remove_upload
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, identity_from_oauth
 from hardneg import benchmarks as registry
@@ -61,23 +62,6 @@ def plain_errors(message: str):
                 return f"{message} (internal error, reference {ref}); nothing was changed. Try again later."
         return inner
     return wrap
-
-
-def remove_upload(path: str | None) -> None:
-    """Delete an uploaded file (and its folder when empty), only inside Gradio's upload cache."""
-    if not path:
-        return
-    try:
-        from gradio.utils import get_upload_folder
-
-        cache = Path(get_upload_folder()).resolve()
-        p = Path(path).resolve()
-        if cache in p.parents and p.is_file():
-            p.unlink()
-            if p.parent != cache and not any(p.parent.iterdir()):
-                p.parent.rmdir()
-    except OSError as exc:  # an upload that is already gone, a race with the cache sweep
-        log.warning("could not remove upload %s: %s", path, exc)
 
 
 def launch_options(board: Leaderboard) -> dict:
