@@ -42,7 +42,6 @@ import argparse
 import csv
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -51,6 +50,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from hardneg.memory import peak_rss_mb
 
 PROFILES = {  # name: (seconds, width, height, fps)
     "msrvtt": (15, 320, 240, 30),
@@ -166,17 +167,6 @@ def _floor_decode(path, need: set[int], threads: int):
     return kept
 
 
-def peak_mb() -> float:
-    """Peak resident memory of this process (VmHWM: unlike ru_maxrss, not inherited from the parent)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # not Linux: kB on most systems
-
-
 def _settings(method: str):
     from hardneg.video import FrameSettings
 
@@ -228,7 +218,7 @@ def worker(spec: dict) -> dict:
     runs = {m: _decoder(m, paths, threads, stats) for m in spec["methods"]}
     if spec["kind"] == "memory":
         runs[spec["methods"][0]]()
-        return {"peak_mb": peak_mb(), "stats": stats[:1]}
+        return {"peak_mb": peak_rss_mb(), "stats": stats[:1]}
     wall = {m: float("inf") for m in runs}
     cpu = dict(wall)
     started = time.perf_counter()

@@ -22,7 +22,6 @@ import argparse
 import gzip
 import json
 import math
-import resource
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from hardneg.memory import peak_rss_mb
 
 # --- a minimal Parquet writer ---------------------------------------------------------------
 _I32, _I64, _BINARY, _LIST, _STRUCT = 5, 6, 8, 9, 12
@@ -327,18 +328,6 @@ def write_board_data(root: Path, n_items: int = 6000, n_candidates: int = 6) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=MC_ITEM_SCHEMA), path)
     return root
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process in MB: VmHWM (this process image only; `ru_maxrss` also counts the
-    parent's peak when it was larger at fork time), `ru_maxrss` where /proc is missing."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _child(bench_root: str, *bombs: str) -> None:

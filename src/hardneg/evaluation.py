@@ -47,7 +47,7 @@ def delta_s(scores: np.ndarray, mask: np.ndarray, labels: np.ndarray, types: np.
 
 def by_negative_type(aligned, ties: str, n_resamples: int, seed: int, confidence: float) -> tuple[dict, dict]:
     """R@1 and MRR of the positive against one negative type at a time, and Δs."""
-    from hardneg.items import _subset
+    from hardneg.items import subset_items
 
     items = aligned.items
     if items.negative_types is None:
@@ -63,7 +63,7 @@ def by_negative_type(aligned, ties: str, n_resamples: int, seed: int, confidence
         sel = np.nonzero((sub_mask & ~positive).any(1))[0]
         if sel.size == 0:
             continue
-        r = evaluate_scores(_subset(items, sel), mat[sel], sub_mask[sel], ties=ties, n_resamples=n_resamples,
+        r = evaluate_scores(subset_items(items, sel), mat[sel], sub_mask[sel], ties=ties, n_resamples=n_resamples,
                             confidence=confidence, seed=seed)
         entry: dict[str, Any] = {k: r.to_dict()["metrics"][k] for k in ("R@1", "MRR")}
         entry["n"] = int(sel.size)

@@ -351,7 +351,7 @@ def pad_rows(rows: list, dtype=np.float64) -> tuple[np.ndarray, np.ndarray | Non
     return mat, (None if mask.all() else mask)
 
 
-def _subset(items: ItemSet, rows: np.ndarray) -> ItemSet:
+def subset_items(items: ItemSet, rows: np.ndarray) -> ItemSet:
     take = lambda a: None if a is None else a[rows]  # noqa: E731
     pick = lambda xs: None if xs is None else [xs[int(r)] for r in rows]  # noqa: E731
     return ItemSet(
@@ -390,7 +390,7 @@ def align_predictions(items: ItemSet, ids: list[str], score_rows: list, video_id
                 raise ValueError(f"predictions row {ids[k][:100]!r} has {len(score_rows[k])} scores but the item has "
                                  f"{items.n_candidates[r]} captions")
         scores, mask = pad_rows(ordered)
-        return Aligned(_subset(items, rows), scores, mask, len(items), notes)
+        return Aligned(subset_items(items, rows), scores, mask, len(items), notes)
     if video_ids is None:
         raise ValueError("retrieval predictions need 'video_ids' in their metadata (hardneg score writes them)")
     video_ids = [str(v) for v in video_ids]
@@ -413,7 +413,7 @@ def align_predictions(items: ItemSet, ids: list[str], score_rows: list, video_id
     keep = np.asarray([items.video_ids[int(items.original[r])] in scored for r in rows], dtype=bool)
     if not keep.all():
         notes.append(f"{int((~keep).sum())} queries whose own video was not scored are left out")
-    return Aligned(_subset(items, rows[keep]), mat[keep], None, len(items), notes)
+    return Aligned(subset_items(items, rows[keep]), mat[keep], None, len(items), notes)
 
 
 def dataset_identity(data_revision: str, dataset: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ CHANCE_TIES = "expected"
 
 
 @dataclass(frozen=True)
-class _Spec:
+class StatSpec:
     """One statistic the engine reports: its key, per-item source, how it aggregates."""
 
     key: str
@@ -38,25 +38,25 @@ class _Spec:
     percent: bool = True
 
 
-def _standard_specs(decl: Benchmark) -> list[_Spec]:
+def standard_specs(decl: Benchmark) -> list[StatSpec]:
     """Headline metrics first, then the standard ones of the task kind (no duplicates)."""
-    specs: list[_Spec] = []
+    specs: list[StatSpec] = []
 
     def add(m: Metric) -> None:
-        specs.append(_Spec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent))
+        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent))
         if m.baseline is not None:
             add(m.baseline)
 
     for m in decl.metrics:
         add(m)
     if decl.is_retrieval:
-        extra = [_Spec(f"C@{k}", f"C@{k}") for k in decl.ks] + [_Spec("mAP", "AP")]
-        extra += [_Spec(f"R@{k}", f"R@{k}") for k in decl.ks]
-        extra += [_Spec("MeanR", "rank_original", percent=False), _Spec("MRR", "RR_original", percent=False)]
+        extra = [StatSpec(f"C@{k}", f"C@{k}") for k in decl.ks] + [StatSpec("mAP", "AP")]
+        extra += [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
+        extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original", percent=False)]
     else:
-        extra = [_Spec(f"R@{k}", f"R@{k}") for k in decl.ks]
-        extra += [_Spec("MeanR", "rank", percent=False), _Spec("MedianR", "rank", "median", percent=False),
-                  _Spec("MRR", "RR", percent=False)]
+        extra = [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
+        extra += [StatSpec("MeanR", "rank", percent=False), StatSpec("MedianR", "rank", "median", percent=False),
+                  StatSpec("MRR", "RR", percent=False)]
     have = {s.key for s in specs}
     return specs + [s for s in extra if s.key not in have]
 
@@ -73,14 +73,14 @@ def _per_item(items: ItemSet, scores: np.ndarray, mask, ks, ties: str, seed: int
     return per, float(r.aggregate.get("tie_rate", 0.0))
 
 
-def _constant_scores(items: ItemSet) -> tuple[np.ndarray, np.ndarray | None]:
+def constant_scores(items: ItemSet) -> tuple[np.ndarray, np.ndarray | None]:
     """A scorer that cannot tell candidates apart: the chance baseline (and the board's)."""
     width = items.max_candidates
     mask = None if (items.n_candidates == width).all() else (np.arange(width)[None, :] < items.n_candidates[:, None])
     return np.zeros((len(items), width)), mask
 
 
-def _value(spec: _Spec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
+def _value(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
     v = per[spec.source]
     if select is not None:
         v = v[select]
@@ -94,7 +94,7 @@ def _value(spec: _Spec, per: dict, groups: dict[str, np.ndarray], select: np.nda
     return float(v.mean())
 
 
-def _stat(spec: _Spec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> Stat:
+def _stat(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> Stat:
     if spec.kind == "mean_of_group_means":
         if select is not None:
             raise ValueError("a mean over groups has no per-group interval")
@@ -189,7 +189,7 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
     if int(n_resamples) < 0:
         raise ValueError(f"n_resamples must be >= 0 (0 turns intervals off), got {n_resamples!r}")
     scores = np.asarray(scores)
-    specs = _standard_specs(decl)
+    specs = standard_specs(decl)
     groups = dict(items.groups)
     for s in specs:
         if s.over and s.over not in groups:
@@ -203,15 +203,15 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
         if s.over:
             for g in sorted(set(groups[s.over].tolist())):
                 sel = groups[s.over] == g
-                sub = _Spec(f"{s.key}_{g}", s.source, "mean", None, s.percent)
+                sub = StatSpec(f"{s.key}_{g}", s.source, "mean", None, s.percent)
                 metrics.update(_entries([sub], per, groups, codes, n_resamples, confidence, seed, sel))
-    const, const_mask = _constant_scores(items)
+    const, const_mask = constant_scores(items)
     cper, _ = _per_item(items, const, const_mask, decl.ks, CHANCE_TIES, None)
     chance = {s.key: _value(s, cper, groups) for s in specs}
     for s in specs:
         if s.over:
             for g in sorted(set(groups[s.over].tolist())):
-                chance[f"{s.key}_{g}"] = _value(_Spec("", s.source), cper, groups, groups[s.over] == g)
+                chance[f"{s.key}_{g}"] = _value(StatSpec("", s.source), cper, groups, groups[s.over] == g)
     breakdowns: dict[str, dict[str, dict[str, Any]]] = {}
     flat = [s for s in specs if s.kind != "mean_of_group_means"]
     for column in decl.breakdowns:
@@ -239,8 +239,7 @@ def evaluate_aligned(aligned: Aligned, **kwargs) -> Result:
 
 def chance_result(items: ItemSet, **kwargs) -> Result:
     """The result of a constant scorer (what the board shows as its `random` baseline)."""
-    scores, mask = _constant_scores(items)
+    scores, mask = constant_scores(items)
     return evaluate_scores(items, scores, mask, **kwargs)
 
 
-constant_scores = _constant_scores

@@ -161,6 +161,19 @@ def _decode_error(path: Path, data: bytes, exc: UnicodeDecodeError, skipped: int
     )
 
 
+def refuse_nul(path: Path, text: str) -> None:
+    """A NUL byte means a binary or damaged file (Python's csv would accept it silently): name its line and column."""
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise RawFormatError(
+            path,
+            f"a NUL byte at line {line}, column {nul - (text.rfind(chr(10), 0, nul) + 1) + 1} (the file is binary or damaged)",
+            "re-download the file; it must be plain UTF-8 text",
+            row=line,
+        )
+
+
 def read_text(path: Path) -> str:
     """The whole file as UTF-8 text (a leading BOM is dropped); a bad byte or a NUL is named by line, column and offset."""
     data = Path(path).read_bytes()
@@ -171,15 +184,7 @@ def read_text(path: Path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _decode_error(path, data, exc, skipped) from None
-    nul = text.find("\x00")
-    if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        raise RawFormatError(
-            path,
-            f"a NUL byte at line {line}, column {nul - (text.rfind(chr(10), 0, nul) + 1) + 1} (the file is binary or damaged)",
-            "re-download the file; it must be plain UTF-8 text",
-            row=line,
-        )
+    refuse_nul(path, text)
     return text
 
 
@@ -335,15 +340,7 @@ def read_delimited(
     required = list(required)
     allowed = set(required) | set(optional)
     text = read_text(path) if text is None else text
-    nul = text.find("\x00")
-    if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        raise RawFormatError(
-            path,
-            f"a NUL byte at line {line}, column {nul - (text.rfind(chr(10), 0, nul) + 1) + 1} (the file is binary or damaged)",
-            "re-download the file; it must be plain UTF-8 text",
-            row=line,
-        )
+    refuse_nul(path, text)
     reader = csv.reader(
         io.StringIO(text, newline=""),
         delimiter=delimiter,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hardneg.items import ItemSet
-from hardneg.results import _standard_specs, constant_scores, evaluate_scores
+from hardneg.results import standard_specs, constant_scores, evaluate_scores
 
 #: the tie rule every board number uses
 TIES = "expected"
@@ -48,7 +48,7 @@ def recompute(items: ItemSet, scores: np.ndarray, mask: np.ndarray | None = None
     metrics = {key: {"estimate": e["value"], "low": e.get("low"), "high": e.get("high"), "n": result.n,
                      "n_clusters": n_clusters} for key, e in result.metrics.items()}
     per: dict[str, np.ndarray] = {}
-    for spec in _standard_specs(items.declaration):
+    for spec in standard_specs(items.declaration):
         values = result.per_example[spec.source]
         if spec.kind == "mean":
             per[spec.key] = values

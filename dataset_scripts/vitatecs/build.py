@@ -1,0 +1,12 @@
+"""Build the vitatecs Hub dataset repo from the authors' raw release (thin wrapper over `hardneg build vitatecs`).
+
+    python dataset_scripts/vitatecs/build.py --raw RAW_DIR --out OUT_DIR [--overwrite] [--strict] [--push video-hardneg/<name>]
+    python dataset_scripts/vitatecs/build.py --sample --out OUT_DIR      # the tiny built-in sample
+"""
+
+import sys
+
+from hardneg.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["build", "vitatecs", *sys.argv[1:]]))
