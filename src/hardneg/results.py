@@ -36,6 +36,13 @@ class StatSpec:
     kind: str = "mean"  # mean | median | mean_of_group_means
     over: str | None = None
     percent: bool = True
+    where: tuple[str, str] | None = None  # only rows whose column holds this value (`Metric.where`)
+    all_of: str | None = None  # rows with one value of this column count once, as the product (`Metric.all_of`)
+
+    @property
+    def columns(self) -> list[str]:
+        """The item columns this statistic reads."""
+        return [c for c in (self.over, self.all_of, self.where[0] if self.where else None) if c]
 
 
 def standard_specs(decl: Benchmark) -> list[StatSpec]:
@@ -43,7 +50,8 @@ def standard_specs(decl: Benchmark) -> list[StatSpec]:
     specs: list[StatSpec] = []
 
     def add(m: Metric) -> None:
-        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent))
+        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent,
+                              m.where, m.all_of))
         if m.baseline is not None:
             add(m.baseline)
 
@@ -80,26 +88,80 @@ def constant_scores(items: ItemSet) -> tuple[np.ndarray, np.ndarray | None]:
     return np.zeros((len(items), width)), mask
 
 
-def _value(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
+def all_right(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per row, the product of the values of every row in its group (1 when all of them are right).
+
+    With 0/1 values that is "every row of the group is right" (ViLMA `bin/multi_eval.py`, `main`:
+    an item counts when both its proficiency and its main test are right); with the expected
+    values of a tie-aware rule it is the chance that all are right, ties breaking independently.
+    A row whose group value is empty is a group of its own.
+    """
+    g = np.asarray(groups).astype(str)
+    g = np.where(g == "", np.char.add("\x1frow", np.arange(g.size).astype(str)), g)
+    _, inverse = np.unique(g, return_inverse=True)
+    product = np.ones(int(inverse.max()) + 1 if inverse.size else 0)
+    np.multiply.at(product, inverse, np.asarray(values, dtype=np.float64))
+    return product[inverse]
+
+
+def _rows(spec: StatSpec, per: dict, groups: dict[str, np.ndarray],
+          select: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The per-row values a statistic averages and the rows it counts (None: every row).
+
+    `where` keeps the rows holding its value; `all_of` replaces each row's value by its group's
+    product and counts each group once (its first counted row), so the mean over counted rows is
+    the share of groups where every row is right.
+    """
     v = per[spec.source]
-    if select is not None:
-        v = v[select]
+    keep = select
+    if spec.where is not None:
+        column, wanted = spec.where
+        hit = groups[column] == wanted
+        keep = hit if keep is None else keep & hit
+    if spec.all_of is not None:
+        v = all_right(v, groups[spec.all_of])
+        rows = np.flatnonzero(keep) if keep is not None else np.arange(v.size)
+        _, first = np.unique(groups[spec.all_of][rows].astype(str), return_index=True)
+        keep = np.zeros(v.size, dtype=bool)
+        keep[rows[first]] = True
+    return v, keep
+
+
+def per_row_values(spec: StatSpec, per: dict, groups: dict[str, np.ndarray]) -> np.ndarray:
+    """(N,) values whose plain mean is the statistic (a mean kind): for paired tests over every row."""
+    v, keep = _rows(spec, per, groups)
+    if spec.kind == "mean_of_group_means":
+        g = groups[spec.over]
+        keep = np.ones(v.size, dtype=bool) if keep is None else keep
+        labels, inverse = np.unique(g[keep], return_inverse=True)
+        counts = np.bincount(inverse, minlength=labels.size)
+        out = np.zeros(v.size)
+        out[keep] = v[keep] * v.size / (labels.size * counts[inverse])
+        return out
+    if keep is None:
+        return v
+    return np.where(keep, v, 0.0) * (v.size / max(int(keep.sum()), 1))
+
+
+def _value(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
+    v, keep = _rows(spec, per, groups, select)
+    if keep is not None:
+        v = v[keep]
     if v.size == 0:
         return float("nan")
     if spec.kind == "median":
         return float(np.median(v))
     if spec.kind == "mean_of_group_means":
-        g = groups[spec.over] if select is None else groups[spec.over][select]
+        g = groups[spec.over] if keep is None else groups[spec.over][keep]
         return float(np.mean([v[g == x].mean() for x in np.unique(g)]))
     return float(v.mean())
 
 
 def _stat(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> Stat:
+    v, keep = _rows(spec, per, groups, select)
     if spec.kind == "mean_of_group_means":
-        if select is not None:
-            raise ValueError("a mean over groups has no per-group interval")
-        return Stat("mean_of_group_means", per[spec.source], groups=groups[spec.over])
-    return Stat(spec.kind, per[spec.source], select=select)
+        return Stat("mean_of_group_means", v, select=keep, groups=groups[spec.over])
+    return Stat(spec.kind, v, select=keep)
 
 
 @dataclass
@@ -192,9 +254,10 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
     specs = standard_specs(decl)
     groups = dict(items.groups)
     for s in specs:
-        if s.over and s.over not in groups:
-            raise ValueError(f"metric {s.key} averages over column {s.over!r}, which the items of "
-                             f"{items.benchmark}/{items.config} do not have")
+        missing = [c for c in s.columns if c not in groups]
+        if missing:
+            raise ValueError(f"metric {s.key} reads column(s) {missing}, which the items of "
+                             f"{items.benchmark}/{items.config} do not have; rebuild the dataset with this version")
     per, tie_rate = _per_item(items, scores, mask, decl.ks, ties, seed if ties == "random" else None)
     _, codes = np.unique(items.clusters.astype(str), return_inverse=True)
     metrics = _entries(specs, per, groups, codes, n_resamples, confidence, seed)
@@ -203,7 +266,7 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
         if s.over:
             for g in sorted(set(groups[s.over].tolist())):
                 sel = groups[s.over] == g
-                sub = StatSpec(f"{s.key}_{g}", s.source, "mean", None, s.percent)
+                sub = StatSpec(f"{s.key}_{g}", s.source, "mean", None, s.percent, s.where, s.all_of)
                 metrics.update(_entries([sub], per, groups, codes, n_resamples, confidence, seed, sel))
     const, const_mask = constant_scores(items)
     cper, _ = _per_item(items, const, const_mask, decl.ks, CHANCE_TIES, None)
@@ -211,7 +274,8 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
     for s in specs:
         if s.over:
             for g in sorted(set(groups[s.over].tolist())):
-                chance[f"{s.key}_{g}"] = _value(StatSpec("", s.source), cper, groups, groups[s.over] == g)
+                chance[f"{s.key}_{g}"] = _value(StatSpec("", s.source, where=s.where, all_of=s.all_of), cper, groups,
+                                                groups[s.over] == g)
     breakdowns: dict[str, dict[str, dict[str, Any]]] = {}
     flat = [s for s in specs if s.kind != "mean_of_group_means"]
     for column in decl.breakdowns:

@@ -37,6 +37,14 @@ class Metric:
         that column's groups of the per-group means (PoSRank, Eq. 1 of its paper).
     baseline: for a retrieval metric with FIRE labels, the same metric counting only the original
         single positive (results carry both; the board can show both and their difference).
+    where: (column, value): count only the rows whose item column holds that value (ViLMA's
+        `Proficiency`: the rows with `part` "proficiency"). The column is one of the declaration's
+        `item_columns` or a breakdown column.
+    all_of: a column whose equal values make one group of rows (ViLMA: the main and the proficiency
+        row of one release item share `item_key`). Each group counts once, with the product of its
+        rows' values: 1 when every row is right (ViLMA's combined score, `bin/multi_eval.py`, `main`);
+        under a tie-aware rule the product is the chance that all are right, since each row's ties
+        break independently. Groups are formed from the rows scored.
     """
 
     key: str
@@ -47,6 +55,8 @@ class Metric:
     over: str | None = None
     chance: str = CHANCE_CONSTANT_SCORER
     baseline: "Metric | None" = None
+    where: tuple[str, str] | None = None
+    all_of: str | None = None
 
     def format(self, value: float | None) -> str:
         """The value as people read it: percent with one decimal, else three significant decimals."""
@@ -89,6 +99,9 @@ class Benchmark:
     original_ties: str = "expected"  # the paper's own tie rule (a `hardneg.ranking.TIE_RULES` name)
     original_ties_note: str = ""  # where that rule comes from (file and function of the authors' code)
     breakdowns: tuple[str, ...] = ()  # item columns results are broken down by
+    #: string columns its items carry beyond `hardneg.schema.MC_ITEM_SCHEMA`, read with the items so
+    #: that a metric's `where` / `all_of` can use them (ViLMA: `part`, `item_key`)
+    item_columns: tuple[str, ...] = ()
     sample: str = ""  # folder (relative to this package's data/samples/) of a tiny raw release
     sample_root: str = ""  # absolute folder holding `sample`, for declarations outside this package
     reported: tuple[ReportedRow, ...] = ()
@@ -109,6 +122,12 @@ class Benchmark:
         keys = [m.key for m in self.metrics]
         if not keys or len(set(keys)) != len(keys):
             raise ValueError(f"benchmark {self.name!r}: needs headline metrics with distinct keys, got {keys}")
+        known = set(self.item_columns) | set(self.breakdowns) | {"category", "source_dataset"}
+        for m in self.metrics:
+            used = [c for c in (m.all_of, m.where[0] if m.where else None) if c]
+            if any(c not in known for c in used):
+                raise ValueError(f"benchmark {self.name!r}: metric {m.key} uses columns {used}; declare the ones "
+                                 f"beyond category/source_dataset in item_columns (has {list(self.item_columns)})")
 
     # ------------------------------------------------------------------ derived facts
 
