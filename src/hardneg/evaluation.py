@@ -115,12 +115,12 @@ def reproduction_lines(result: dict[str, Any]) -> list[str]:
 
     lines = [f"original rule {orig['rule']!r} ({orig['note']}) beside tie-aware {orig['tie_aware_rule']!r}, "
              f"two decimals, rates in %" + ("" if ties_exist else "; no ties, so the rules agree"),
-             f"   {'metric':<22} {'original':>9} {'tie-aware':>10} {'difference':>11}"]
+             f"   {'metric':<36} {'original':>9} {'tie-aware':>10} {'difference':>11}"]
 
     def row(label: str, key: str, a: float | None, e: float | None) -> str:
         diff = "" if a is None or e is None or not ties_exist else (
             f"{100 * (e - a):+.2f}" if _is_pct(key, b) else f"{e - a:+.3f}")
-        return f"   {label:<22} {two(key, a):>9} {two(key, e):>10} {diff:>11}"
+        return f"   {label:<36} {two(key, a):>9} {two(key, e):>10} {diff:>11}"
 
     for key, entry in result["metrics"].items():
         lines.append(row(key, key, entry["value"], orig["tie_aware"].get(key)))

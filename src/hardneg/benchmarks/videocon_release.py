@@ -36,6 +36,9 @@ PROMPT = (
 _OPEN = 'Does this video entail the description: "'
 _CLOSE = '"?'
 SCORE_COLUMNS = ("videopath", "caption", "entailment", "pos", "neg")
+#: why a raw folder's `*_scores.csv` is not read by the builders
+SCORES_FILE = ("a model's released entailment scores, not part of the benchmark: import them with "
+               "`hardneg import-scores videocon-ssv2` or `videocon-atphard`")
 
 CITATION = """@inproceedings{bansal2024videocon,
   title     = {{VideoCon}: Robust Video-Language Alignment via Contrast Captions},

@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 
 from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter
-from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE
+from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 HEADER = ["videopath", "caption", "match"]
 _NAME = re.compile(r"eval_ssv2_([a-z0-9_]+)\.csv", re.IGNORECASE)
@@ -211,7 +211,7 @@ def parse(raw: Path):
     for path in folder.files:
         m = _NAME.fullmatch(path.name)
         if m is None or path.name.lower().endswith("_scores.csv"):
-            why = ("a model's released scores: import them with `hardneg import-scores videocon-ssv2`"
+            why = (SCORES_FILE
                    if path.name.lower().endswith("_scores.csv") else
                    "not an SSv2 evaluation file (eval_ssv2_<name>.csv); ATP-Hard files build as videocon-atphard")
             folder.ignore(path, why)
