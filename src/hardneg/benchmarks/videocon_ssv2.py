@@ -83,7 +83,7 @@ BENCHMARK = Benchmark(
         "VideoCon src/calc_ssv2.py, main: ranks = np.argsort(-pred) (NumPy's default, unstable sort) over the "
         "videos in videopath order; AP over every matching video; 'R@k' = any matching video in the top k"
     ),
-    sample="videocon",
+    sample="videocon_ssv2",
     tags=("videocon", "something-something-v2", "text-to-video-retrieval", "temporal"),
     companion_suffixes=("-queries", "-videos"),
     original_positive=False,
