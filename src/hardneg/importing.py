@@ -59,10 +59,13 @@ def mismatch_text(unmatched: list[str], missing: list[str], what: str) -> str:
     """'3 rows match no item (e.g. ...); 2 items have no row (e.g. ...)'."""
     parts = []
     if unmatched:
-        parts.append(f"{len(unmatched):,} row{'s' if len(unmatched) != 1 else ''} of the file match no {what} "
+        parts.append(f"{len(unmatched):,} row{'s' if len(unmatched) != 1 else ''} of the file "
+                     f"{'match' if len(unmatched) != 1 else 'matches'} no {what} "
                      f"(e.g. {_examples(unmatched)})")
     if missing:
-        parts.append(f"{len(missing):,} {what}{'s' if len(missing) != 1 else ''} have no complete row "
+        plural = {"query": "queries"}.get(what, what + "s")
+        parts.append(f"{len(missing):,} {plural if len(missing) != 1 else what} "
+                     f"{'have' if len(missing) != 1 else 'has'} no complete row "
                      f"(e.g. {_examples(missing)})")
     return "; ".join(parts)
 
