@@ -11,33 +11,16 @@ evaluate`, `run` and `submit` read, with the source file recorded in its metadat
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from hardneg.benchmarks.base import ImportedScores  # what a format's parser returns (declared beside the importer)
 
 #: what --on-mismatch takes
 ON_MISMATCH = ("refuse", "keep")
 #: examples listed per kind of mismatch
 SHOW = 5
-
-
-@dataclass
-class ImportedScores:
-    """What a format's parser found in a released file, joined to the items of one config.
-
-    scores: item (or query) id -> one score per candidate caption (or per video of `video_ids`),
-        None where the file has no row for that candidate.
-    video_ids: retrieval only: the video of each score column (the collection's order).
-    unmatched: one line per row that matches no item of the config ("row 12: video 'x', ...").
-    other_configs: rows that belong to items of another config of the same benchmark (not errors).
-    """
-
-    scores: dict[str, list[float | None]]
-    video_ids: list[str] | None = None
-    rows_read: int = 0
-    unmatched: list[str] = field(default_factory=list)
-    other_configs: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -70,7 +70,7 @@ class ScoreImporter:
 
     name: what `--format` takes (e.g. "videocon-scores-csv").
     function: "module:function" taking (file path, `hardneg.items.BenchmarkData` of the chosen config)
-        and returning a `hardneg.importing.ImportedScores` (matched scores, rows that match no item).
+        and returning an `ImportedScores` (below: matched scores, rows that match no item).
     description: one line for `hardneg import-scores --help` and the predictions' metadata.
     """
 
@@ -81,6 +81,25 @@ class ScoreImporter:
     def load(self) -> Callable[..., Any]:
         module, _, func = self.function.partition(":")
         return getattr(importlib.import_module(module), func)
+
+
+@dataclass
+class ImportedScores:
+    """What a format's parser found in a released file, joined to the items of one config.
+
+    scores: item (or query) id -> one score per candidate caption (or per video of `video_ids`),
+        None where the file has no row for that candidate.
+    video_ids: retrieval only: the video of each score column (the collection's order).
+    unmatched: one line per row that matches no item of the config ("row 12: video 'x', ...").
+    other_configs: rows that belong to items of another config of the same benchmark (not errors).
+    """
+
+    scores: dict[str, list[float | None]]
+    video_ids: list[str] | None = None
+    rows_read: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    other_configs: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

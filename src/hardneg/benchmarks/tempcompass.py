@@ -295,7 +295,7 @@ def import_judged(path: Path, data):
     `argmax` accuracy equals the mean rating, as `print_result` computes it.
     """
     from hardneg.datasets.raw_common import RawFormatError, load_json_strict
-    from hardneg.importing import ImportedScores
+    from hardneg.benchmarks.base import ImportedScores
 
     t = data.items
     ids = [str(i) for i in t.column("id").to_pylist()]

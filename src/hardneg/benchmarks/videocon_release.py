@@ -160,7 +160,7 @@ def import_scores_csv(path: Path, data) -> Any:
     once (`eval_atphard.py` drops exact duplicates); a repeated row with another score is an error.
     """
     from hardneg.datasets.raw_common import RawFormatError
-    from hardneg.importing import ImportedScores
+    from hardneg.benchmarks.base import ImportedScores
 
     slots: dict[tuple[str, str], list[tuple[int, int]]] = {}
     if data.task == "retrieval":
