@@ -111,7 +111,8 @@ def import_scores(benchmark: str, file: str | Path, dataset: str, model_id: str,
     what = "query" if data.task == "retrieval" else "item"
     ids = list(imported.scores)
     complete = [i for i in ids if all(s is not None for s in imported.scores[i])]
-    missing = [i for i in ids if i not in set(complete)]
+    done = set(complete)
+    missing = [i for i in ids if i not in done]
     problem = mismatch_text(imported.unmatched, missing, what)
     if problem and on_mismatch == "refuse":
         raise ValueError(f"{file}: {problem}. Nothing was written. Check that the file belongs to {decl.name} "

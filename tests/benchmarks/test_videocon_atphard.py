@@ -131,6 +131,12 @@ def test_import_and_evaluate_against_eval_atphard(tmp_path, capsys):
     kept = [k for k in range(5) if k not in (3, 4)]
     per = np.array([1.0, 1.0, 0.0, 1.0, 0.0])
     assert per[kept].mean() == pytest.approx(ref["Accuracy"])
+    # into one question type's config: the other type's rows are counted apart, not refused as mismatches
+    one = tmp_path / "temporal.parquet"
+    assert main(["import-scores", NAME, str(SAMPLE / "atphard_scores.csv"), "--data", str(out), "--model-id",
+                 "toy/model", "--out", str(one), "--config", "temporal"]) == 0
+    assert "2 of 2 items" in capsys.readouterr().out
+    assert evaluate_predictions(one, dataset=str(out), ties="original", n_resamples=0)["metrics"]["Accuracy"]["value"] == 1.0
 
 
 # ----------------------------------------------------------------------------- validation

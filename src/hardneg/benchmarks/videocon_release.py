@@ -163,6 +163,7 @@ def import_scores_csv(path: Path, data) -> Any:
     from hardneg.benchmarks.base import ImportedScores
 
     slots: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    other = _keys_of_other_configs(data) if data.task != "retrieval" else set()
     if data.task == "retrieval":
         ids = [str(q) for q in data.queries.column("query_id").to_pylist()]
         texts = data.queries.column("text").to_pylist()
@@ -184,7 +185,7 @@ def import_scores_csv(path: Path, data) -> Any:
     scores: list[list[float | None]] = [[None] * w for w in width]
     seen: dict[tuple[str, str], tuple[str, float]] = {}
     unmatched: list[str] = []
-    rows = repeated = 0
+    rows = repeated = elsewhere = 0
     for where, video, prompt, score in read_scores(path):
         rows += 1
         key = (video, prompt)
@@ -196,6 +197,9 @@ def import_scores_csv(path: Path, data) -> Any:
             repeated += 1
             continue
         seen[key] = (where, score)
+        if key not in slots and key in other:
+            elsewhere += 1
+            continue
         if key not in slots:
             described = description_in(prompt)
             unmatched.append(f"row {where}: video {video!r}, "
@@ -205,4 +209,21 @@ def import_scores_csv(path: Path, data) -> Any:
             scores[i][j] = score
     notes = [f"{repeated} rows repeated with the same score were counted once"] if repeated else []
     return ImportedScores(scores=dict(zip(ids, scores)), video_ids=video_ids, rows_read=rows, unmatched=unmatched,
-                          notes=notes)
+                          other_configs=elsewhere, notes=notes)
+
+
+def _keys_of_other_configs(data) -> set[tuple[str, str]]:
+    """(video id, prompt) of every candidate in the other configs of a local build (ATP-Hard's `causal`
+    rows are not mismatches when importing into `temporal`)."""
+    from hardneg.items import card_configs, load_benchmark
+
+    if not data.is_local:
+        return set()
+    keys: set[tuple[str, str]] = set()
+    for config in data.declaration.scoreable(card_configs(data.dataset)):
+        if config == data.config:
+            continue
+        t = load_benchmark(data.dataset, config, benchmark=data.benchmark).items
+        for video, captions in zip(t.column("video_id").to_pylist(), t.column("captions").to_pylist()):
+            keys.update((str(video), prompt_for(c)) for c in captions)
+    return keys
