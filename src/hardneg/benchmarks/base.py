@@ -132,18 +132,18 @@ class Benchmark:
     reported: tuple[ReportedRow, ...] = ()
     tags: tuple[str, ...] = ()
     usage_note: str = ""
-    config_descriptions: dict[str, str] = field(default_factory=dict)
-    #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
-    companion_suffixes: tuple[str, ...] = ()
-    order: int = 100  # position in lists, tabs and pickers (lower first)
-    #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
-    negative_types: tuple[str, ...] = ()
     #: released per-item output formats `hardneg import-scores` reads for this benchmark (first = default)
     score_importers: tuple[ScoreImporter, ...] = ()
     #: retrieval: each query has one original video besides any extra positives (FIRE), so the
     #: original-only R@k / MeanR / MRR mean something; False when every relevant video counts alike
     #: (SSv2-Temporal's `match`): then only C@k and mAP are reported
     original_positive: bool = True
+    config_descriptions: dict[str, str] = field(default_factory=dict)
+    #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
+    companion_suffixes: tuple[str, ...] = ()
+    order: int = 100  # position in lists, tabs and pickers (lower first)
+    #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
+    negative_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
