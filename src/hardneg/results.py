@@ -59,8 +59,9 @@ def standard_specs(decl: Benchmark) -> list[StatSpec]:
         add(m)
     if decl.is_retrieval:
         extra = [StatSpec(f"C@{k}", f"C@{k}") for k in decl.ks] + [StatSpec("mAP", "AP")]
-        extra += [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
-        extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original", percent=False)]
+        if decl.original_positive:  # measures of the one original video (not for SSv2-Temporal's equal positives)
+            extra += [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
+            extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original", percent=False)]
     else:
         extra = [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
         extra += [StatSpec("MeanR", "rank", percent=False), StatSpec("MedianR", "rank", "median", percent=False),

@@ -75,6 +75,44 @@ class ReportedRow:
 
 
 @dataclass(frozen=True)
+class ScoreImporter:
+    """A released per-item output format that `hardneg import-scores` turns into a predictions file.
+
+    name: what `--format` takes (e.g. "videocon-scores-csv").
+    function: "module:function" taking (file path, `hardneg.items.BenchmarkData` of the chosen config)
+        and returning an `ImportedScores` (below: matched scores, rows that match no item).
+    description: one line for `hardneg import-scores --help` and the predictions' metadata.
+    """
+
+    name: str
+    function: str
+    description: str
+
+    def load(self) -> Callable[..., Any]:
+        module, _, func = self.function.partition(":")
+        return getattr(importlib.import_module(module), func)
+
+
+@dataclass
+class ImportedScores:
+    """What a format's parser found in a released file, joined to the items of one config.
+
+    scores: item (or query) id -> one score per candidate caption (or per video of `video_ids`),
+        None where the file has no row for that candidate.
+    video_ids: retrieval only: the video of each score column (the collection's order).
+    unmatched: one line per row that matches no item of the config ("row 12: video 'x', ...").
+    other_configs: rows that belong to items of another config of the same benchmark (not errors).
+    """
+
+    scores: dict[str, list[float | None]]
+    video_ids: list[str] | None = None
+    rows_read: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    other_configs: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Everything that is true of one benchmark. See CONTRIBUTING.md, "Add a benchmark"."""
 
@@ -107,6 +145,12 @@ class Benchmark:
     reported: tuple[ReportedRow, ...] = ()
     tags: tuple[str, ...] = ()
     usage_note: str = ""
+    #: released per-item output formats `hardneg import-scores` reads for this benchmark (first = default)
+    score_importers: tuple[ScoreImporter, ...] = ()
+    #: retrieval: each query has one original video besides any extra positives (FIRE), so the
+    #: original-only R@k / MeanR / MRR mean something; False when every relevant video counts alike
+    #: (SSv2-Temporal's `match`): then only C@k and mAP are reported
+    original_positive: bool = True
     config_descriptions: dict[str, str] = field(default_factory=dict)
     #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
     companion_suffixes: tuple[str, ...] = ()
@@ -119,6 +163,8 @@ class Benchmark:
             raise ValueError(f"benchmark {self.name!r}: task must be one of {TASKS}, got {self.task!r}")
         if ":" not in self.parser:
             raise ValueError(f"benchmark {self.name!r}: parser must be 'module:function', got {self.parser!r}")
+        if any(":" not in i.function for i in self.score_importers):
+            raise ValueError(f"benchmark {self.name!r}: every score importer's function must be 'module:function'")
         keys = [m.key for m in self.metrics]
         if not keys or len(set(keys)) != len(keys):
             raise ValueError(f"benchmark {self.name!r}: needs headline metrics with distinct keys, got {keys}")
@@ -148,6 +194,19 @@ class Benchmark:
     def parse_function(self) -> Callable[[Path], Any]:
         module, _, func = self.parser.partition(":")
         return getattr(importlib.import_module(module), func)
+
+    def score_importer(self, name: str | None = None) -> ScoreImporter:
+        """The importer named `name` (default: the first declared); a clear error listing them otherwise."""
+        if not self.score_importers:
+            raise ValueError(f"benchmark {self.name!r} declares no importer of released scores; "
+                             "score a model with `hardneg score` instead")
+        if name is None:
+            return self.score_importers[0]
+        for imp in self.score_importers:
+            if imp.name == name:
+                return imp
+        raise ValueError(f"benchmark {self.name!r} has no score format {name!r}; use one of "
+                         f"{[i.name for i in self.score_importers]}")
 
     def sample_dir(self) -> Path:
         """The folder of this benchmark's tiny built-in raw release."""
