@@ -232,8 +232,9 @@ def _entries(specs, per, groups, codes, n_resamples, confidence, seed, select=No
     values = {s.key: _value(s, per, groups, select) for s in specs}
     out = {k: {"value": v} for k, v in values.items()}
     if n_resamples and (select is None or select.any()):
-        stats = {s.key: _stat(s, per, groups, select) for s in specs}
-        for key, (lo, hi) in joint_intervals(stats, codes, n_resamples, confidence, seed).items():
+        # a statistic with no row to count (a `where` kind absent from a subset) has no value and no interval
+        stats = {s.key: _stat(s, per, groups, select) for s in specs if not math.isnan(values[s.key])}
+        for key, (lo, hi) in (joint_intervals(stats, codes, n_resamples, confidence, seed) if stats else {}).items():
             out[key].update(low=lo, high=hi)
     return out
 

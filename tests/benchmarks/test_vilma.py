@@ -292,6 +292,23 @@ def test_all_right_and_paired_test_weights(built):
             assert per_row_values(spec, per, items.groups).mean() == pytest.approx(_value(spec, per, items.groups))
 
 
+def test_a_subset_without_main_rows_has_no_accuracy_and_no_warning(built):
+    """`hardneg evaluate`'s per-negative-type view scores subsets, e.g. only the proficiency rows."""
+    import warnings
+
+    from hardneg.items import subset_items
+
+    items = load_items(str(built), "all")
+    rows = np.flatnonzero(items.groups["part"] == "proficiency")
+    sub = subset_items(items, rows)
+    mat, mask = constant_scores(sub)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = evaluate_scores(sub, mat, mask, n_resamples=20).to_dict()
+    assert res["metrics"]["Accuracy"] == {"value": None} and res["metrics"]["Proficiency"]["value"] == 0.5
+    assert res["metrics"]["Combined"]["value"] == 0.5  # groups are formed from the rows scored: one row each
+
+
 def test_constant_scorer_is_chance_under_expected_ties_and_one_under_the_authors_rule(built):
     items = load_items(str(built), "all")
     chance = chance_result(items, n_resamples=0)
