@@ -22,6 +22,7 @@ from hardneg.benchmarks import Benchmark, Metric
 from hardneg.items import Aligned, ItemSet
 from hardneg.ranking import Qrels, multiple_choice, retrieval
 from hardneg.ranking.bootstrap import Stat, joint_intervals
+from hardneg.ranking.grouped import all_right, first_of_group
 
 #: ties under which chance is defined (a constant scorer gets exactly chance)
 CHANCE_TIES = "expected"
@@ -89,22 +90,6 @@ def constant_scores(items: ItemSet) -> tuple[np.ndarray, np.ndarray | None]:
     return np.zeros((len(items), width)), mask
 
 
-def all_right(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Per row, the product of the values of every row in its group (1 when all of them are right).
-
-    With 0/1 values that is "every row of the group is right" (ViLMA `bin/multi_eval.py`, `main`:
-    an item counts when both its proficiency and its main test are right); with the expected
-    values of a tie-aware rule it is the chance that all are right, ties breaking independently.
-    A row whose group value is empty is a group of its own.
-    """
-    g = np.asarray(groups).astype(str)
-    g = np.where(g == "", np.char.add("\x1frow", np.arange(g.size).astype(str)), g)
-    _, inverse = np.unique(g, return_inverse=True)
-    product = np.ones(int(inverse.max()) + 1 if inverse.size else 0)
-    np.multiply.at(product, inverse, np.asarray(values, dtype=np.float64))
-    return product[inverse]
-
-
 def _rows(spec: StatSpec, per: dict, groups: dict[str, np.ndarray],
           select: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """The per-row values a statistic averages and the rows it counts (None: every row).
@@ -121,10 +106,7 @@ def _rows(spec: StatSpec, per: dict, groups: dict[str, np.ndarray],
         keep = hit if keep is None else keep & hit
     if spec.all_of is not None:
         v = all_right(v, groups[spec.all_of])
-        rows = np.flatnonzero(keep) if keep is not None else np.arange(v.size)
-        _, first = np.unique(groups[spec.all_of][rows].astype(str), return_index=True)
-        keep = np.zeros(v.size, dtype=bool)
-        keep[rows[first]] = True
+        keep = first_of_group(groups[spec.all_of], keep)
     return v, keep
 
 

@@ -19,8 +19,8 @@ from hardneg.datasets.raw_common import RawFormatError
 from hardneg.datasets.samples import sample_raw_dir, sample_video_ids
 from hardneg.io import atomic_write_parquet
 from hardneg.items import load_items, pad_rows
-from hardneg.ranking import bootstrap_ci
-from hardneg.results import (_value, all_right, chance_result, constant_scores, evaluate_scores, per_row_values,
+from hardneg.ranking import all_right, bootstrap_ci
+from hardneg.results import (_value, chance_result, constant_scores, evaluate_scores, per_row_values,
                              standard_specs)
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata
 
@@ -278,6 +278,36 @@ def test_combined_interval_is_the_one_cluster_bootstrap_by_video(built):
     both, tests = ok[0::2] * ok[1::2], items.groups["category"][0::2]
     assert res.value("Combined") == pytest.approx(np.mean([both[tests == t].mean() for t in TESTS]))
     assert res.metrics["Combined"]["low"] <= res.value("Combined") <= res.metrics["Combined"]["high"]
+
+
+def test_the_evaluate_module_gives_the_engines_three_scores(built):
+    """rcad_accuracy on a config's rows: R@1 of the main rows = Accuracy, of the proficiency rows = Proficiency,
+    and with `group_ids` = item_key its Combined (value and interval) = the engine's."""
+    evaluate = pytest.importorskip("evaluate")
+    import uuid
+
+    from hardneg.metric_modules import metric_path
+
+    module = evaluate.load(metric_path("rcad_accuracy"), experiment_id=uuid.uuid4().hex)
+    rng = np.random.default_rng(5)
+    for config in ("counting-easy", "situation-awareness", "change-state-inverse"):
+        items = load_items(str(built), config)
+        scores = [rng.integers(0, 2, int(c)).astype(float).tolist() for c in items.n_candidates]
+        res = evaluate_scores(items, *pad_rows(scores), n_resamples=300, seed=2)
+        common = dict(ks=[1], n_resamples=300, seed=2)
+        out = module.compute(predictions=scores, references=items.label.tolist(), video_ids=items.clusters.tolist(),
+                             group_ids=items.groups["item_key"].tolist(), **common)
+        assert out["Combined"] == pytest.approx(res.value("Combined"))
+        assert out["Combined_ci"] == pytest.approx([res.metrics["Combined"]["low"], res.metrics["Combined"]["high"]])
+        for key, part in (("Accuracy", "main"), ("Proficiency", "proficiency")):
+            rows = np.flatnonzero(items.groups["part"] == part)
+            one = module.compute(predictions=[scores[r] for r in rows], references=items.label[rows].tolist(),
+                                 **common)
+            assert one["R@1"] == pytest.approx(res.value(key))
+    with_constant = module.compute(predictions=[[0.0, 0.0]] * 4, references=[0] * 4, group_ids=["a", "a", "b", "b"],
+                                   n_resamples=0)
+    assert with_constant["Combined"] == 0.25 and "Combined" not in module.compute(
+        predictions=[[1.0, 0.0]], references=[0], n_resamples=0)
 
 
 def test_all_right_and_paired_test_weights(built):
