@@ -339,6 +339,24 @@ def test_a_subset_without_main_rows_has_no_accuracy_and_no_warning(built):
     assert res["metrics"]["Combined"]["value"] == 0.5  # groups are formed from the rows scored: one row each
 
 
+def test_the_bootstrap_honours_a_row_selection_for_every_kind_of_statistic():
+    """`where` and `all_of` select rows; each kind of statistic must then equal the same statistic on the
+    selected rows alone (every cluster keeps a row, so the draws are the same)."""
+    from hardneg.ranking.bootstrap import Stat, joint_intervals
+
+    rng = np.random.default_rng(0)
+    clusters = np.repeat(np.arange(12), 4)
+    values = rng.integers(1, 5, clusters.size).astype(float)
+    groups = np.tile(np.array(["x", "y"]), clusters.size // 2)
+    select = np.tile(np.array([True, True, False, True]), 12)  # keeps rows of every cluster and both groups
+    for kind in ("mean", "median", "mean_of_group_means"):
+        g = groups if kind == "mean_of_group_means" else None
+        whole = joint_intervals({"s": Stat(kind, values, select=select, groups=g)}, clusters, 200, 0.9, 1)["s"]
+        alone = joint_intervals({"s": Stat(kind, values[select], groups=None if g is None else g[select])},
+                                clusters[select], 200, 0.9, 1)["s"]
+        assert whole == pytest.approx(alone), kind
+
+
 def test_constant_scorer_is_chance_under_expected_ties_and_one_under_the_authors_rule(built):
     items = load_items(str(built), "all")
     chance = chance_result(items, n_resamples=0)
