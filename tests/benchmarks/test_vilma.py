@@ -498,6 +498,14 @@ def test_missing_files_are_reported_other_files_ignored_and_an_empty_folder_is_a
         build_benchmark("vilma", empty, tmp_path / "out2")
 
 
+def test_a_foil_identical_to_its_caption_is_kept_and_reported(raw, tmp_path):
+    edit(raw, "relations", lambda d: d["1"].update(foils=["A person puts the towel  onto the shelf"]))
+    result = build_benchmark("vilma", raw, tmp_path / "out")
+    assert result.report["per_file"]["relations.json"]["foil_identical_to_caption"] == ["1"]
+    assert result.report["counts"]["spatial-relations"] == {"test": 4}
+    assert "relations.json: 1." in (result.out / "README.md").read_text()
+
+
 def test_a_file_with_no_item_passing_the_filter_is_an_error(raw, tmp_path):
     edit(raw, "relations", lambda d: [v["mturk"].update(caption=1) for v in d.values()])
     with pytest.raises(ValueError, match=r"relations.json: no item passes the authors' filter"):
@@ -521,6 +529,9 @@ def test_real_release(realdata, tmp_path, hf_cache):
     assert report["items_kept"] == 4548 == sum(RELEASE_COUNTS.values()) == 5177 - 393 - 236
     assert report["counts"]["all"] == {"test": 2 * 4548}
     assert report["missing_files"] == ["change-state-inverse.json", "relations.json"]
+    same = {f: info["foil_identical_to_caption"] for f, info in report["per_file"].items() if info["foil_identical_to_caption"]}
+    assert same == {"rare-actions-noun-foils.json": ["actions-noun-active-0858"]}  # 'hammering an egg' twice
+    assert "1 kept item(s) have a foil identical to its caption" in (result.out / "README.md").read_text()
     for stem in ("counting-easy-spelled-sec", "Semantic_Role_Labelling_Data_annotated"):
         config = FILES[stem][0]
         ds = datasets.load_dataset(str(result.out), config, split="test", cache_dir=hf_cache)

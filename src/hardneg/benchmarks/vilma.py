@@ -322,6 +322,10 @@ def _rows(item, path: Path, key: str, config: str, test: str) -> list[dict]:
     return rows
 
 
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
 def read_test(path: Path, config: str, test: str) -> tuple[list[dict], dict]:
     """The rows of one test file (two per kept item, in file order) and what the filter did."""
     from hardneg.datasets.raw_common import RawFormatError, load_json_strict
@@ -330,7 +334,7 @@ def read_test(path: Path, config: str, test: str) -> tuple[list[dict], dict]:
     if not isinstance(data, dict):
         raise RawFormatError(path, f"the top level is {type(data).__name__}, not an object",
                              "the file maps each item key to its item, as the authors' data/*.json")
-    rows, dropped = [], {"main_test_not_validated": [], "proficiency_not_validated": []}
+    rows, dropped, same = [], {"main_test_not_validated": [], "proficiency_not_validated": []}, []
     for key, item in data.items():
         if not isinstance(item, dict):
             raise _error(path, key, f"the item is {type(item).__name__}, not an object",
@@ -352,7 +356,9 @@ def read_test(path: Path, config: str, test: str) -> tuple[list[dict], dict]:
             dropped["proficiency_not_validated"].append(key)
         else:
             rows += rows_of_item
-    found = {"items_read": len(data), "items_kept": len(rows) // 2,
+            if any(_same(r["captions"][0], f) for r in rows_of_item for f in r["captions"][1:]):
+                same.append(key)  # kept: the authors score every kept item; the tie rule decides it
+    found = {"items_read": len(data), "items_kept": len(rows) // 2, "foil_identical_to_caption": same,
              "filtered_out": {"count": sum(len(v) for v in dropped.values()),
                               **{reason: {"count": len(keys), "keys": keys} for reason, keys in dropped.items()}}}
     return rows, found
@@ -412,11 +418,14 @@ def parse(raw: Path):
     kept = sum(f["items_kept"] for f in report["per_file"].values())
     read = sum(f["items_read"] for f in report["per_file"].values())
     report["items_kept"], report["items_read"] = kept, read
+    same = [f"{f}: {k}" for f, info in report["per_file"].items() for k in info["foil_identical_to_caption"]]
     report["files"] = folder.report()
     report["validation"] = (
         f"Validation of this build: {read:,} items read from {len(report['per_file'])} test files; {kept:,} kept by "
         f"the authors' filter ({report['filter']}), {read - kept:,} filtered out (listed by key in "
         "`build_report.json`); each kept item is two rows (main and proficiency)."
+        + (f" {len(same)} kept item(s) have a foil identical to its caption (ignoring case and spacing), so any "
+           f"model ties on them and the tie rule decides: {'; '.join(same[:5])}." if same else "")
         + (f" Test files missing from the raw folder: {', '.join(report['missing_files'])}."
            if report["missing_files"] else ""))
     build = release_build(BENCHMARK.name, configs, raw_files, report)
