@@ -162,7 +162,8 @@ BENCHMARK = Benchmark(
         "Every item is two rows: `part` \"main\" (the caption and its foils) and `part` \"proficiency\" (the "
         "proficiency caption and its foils), with the same `item_key`. Score both; `Combined` needs both rows of an "
         "item. Clips: cut `<video_id>.mp4` from the source video named in the caption's provenance (`start_time` to "
-        "`end_time`, seconds) and pass the folder with `--videos`."
+        "`end_time`, seconds; QUVA times refer to the authors' FPS-normalized videos, `bin/normalize_fps`) and pass "
+        "the folder with `--videos`."
     ),
     config_descriptions={ALL: "every test file together (two rows per item)", **CONFIG_TEXT},
     negative_types=(*NEGATIVE_TYPE.values(), "proficiency"),
