@@ -16,8 +16,9 @@ from pathlib import Path
 
 from hardneg.leaderboard.baselines import BLIND_MODEL, Baseline, blind_baseline, random_baseline
 from hardneg import benchmarks as registry
-from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, average_table, bar_chart, board_columns,
-                                       cells_from_results, render)
+from hardneg.leaderboard import overall as overall_view
+from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
+                                       machine_table, negative_type_chart, render)
 from hardneg.leaderboard.eval_results import eval_results_files
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
@@ -39,6 +40,54 @@ class SubmitOutcome:
     submissions: list[StoredSubmission] | None = None  # every part of the file
 
 
+def model_meta(subs: list[StoredSubmission]) -> dict:
+    """The model metadata stored with the newest part (`model_meta`: params, model_type, license, link, revision)."""
+    for s in sorted(subs, key=lambda s: s.created_at, reverse=True):
+        meta = getattr(s, "model_meta", None) or (s.metadata or {}).get("model_meta")
+        if isinstance(meta, dict):
+            return meta
+    return {}
+
+
+def model_link(model: str, subs: list[StoredSubmission]) -> str:
+    """The link the submitter gave (http(s) only), else the model's Hub page."""
+    link = model_meta(subs).get("link")
+    if isinstance(link, str) and link.startswith(("https://", "http://")):
+        return link
+    return f"https://huggingface.co/{model}" if "/" in model else ""
+
+
+def _type_chance(items, negative_type: str) -> float:
+    """Chance of 'the positive above every negative of this type' for items that have one: mean of 1/(1+k)."""
+    import numpy as np
+
+    ks = [sum(t == negative_type for t in types) for types in (items.negative_types or [])]
+    ks = [k for k in ks if k]
+    return float(np.mean([1.0 / (1 + k) for k in ks])) if ks else None
+
+
+def _pool(entries: list[dict]) -> dict:
+    """One value per negative type over a benchmark's parts: item-weighted mean; the interval from the parts'
+    (independent items: standard errors from the 95% half-widths, combined in quadrature, as Overall does)."""
+    import math
+
+    from hardneg.leaderboard.overall import Z95
+
+    total = sum(e["n"] for e in entries)
+    est = sum(e["n"] * e["R@1"]["value"] for e in entries) / total
+    low = high = None
+    if all(e["R@1"].get("low") is not None for e in entries):
+        if len(entries) == 1:
+            low, high = entries[0]["R@1"]["low"], entries[0]["R@1"]["high"]
+        else:
+            se = math.sqrt(sum((e["n"] / total * (e["R@1"]["high"] - e["R@1"]["low"]) / (2 * Z95)) ** 2
+                               for e in entries))
+            low, high = est - Z95 * se, est + Z95 * se
+    chances = [(e["n"], e["chance"]) for e in entries if e.get("chance") is not None]
+    chance = sum(n * c for n, c in chances) / sum(n for n, _ in chances) if chances else None
+    return {"estimate": est, "low": low, "high": high, "n": total, "chance": chance}
+
+
 class Leaderboard:
     """Submissions in, board tables out. `item_sets` come from built benchmark folders."""
 
@@ -57,6 +106,9 @@ class Leaderboard:
         self._blind_model = blind_model
         self._compute_blind = compute_blind
         self._baselines: dict[tuple, list[Baseline]] | None = None
+        self._rows_cache: dict[str, tuple[tuple, list[BoardRow]]] = {}
+        self._pvalues: dict = {}
+        self._by_type: dict = {}
 
     @property
     def benchmarks(self) -> list[str]:
@@ -194,7 +246,21 @@ class Leaderboard:
     def columns(self, benchmark: str) -> list[Column]:
         return board_columns(benchmark, self.item_sets)
 
+    def state(self) -> tuple[int, int]:
+        """Changes whenever a submission or a moderation lands (what the page's live refresh watches)."""
+        return self.store.state_token()
+
     def rows(self, benchmark: str) -> list[BoardRow]:
+        """The board's rows of one benchmark, read from the store as it is now (cached until it changes)."""
+        token = self.state()
+        hit = self._rows_cache.get(benchmark)
+        if hit is not None and hit[0] == token:
+            return hit[1]
+        rows = self._rows(benchmark)
+        self._rows_cache[benchmark] = (token, rows)
+        return rows
+
+    def _rows(self, benchmark: str) -> list[BoardRow]:
         cols = self.columns(benchmark)
         by_part: dict[tuple[str, str], list[Column]] = {}
         for c in cols:
@@ -209,7 +275,8 @@ class Leaderboard:
             row = BoardRow(model, "submitted", cells_from_results(cols, results),
                            version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
                            submitter=subs[0].submitter, submitted=max(s.created_at for s in subs)[:10],
-                           link=f"https://huggingface.co/{model}" if "/" in model else "")
+                           link=model_link(model, subs), model_meta=model_meta(subs),
+                           ids=tuple(sorted(s.id for s in subs)))
             for s in subs:
                 per = self.store.per_example(s.id)
                 items = self.item_sets[(benchmark, s.config, s.split)]
@@ -249,18 +316,116 @@ class Leaderboard:
 
     def table(self, benchmark: str, sort_by: str | None = None, descending: bool | None = None, search: str = "",
               kinds=KINDS, shown: list[str] | None = None):
-        return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown)
+        return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown,
+                      pvalue_cache=self._pvalues)
+
+    def table_frame(self, benchmark: str, search: str = "", kinds=KINDS):
+        """The download of one benchmark's board: fractions with their intervals (machine output)."""
+        return machine_table(self.rows(benchmark), self.columns(benchmark), search, kinds)
+
+    def chance(self, benchmark: str, column: str) -> float | None:
+        """The exact chance value of one column (the random baseline's, computed by the core)."""
+        row = next((r for r in self.rows(benchmark) if r.kind == "baseline" and r.model.startswith("random")), None)
+        cell = row.cells.get(column) if row else None
+        return None if cell is None else cell.estimate
 
     def chart(self, benchmark: str, column: str | None = None, search: str = "", kinds=KINDS):
         cols = self.columns(benchmark)
         col = next((c for c in cols if c.name == column), cols[0])
         needle = (search or "").lower()
         rows = [r for r in self.rows(benchmark) if r.kind in kinds and needle in r.model.lower()]
-        return bar_chart(rows, col, registry.get(benchmark).title)
+        return bar_chart(rows, col, registry.get(benchmark).title, chance=self.chance(benchmark, col.name))
+
+    # --- Overall ------------------------------------------------------------------------------
+    def overall_rows(self) -> list[overall_view.OverallRow]:
+        return overall_view.overall_rows({b: self.rows(b) for b in self.benchmarks},
+                                         {b: self.columns(b) for b in self.benchmarks})
+
+    def overall_names(self) -> list[str]:
+        """The benchmarks Overall averages: every benchmark on this board with a fraction headline metric."""
+        return [b for b in self.benchmarks if overall_view.overall_metric(b) is not None]
+
+    def overall(self, sort_by: str = overall_view.AVERAGE, descending: bool = True, search: str = "", types=None,
+                sizes=None, kinds=("submitted", "baseline")):
+        """The Overall table a person sees (see `hardneg.leaderboard.overall`)."""
+        names = self.overall_names()
+        rows = overall_view.select(self.overall_rows(), names, sort_by, descending, search, types, sizes, kinds)
+        return overall_view.render_overall(rows, names)
+
+    def overall_frame(self, sort_by: str = overall_view.AVERAGE, descending: bool = True, search: str = "",
+                      types=None, sizes=None, kinds=("submitted", "baseline")):
+        """The Overall download: fractions with intervals, coverage, metadata."""
+        names = self.overall_names()
+        rows = overall_view.select(self.overall_rows(), names, sort_by, descending, search, types, sizes, kinds)
+        return overall_view.machine_overall(rows, names)
 
     def average(self):
-        """The overall view: models with every benchmark, each benchmark's first headline metric, their mean."""
-        return average_table({b: self.rows(b) for b in self.benchmarks}, {b: self.columns(b) for b in self.benchmarks})
+        """The Overall table with its default order (every model, coverage, average over fully covered models)."""
+        return self.overall()
+
+    # --- per-item details ---------------------------------------------------------------------
+    def parts_of(self, model_id: str) -> list[StoredSubmission]:
+        """The current (shown) submissions of a model, one per part."""
+        return [s for s in self.store.current() if s.model_id == model_id]
+
+    def details_parquet(self, model_id: str | None = None) -> bytes:
+        """Per-item scores and values of every stored submission (or one model's), as Parquet."""
+        from hardneg.leaderboard.details import details_parquet
+
+        subs = self.store.all_submissions() if not model_id else self.store.history(model_id)
+        subs = [s for s in subs if s.state != "delete"]
+        return details_parquet(self.store, subs, self.item_sets)
+
+    def failures(self, model_id: str, benchmark: str, config: str, split: str, limit: int = 200):
+        """The drill-down: the items of one part where the model's positive was beaten or tied."""
+        from hardneg.leaderboard.details import failures
+
+        sub = next((s for s in self.parts_of(model_id) if (s.benchmark, s.config, s.split) == (benchmark, config, split)),
+                   None)
+        if sub is None:
+            raise ValueError(f"{model_id} has no shown submission on {benchmark}/{config}/{split}")
+        return failures(self.store, sub, self.item_sets[(benchmark, config, split)], limit)
+
+    def by_negative_type(self, benchmark: str, search: str = "", limit: int = 8) -> dict[str, dict[str, dict]]:
+        """Per model (the `limit` best by the first column), accuracy of the positive against each negative type
+        alone, over every multiple-choice part, with interval and chance: the engine's `by_negative_type`."""
+        from hardneg.evaluation import by_negative_type
+        from hardneg.items import Aligned
+        from hardneg.leaderboard.details import stored_scores
+
+        if registry.get(benchmark).is_retrieval:
+            return {}
+        cols = self.columns(benchmark)
+        first = next((c for c in cols if c.headline), None)
+        needle = (search or "").lower()
+        rows = [r for r in self.rows(benchmark) if r.kind == "submitted" and needle in r.model.lower()]
+        if first is not None:
+            rows.sort(key=lambda r: r.cells[first.name].estimate if first.name in r.cells else -1, reverse=True)
+        out: dict[str, dict[str, dict]] = {}
+        for r in rows[:limit]:
+            per: dict[str, list] = {}
+            for sub in self.parts_of(r.model):
+                if sub.benchmark != benchmark:
+                    continue
+                key = (sub.id, self.n_resamples)
+                if key not in self._by_type:
+                    items = self.item_sets[(sub.benchmark, sub.config, sub.split)]
+                    scores, mask = stored_scores(self.store, sub, items)
+                    types, _ = by_negative_type(Aligned(items, scores, mask, len(items)), "expected",
+                                                min(self.n_resamples, 500), 0, 0.95)
+                    for t, e in types.items():
+                        e["chance"] = _type_chance(items, t)
+                    self._by_type[key] = types
+                for t, e in self._by_type[key].items():
+                    per.setdefault(t, []).append(e)
+            out[r.model] = {t: _pool(es) for t, es in per.items()}
+        return out
+
+    def negative_type_chart(self, benchmark: str, search: str = ""):
+        from hardneg.benchmarks import Metric
+
+        return negative_type_chart(self.by_negative_type(benchmark, search), registry.get(benchmark).title,
+                                   Metric("R@1", "R@1", "accuracy against one negative type"))
 
     def counts(self) -> dict[str, int]:
         """Stored versions, and board rows of submitted models, per benchmark."""
