@@ -113,9 +113,17 @@ def fmt_cell(cell: Cell | None, metric: Metric) -> str:
     return f"{est} [{metric.format(cell.low)}, {metric.format(cell.high)}]"
 
 
+def _spec(col: Column) -> Metric:
+    return col.spec or Metric(col.metric, col.metric, "", percent=col.percent, higher_better=col.higher_better)
+
+
 def _fmt(cell: Cell | None, col: Column) -> str:
-    spec = col.spec or Metric(col.metric, col.metric, "", percent=col.percent, higher_better=col.higher_better)
-    return fmt_cell(cell, spec)
+    return fmt_cell(cell, _spec(col))
+
+
+def shown_header(col: Column) -> str:
+    """A column's header on the page: its name and, for a fraction shown as percent, "(%)"."""
+    return col.name + unit_suffix(_spec(col))
 
 
 def unit_suffix(metric: Metric) -> str:
@@ -226,7 +234,7 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
         mtype, params, lic = meta_text(r.model_meta)
         rec = {"#": rank if r.kind != "reported" else "", "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
-        rec.update({c.name: _fmt(r.cells.get(c.name), c) for c in show})
+        rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
                     "Type": mtype, "Params": params, "License": lic,
                     "Hub page": md_link(r.model, r.link) if r.link else "", "Submitted": r.submitted,
@@ -235,7 +243,7 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     info = ["n / items", "Type", "Params", "License", "Hub page", "Submitted", "Version", "Submitter", "Source"]
     # an information column no shown row fills is left out (an empty column only squeezes the others)
     info = [h for h in info if any(rec.get(h) for rec in records)] or ["Source"]
-    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show] + info
+    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [shown_header(c) for c in show] + info
     return pd.DataFrame.from_records(records, columns=head)
 
 
