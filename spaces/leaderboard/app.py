@@ -91,6 +91,13 @@ The board refreshes by itself when a submission lands. How each number is comput
 """
 #: seconds between the page's checks for new submissions (one indexed read when nothing changed)
 REFRESH_S = 5.0
+#: widths of the Overall columns (#, model, kind, type, params, coverage, parts, average, benchmarks..., license,
+#: submitted): the model column keeps whole names; the rest of the table scrolls sideways
+def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of constants)
+    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "320px"] + ["250px"] * n_benchmarks + \
+        ["110px", "110px"]
+
+
 #: rows of the drill-down table
 MAX_FAILURES = 200
 
@@ -355,8 +362,9 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         with gr.Tabs():
             with gr.Tab("Overall", id="overall"):
                 gr.Markdown(f"One number per benchmark (its first headline metric in percent, mean over its configs). "
-                            f"Every model is listed; **{average_header(names)}**: the average is taken only for "
-                            "models with every benchmark, over values in one unit. Intervals: 95%.")
+                            f"Every model is listed with its coverage; **{average_header(names)}**: the average over all "
+                            f"{len(names)} benchmarks is taken only for models with every one of them, over values in "
+                            "one unit. Intervals: 95%.")
                 sort_choices = [(average_header(names), AVERAGE), (COVERAGE, COVERAGE)] + [(header(b), b) for b in names]
                 with gr.Row():
                     o_search = gr.Textbox(label="Search model", placeholder="part of a model name", scale=2,
@@ -370,7 +378,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                                                label="Show rows")
                 o_table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id="board-overall",
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
-                                       max_height=640)
+                                       max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
                 o_inputs = [o_search, o_types, o_sizes, o_kinds, o_sort, o_order]
                 for control in o_inputs:

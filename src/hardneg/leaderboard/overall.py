@@ -93,7 +93,7 @@ def header(benchmark: str) -> str:
 
 
 def average_header(names: list[str]) -> str:
-    return f"{AVERAGE} (%) of all {len(names)}, full coverage only"
+    return f"{AVERAGE} (%), full coverage only"
 
 
 def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchmark: dict[str, list[Column]]) -> list[OverallRow]:
