@@ -241,9 +241,12 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
 
     def draw_plots(bench, column, search):
         try:
+            title = registry.get(bench).title
             fig = board.chart(bench, column, search or "", list(KINDS))
             types = board.negative_type_chart(bench, search or "") if not registry.get(bench).is_retrieval else None
-            return fig, types
+            return (gr.Plot(fig, label=f"{title}: each model against chance"),
+                    gr.Plot(types, label=f"{title}: per negative type" if types is not None
+                            else f"{title}: no negative types (retrieval)"))
         except Exception:
             raise failed("drawing the plots") from None
 
@@ -417,12 +420,13 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                     p_col = gr.Dropdown([c.name for c in board.columns(benchmarks[0])],
                                         value=next(c.name for c in board.columns(benchmarks[0]) if c.headline),
                                         label="Column", elem_id="plot-column")
-                    p_search = gr.Textbox(label="Search model", placeholder="part of a model name")
+                    p_search = gr.Textbox(label="Search model (Enter)", placeholder="part of a model name")
                 p_chance = gr.Plot(label="against chance", elem_id="plot-chance")
                 p_types = gr.Plot(label="per negative type", elem_id="plot-types")
-                p_bench.change(columns_of, p_bench, p_col, api_name=False)
-                for control in (p_col, p_search):
-                    control.change(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
+                p_bench.input(columns_of, p_bench, p_col, api_name=False).then(
+                    draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
+                p_col.input(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
+                p_search.submit(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
             with gr.Tab("Details", id="details") as details_tab:
                 gr.Markdown("**Drill-down**: one model's failures on one benchmark part — the video, the positive, and "
                             "the negative that beat it, with its provenance. **Per-item details**: every stored "

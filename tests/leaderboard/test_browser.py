@@ -272,3 +272,42 @@ def test_board_live_overall_sort_search_drilldown_csv(space, item_sets, browser,
         assert details.num_rows == len(item_sets[FEINT]) + len(item_sets[("feint6k", "vatex", "test")])
     finally:
         page.close()
+
+
+def test_plots_and_about(space, item_sets, browser, artifacts_dir):
+    """The Plots tab draws each model against chance and the per-negative-type view; the About tab is written from
+    the declarations (every benchmark's metrics, the tie rule, chance, how to submit, identity)."""
+    from hardneg import benchmarks
+
+    url, board = space
+    for key, items in item_sets.items():
+        if key[0] == "contrast_sets":
+            assert board.submit(predictions_bytes(items, "org/plotted", seed=21, skill=1.0), "org").ok
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    try:
+        page.goto(url)
+        page.locator("#board-overall").wait_for(timeout=TIMEOUT_MS)
+        page.get_by_role("tab", name="Plots").click()
+        page.locator("#plot-benchmark input").click()
+        page.get_by_role("option", name="Contrast sets", exact=True).click()
+        sync_api.expect(page.locator("#plot-types")).to_contain_text("Contrast sets: per negative type",
+                                                                     timeout=TIMEOUT_MS)
+        sync_api.expect(page.locator("#plot-chance")).to_contain_text("Contrast sets: each model against chance")
+        for plot in ("#plot-chance", "#plot-types"):  # matplotlib figures arrive as images
+            page.wait_for_function(f"() => {{ const i = document.querySelector('{plot} img'); "
+                                   "return i && i.complete && i.naturalWidth > 0 }", timeout=TIMEOUT_MS)
+        page.screenshot(path=str(artifacts_dir / "leaderboard_plots_1280.png"), full_page=True)
+        page.get_by_role("tab", name="About").click()
+        about = page.locator("#about")
+        sync_api.expect(about).to_contain_text("Ties", timeout=TIMEOUT_MS)
+        text = about.inner_text()
+        for name in board.benchmarks:
+            decl = benchmarks.get(name)
+            assert decl.title in text and all(m.key in text for m in decl.metrics), name
+        for needed in ("chance", "How to submit", "identity", "cover every benchmark", "bootstrap"):
+            assert needed in text, needed
+        page.screenshot(path=str(artifacts_dir / "leaderboard_about_1280.png"))
+    finally:
+        page.close()
+    fig = board.negative_type_chart("contrast_sets")
+    assert {t.get_text() for t in fig.axes[0].get_xticklabels()} == {"gender", "verb_lm"}

@@ -298,8 +298,7 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str, chance: float | Non
     ax.set_yticks(range(len(data)))
     ax.set_yticklabels([f"{r.model} ({r.kind})" for r, _ in data], fontsize=8)
     ax.set_xlabel(col.name + unit_suffix(spec))
-    ax.set_title(f"{title}: {col.name}\nwhiskers: 95% bootstrap interval; dashed: chance; hatched: reported, "
-                 "not recomputed", fontsize=8)
+    ax.set_title(f"{title}: {col.name}\nwhiskers: 95% interval · dashed: chance · hatched: reported", fontsize=8)
     fig.tight_layout()
     return fig
 
