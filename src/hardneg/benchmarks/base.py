@@ -100,6 +100,9 @@ class Benchmark:
     order: int = 100  # position in lists, tabs and pickers (lower first)
     #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
     negative_types: tuple[str, ...] = ()
+    #: per-example views from the benchmark's paper that the demo adds under one example's result, by name
+    #: (`"delta_s"`: Feint6K's Δs of object vs action swaps, Fig. 5); empty: none
+    example_views: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
