@@ -124,8 +124,9 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
     def on_benchmark(bench):
         configs = store.configs(bench)
         ids = store.ids(bench, configs[0])
+        # a new benchmark starts with an empty search and no result of another benchmark left on the page
         return (gr.Dropdown(choices=configs, value=configs[0]), gr.Dropdown(choices=ids, value=ids[0] if ids else None),
-                "")  # a new benchmark starts with an empty search
+                "", "", EMPTY_TABLE, None, gr.HighlightedText([], visible=True), "")
 
     def on_config(bench, config):
         ids = store.ids(bench, config)
@@ -166,11 +167,19 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
         fig = dl.score_bar_chart(scores, captions, label, order, title, score_name, relevant)
         highlights = dl.diff_highlights(captions, label, order) if label is not None and what == "caption" else []
         views = dl.example_views(bench, scores, label, types) if bench else ""
-        return dl.verdict_text(order, label, len(captions), scores, what), rows, fig, highlights, views
+        verdict = dl.verdict_text(order, label, len(captions), scores, what)
+        if relevant and label is not None and order[0] != label and order[0] in set(relevant):
+            first = registry.get(bench).metrics[0]
+            rule = (f": correct under {first.key} (any relevant video), not under {first.baseline.key} (its own video "
+                    "only)") if first.baseline is not None else ""
+            verdict += f"\n\nThe top video is judged relevant to the query (the benchmark's extra labels){rule}."
+        chart = gr.Plot(fig, label=f"Scores: {score_name} (higher = better match)")
+        diffs_out = gr.HighlightedText(highlights, visible=what == "caption")
+        return verdict, rows, chart, diffs_out, views
 
     def refusal(text: str):
         """Outputs for a run that cannot happen: one plain message, everything else cleared (no error badges)."""
-        return f"**{html.escape(text)}**", EMPTY_TABLE, None, [], ""
+        return f"**{html.escape(text)}**", EMPTY_TABLE, None, gr.HighlightedText([], visible=True), ""
 
     def run_example(bench, config, example_id, model_name):
         if not example_id:
@@ -224,10 +233,9 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
                         "Pick a benchmark example (or upload a clip and type captions) and a model: every candidate "
                         "caption is ranked by the model's score, the positive marked ✓, the words where each "
                         "negative differs from it highlighted.")
-            model = gr.Dropdown(choices=models, value=models[0], elem_id="model", scale=0, min_width=320,
-                                allow_custom_value=custom_models,
-                                label="Model" + (" (or type a local path, a Hub id or module:Class)" if custom_models
-                                                 else ""))
+            model = gr.Dropdown(choices=models, value=models[0], elem_id="model", scale=0, min_width=280,
+                                allow_custom_value=custom_models, label="Model",
+                                info="or type a path, a Hub id or module:Class" if custom_models else None)
         with gr.Tabs():
             with gr.Tab("Benchmark example"):
                 with gr.Row():
@@ -264,7 +272,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
                                    show_inline_category=False, elem_id="diffs")
         delta = gr.Markdown(elem_id="delta-s")
 
-        bench.change(on_benchmark, bench, [config, example, query])
+        bench.change(on_benchmark, bench, [config, example, query, verdict, table, chart, diffs, delta])
         config.change(on_config, [bench, config], [example, query])
         search.click(on_search, [bench, config, query], example)
         query.submit(on_search, [bench, config, query], example)
