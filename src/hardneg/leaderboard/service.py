@@ -40,6 +40,39 @@ class SubmitOutcome:
     submissions: list[StoredSubmission] | None = None  # every part of the file
 
 
+class LazyValues(dict):
+    """column name -> per-item values, read from the store on first use (a page load of a board with many
+    submissions reads only the rows its paired tests compare)."""
+
+    def __init__(self, load):
+        super().__init__()
+        self._load = load
+        self._refs: dict[str, tuple[str, str]] = {}
+
+    def refer(self, column: str, submission_id: str, metric: str) -> None:
+        self._refs[column] = (submission_id, metric)
+
+    def _fetch(self, column: str):
+        if column in self._refs and not dict.__contains__(self, column):
+            sub_id, metric = self._refs[column]
+            values = self._load(sub_id).get(metric)
+            if values is None:
+                del self._refs[column]
+                return
+            dict.__setitem__(self, column, values)
+
+    def __contains__(self, column) -> bool:
+        return column in self._refs or dict.__contains__(self, column)
+
+    def __getitem__(self, column):
+        self._fetch(column)
+        return dict.__getitem__(self, column)
+
+    def get(self, column, default=None):
+        self._fetch(column)
+        return dict.get(self, column, default)
+
+
 def model_meta(subs: list[StoredSubmission]) -> dict:
     """The model metadata stored with the newest part (`model_meta`: params, model_type, license, link, revision)."""
     for s in sorted(subs, key=lambda s: s.created_at, reverse=True):
@@ -109,6 +142,7 @@ class Leaderboard:
         self._rows_cache: dict[str, tuple[tuple, list[BoardRow]]] = {}
         self._pvalues: dict = {}
         self._by_type: dict = {}
+        self._per_cache: dict[str, dict] = {}
 
     @property
     def benchmarks(self) -> list[str]:
@@ -246,6 +280,15 @@ class Leaderboard:
     def columns(self, benchmark: str) -> list[Column]:
         return board_columns(benchmark, self.item_sets)
 
+    def _per_example(self, submission_id: str) -> dict:
+        """A submission's stored per-item values (cached: a stored submission never changes)."""
+        hit = self._per_cache.get(submission_id)
+        if hit is None:
+            hit = self._per_cache[submission_id] = self.store.per_example(submission_id)
+            if len(self._per_cache) > 4096:  # bounded: the oldest reads go first
+                self._per_cache.pop(next(iter(self._per_cache)))
+        return hit
+
     def state(self) -> tuple[int, int]:
         """Changes whenever a submission or a moderation lands (what the page's live refresh watches)."""
         return self.store.state_token()
@@ -277,14 +320,14 @@ class Leaderboard:
                            submitter=subs[0].submitter, submitted=max(s.created_at for s in subs)[:10],
                            link=model_link(model, subs), model_meta=model_meta(subs),
                            ids=tuple(sorted(s.id for s in subs)))
+            row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             for s in subs:
-                per = self.store.per_example(s.id)
                 items = self.item_sets[(benchmark, s.config, s.split)]
                 n = next(iter(s.results["metrics"].values()), {}).get("n", len(items))
                 row.coverage[f"{s.config}/{s.split}"] = f"{n}/{len(items)}"
                 for c in by_part.get((s.config, s.split), []):
-                    if c.metric in per:
-                        row.per_example[c.name] = per[c.metric]
+                    if c.metric in s.results["metrics"]:
+                        row.per_example.refer(c.name, s.id, c.metric)
                         row.clusters[c.name] = items.clusters
             rows.append(row)
         # computed baselines: one row each, whatever the number of parts
