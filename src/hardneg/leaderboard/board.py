@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
+#: the Overall column: the mean over benchmarks of each one's first headline metric (all fractions), in percent
+AVERAGE = "Average over benchmarks (%)"
 REPORTED_STATUS = "reported, not recomputed"
 
 
@@ -101,11 +103,7 @@ def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, s
 def _fmt(cell: Cell | None, col: Column) -> str:
     if cell is None:
         return ""
-    scale, digits = (100.0, 1) if col.percent else (1.0, 2 if col.metric.startswith(("MeanR", "MedianR")) else 3)
-    est = f"{cell.estimate * scale:.{digits}f}"
-    if cell.low is None:
-        return est
-    return f"{est} [{cell.low * scale:.{digits}f}, {cell.high * scale:.{digits}f}]"
+    return vocabulary.display(col.metric, cell.estimate, cell.low, cell.high)  # one vocabulary on every display
 
 
 def _sort_value(row: BoardRow, col: Column) -> float:
@@ -197,11 +195,14 @@ def average_table(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_bench
             rec = {"Model": model}
             for b in names:
                 m = benchmarks.get(b).metrics[0]
-                rec[f"{benchmarks.get(b).title} ({m.key})"] = round(100 * vals[b], 1) if m.percent else round(vals[b], 3)
-            rec["Average"] = round(100 * float(np.mean([vals[b] for b in names])), 1)
+                rec[f"{benchmarks.get(b).title} {vocabulary.header(m.key)}"] = round(vocabulary.scale(m.key) * vals[b], 1)
+            # an average over values in one unit only: every benchmark's first headline metric is a fraction
+            units = {vocabulary.unit(benchmarks.get(b).metrics[0].key) for b in names}
+            rec[AVERAGE] = round(100 * float(np.mean([vals[b] for b in names])), 1) if units == {"fraction"} else None
             records.append(rec)
-    records.sort(key=lambda r: r["Average"], reverse=True)
-    head = ["Model"] + [f"{benchmarks.get(b).title} ({benchmarks.get(b).metrics[0].key})" for b in names] + ["Average"]
+    records.sort(key=lambda r: r[AVERAGE] if r[AVERAGE] is not None else -1, reverse=True)
+    head = ["Model"] + [f"{benchmarks.get(b).title} {vocabulary.header(benchmarks.get(b).metrics[0].key)}"
+                        for b in names] + [AVERAGE]
     return pd.DataFrame.from_records(records, columns=head)
 
 
@@ -214,7 +215,7 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str):
 
     data = [(r, r.cells[col.name]) for r in rows if col.name in r.cells]
     data.sort(key=lambda rc: rc[1].estimate, reverse=not col.higher_better)
-    scale = 100.0 if col.percent else 1.0
+    scale = vocabulary.scale(col.metric)
     fig, ax = plt.subplots(figsize=(7, max(2.0, 0.35 * len(data) + 1)))
     colors = {"submitted": "#1f77b4", "baseline": "#7f7f7f", "reported": "#ffffff"}
     for y, (r, c) in enumerate(data):
@@ -225,7 +226,7 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str):
                 hatch="//" if r.kind == "reported" else None, capsize=3)
     ax.set_yticks(range(len(data)))
     ax.set_yticklabels([f"{r.model} ({r.kind})" for r, _ in data], fontsize=8)
-    ax.set_xlabel(col.name + (" (%)" if col.percent else ""))
+    ax.set_xlabel(vocabulary.header(col.metric, col.name))
     ax.set_title(f"{title}: {col.name}\nwhiskers: 95% bootstrap interval; hatched: reported, not recomputed", fontsize=8)
     fig.tight_layout()
     return fig

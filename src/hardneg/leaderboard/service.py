@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hardneg.leaderboard.baselines import BLIND_MODEL, Baseline, blind_baseline, random_baseline
 from hardneg import benchmarks as registry
+from hardneg import vocabulary
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, average_table, bar_chart, board_columns,
                                        cells_from_results, render)
 from hardneg.leaderboard.eval_results import eval_results_files
@@ -122,7 +123,7 @@ class Leaderboard:
                     log.warning("mirror push of %s failed: %s", s.id, exc)
         lines = []
         for s, r in zip(stored, results):
-            head = ", ".join(f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
+            head = ", ".join(f"{vocabulary.header(k)} {vocabulary.display_entry(k, v)}"
                              for k, v in list(r.metrics.items())[:4]
                              if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
