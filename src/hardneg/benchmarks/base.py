@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from hardneg import vocabulary
+
 TASKS = ("multiple_choice", "retrieval")
 
 #: The chance rule every headline metric uses: the value a scorer that gives every candidate
@@ -28,31 +30,56 @@ CHANCE_CONSTANT_SCORER = "constant-scorer"
 
 @dataclass(frozen=True)
 class Metric:
-    """One headline metric: its one display name, where its per-item values come from, how it is read.
+    """One headline metric: its key in the results vocabulary, where its per-item values come from.
 
-    key: the name used everywhere (module output keys, results.json, board, README, cards, charts).
+    key: a key of `hardneg.vocabulary` (module outputs, results.json, board, README, cards, charts all
+        use it). Its unit, direction and range come from the vocabulary, never from the declaration: a
+        key the vocabulary does not define fails here, at import, with the fix.
     source: the per-item value of the ranking core that is averaged (`multiple_choice` gives
         `R@k`, `rank`, `RR`; `retrieval` gives `C@k`, `AP`, `R@k`, `AP_original`, `rank_original`, ...).
     over: None for a mean over items; a column name (e.g. "category") for the unweighted mean over
         that column's groups of the per-group means (PoSRank, Eq. 1 of its paper).
     baseline: for a retrieval metric with FIRE labels, the same metric counting only the original
         single positive (results carry both; the board can show both and their difference).
+    percent, higher_better: read from the vocabulary. Older declarations may still pass them: a
+        `higher_better` that contradicts the vocabulary is an error; `percent` (how to display) is
+        always the vocabulary's (every fraction is shown in percent).
     """
 
     key: str
     source: str
     description: str
-    percent: bool = True
-    higher_better: bool = True
+    percent: bool | None = None
+    higher_better: bool | None = None
     over: str | None = None
     chance: str = CHANCE_CONSTANT_SCORER
     baseline: "Metric | None" = None
 
+    def __post_init__(self) -> None:
+        try:
+            entry = vocabulary.entry(self.key)
+        except vocabulary.UnknownMetricKey as exc:
+            raise ValueError(f"Metric({self.key!r}, ...) in a benchmark declaration: {exc}") from None
+        if self.higher_better is not None and bool(self.higher_better) != entry.higher_better:
+            raise ValueError(
+                f"Metric({self.key!r}, ...): higher_better={self.higher_better} contradicts the results vocabulary "
+                f"({entry.key}: {'higher' if entry.higher_better else 'lower'} is better); drop the argument")
+        object.__setattr__(self, "percent", entry.percent)
+        object.__setattr__(self, "higher_better", entry.higher_better)
+
+    @property
+    def unit(self) -> str:
+        """'fraction' or 'rank' (hardneg.vocabulary)."""
+        return vocabulary.unit(self.key)
+
+    @property
+    def header(self) -> str:
+        """The column header every display uses: 'R@1 (%)', 'MeanR (rank)'."""
+        return vocabulary.header(self.key)
+
     def format(self, value: float | None) -> str:
-        """The value as people read it: percent with one decimal, else three significant decimals."""
-        if value is None:
-            return ""
-        return f"{100 * value:.1f}" if self.percent else f"{value:.3f}" if value < 1.5 else f"{value:.2f}"
+        """The value as people read it (`hardneg.vocabulary.display`): percent with one decimal, ranks with two."""
+        return vocabulary.display(self.key, value)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ benchmark, so a new declaration appears on the page with its own text."""
 
 from __future__ import annotations
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import CHANCE_CONSTANT_SCORER, Metric
 from hardneg.leaderboard.overall import overall_metric
 from hardneg.leaderboard.recompute import TIES
@@ -15,8 +15,9 @@ CHANCE_TEXT = {
 
 
 def _unit(m: Metric) -> str:
-    unit = getattr(m, "unit", None) or ("fraction" if m.percent else "rank")
-    return "percent (stored as a fraction)" if unit == "fraction" else unit
+    if vocabulary.unit(m.key) == vocabulary.FRACTION:
+        return "fraction (shown as percent, 1 decimal)"
+    return "rank (2 decimals)"
 
 
 def _cell(text: str) -> str:
@@ -28,8 +29,11 @@ def metric_rows(decl) -> list[str]:
     for m in decl.metrics:
         for x in (m, m.baseline) if m.baseline is not None else (m,):
             over = f"; unweighted mean over `{x.over}` groups" if x.over else ""
-            rows.append(f"| `{x.key}` | {_cell(x.description)}{over} | {_unit(x)} | "
-                        f"{'higher' if x.higher_better else 'lower'} | {_cell(CHANCE_TEXT.get(x.chance, x.chance))} |")
+            entry = vocabulary.entry(x.key)
+            chance = CHANCE_TEXT.get(x.chance, x.chance)
+            rows.append(f"| `{x.key}` | {_cell(x.description)}{over} ({_cell(entry.definition)}) | {_unit(x)} | "
+                        f"{'higher' if entry.higher_better else 'lower'} | {_cell(entry.chance)}; "
+                        f"{_cell(chance)} |")
     return rows
 
 

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
+#: the Overall column: the mean over benchmarks of each one's first headline metric (all fractions), in percent
+AVERAGE = "Average over benchmarks (%)"
 REPORTED_STATUS = "reported, not recomputed"
 
 
@@ -107,28 +109,27 @@ def fmt_cell(cell: Cell | None, metric: Metric) -> str:
     """'estimate [low, high]' written by the declared metric's own `format` (one vocabulary on every display)."""
     if cell is None:
         return ""
-    est = metric.format(cell.estimate)
-    if cell.low is None or cell.high is None:
-        return est
-    return f"{est} [{metric.format(cell.low)}, {metric.format(cell.high)}]"
+    return vocabulary.display(metric.key, cell.estimate, cell.low, cell.high)  # one vocabulary on every display
 
 
 def _spec(col: Column) -> Metric:
-    return col.spec or Metric(col.metric, col.metric, "", percent=col.percent, higher_better=col.higher_better)
+    return col.spec or Metric(col.metric, col.metric, "")
 
 
 def _fmt(cell: Cell | None, col: Column) -> str:
-    return fmt_cell(cell, _spec(col))
+    if cell is None:
+        return ""
+    return vocabulary.display(col.metric, cell.estimate, cell.low, cell.high)  # per-group keys resolve too
 
 
 def shown_header(col: Column) -> str:
-    """A column's header on the page: its name and, for a fraction shown as percent, "(%)"."""
-    return col.name + unit_suffix(_spec(col))
+    """A column's header on the page: its name and its unit ('R@1 · msrvtt (%)', 'MeanR · msrvtt (rank)')."""
+    return vocabulary.header(col.metric, col.name)
 
 
 def unit_suffix(metric: Metric) -> str:
-    """What a header adds to say the unit: ' (%)' for fractions shown as percent."""
-    return " (%)" if metric.percent else ""
+    """What a header adds to say the unit: ' (%)' for a fraction, ' (rank)' for a rank."""
+    return vocabulary.header(metric.key, "")
 
 
 def md_escape(text: str) -> str:
@@ -278,10 +279,10 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str, chance: float | Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    spec = col.spec or Metric(col.metric, col.metric, "", percent=col.percent, higher_better=col.higher_better)
+    spec = _spec(col)
     data = [(r, r.cells[col.name]) for r in rows if col.name in r.cells]
     data.sort(key=lambda rc: rc[1].estimate, reverse=not col.higher_better)
-    scale = 100.0 if col.percent else 1.0
+    scale = vocabulary.scale(col.metric)
     fig, ax = plt.subplots(figsize=(7, max(2.0, 0.35 * len(data) + 1)))
     colors = {"submitted": "#1f77b4", "baseline": "#7f7f7f", "reported": "#ffffff"}
     for y, (r, c) in enumerate(data):
@@ -292,12 +293,12 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str, chance: float | Non
                 hatch="//" if r.kind == "reported" else None, capsize=3)
     if chance is not None:
         ax.axvline(chance * scale, color="#d62728", linestyle="--", linewidth=1.2,
-                   label=f"chance {spec.format(chance)}{unit_suffix(spec).strip() and '%'}")
+                   label=f"chance {spec.format(chance)}{'%' if vocabulary.is_percent(col.metric) else ''}")
         ax.legend(loc="lower right", fontsize=7)
     ax.axvline(0, color="#333333", linewidth=0.6)
     ax.set_yticks(range(len(data)))
     ax.set_yticklabels([f"{r.model} ({r.kind})" for r, _ in data], fontsize=8)
-    ax.set_xlabel(col.name + unit_suffix(spec))
+    ax.set_xlabel(vocabulary.header(col.metric, col.name))
     ax.set_title(f"{title}: {col.name}\nwhiskers: 95% interval · dashed: chance · hatched: reported", fontsize=8)
     fig.tight_layout()
     return fig

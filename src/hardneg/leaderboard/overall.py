@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
-from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_link, unit_suffix
+from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_link
 
 #: the z of the 95% intervals every board cell carries
 Z95 = 1.959963984540054
@@ -39,7 +39,7 @@ COVERAGE = "Coverage"
 def overall_metric(benchmark: str) -> Metric | None:
     """The metric a benchmark contributes to Overall: its first headline metric whose unit is a fraction."""
     for m in benchmarks.get(benchmark).metrics:
-        if getattr(m, "unit", "fraction" if m.percent else "rank") == "fraction":
+        if vocabulary.unit(m.key) == vocabulary.FRACTION:
             return m
     return None
 
@@ -88,8 +88,7 @@ class OverallRow:
 
 def header(benchmark: str) -> str:
     m = overall_metric(benchmark)
-    name = getattr(m, "display", None) or m.key
-    return f"{benchmarks.get(benchmark).title} · {name}{unit_suffix(m)}"
+    return f"{benchmarks.get(benchmark).title} · {vocabulary.header(m.key)}"
 
 
 def average_header(names: list[str]) -> str:
@@ -159,7 +158,7 @@ def render_overall(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
     for rank, r in enumerate(rows, 1):
         rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link else r.model, "Kind": r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
-               average_header(names): fmt_cell(r.average, Metric("avg", "avg", "", percent=True)) if r.average else ""}
+               average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:
             rec[header(b)] = fmt_cell(r.cells.get(b), overall_metric(b))
         rec["License"] = str(r.model_meta.get("license") or "")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hardneg.leaderboard.baselines import BLIND_MODEL, Baseline, blind_baseline, random_baseline
 from hardneg import benchmarks as registry
+from hardneg import vocabulary
 from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, negative_type_chart, render)
@@ -101,19 +102,23 @@ def _type_chance(items, negative_type: str) -> float:
 
 def _pool(entries: list[dict]) -> dict:
     """One value per negative type over a benchmark's parts: item-weighted mean; the interval from the parts'
-    (independent items: standard errors from the 95% half-widths, combined in quadrature, as Overall does)."""
+    (independent items: standard errors from the 95% half-widths, combined in quadrature, as Overall does).
+    Each entry holds the engine's top-1 value under its benchmark's own key (R@1 or Accuracy)."""
     import math
 
     from hardneg.leaderboard.overall import Z95
 
+    def top1(e: dict) -> dict:
+        return next(v for k, v in e.items() if isinstance(v, dict) and k != "MRR")
+
     total = sum(e["n"] for e in entries)
-    est = sum(e["n"] * e["R@1"]["value"] for e in entries) / total
+    est = sum(e["n"] * top1(e)["value"] for e in entries) / total
     low = high = None
-    if all(e["R@1"].get("low") is not None for e in entries):
+    if all(top1(e).get("low") is not None for e in entries):
         if len(entries) == 1:
-            low, high = entries[0]["R@1"]["low"], entries[0]["R@1"]["high"]
+            low, high = top1(entries[0])["low"], top1(entries[0])["high"]
         else:
-            se = math.sqrt(sum((e["n"] / total * (e["R@1"]["high"] - e["R@1"]["low"]) / (2 * Z95)) ** 2
+            se = math.sqrt(sum((e["n"] / total * (top1(e)["high"] - top1(e)["low"]) / (2 * Z95)) ** 2
                                for e in entries))
             low, high = est - Z95 * se, est + Z95 * se
     chances = [(e["n"], e["chance"]) for e in entries if e.get("chance") is not None]
@@ -208,7 +213,7 @@ class Leaderboard:
                     log.warning("mirror push of %s failed: %s", s.id, exc)
         lines = []
         for s, r in zip(stored, results):
-            head = ", ".join(f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
+            head = ", ".join(f"{vocabulary.header(k)} {vocabulary.display_entry(k, v)}"
                              for k, v in list(r.metrics.items())[:4]
                              if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
@@ -468,7 +473,7 @@ class Leaderboard:
         from hardneg.benchmarks import Metric
 
         return negative_type_chart(self.by_negative_type(benchmark, search), registry.get(benchmark).title,
-                                   Metric("R@1", "R@1", "accuracy against one negative type"))
+                                   Metric("Accuracy", "R@1", "the positive above every negative of one type"))
 
     def counts(self) -> dict[str, int]:
         """Stored versions, and board rows of submitted models, per benchmark."""
