@@ -148,6 +148,7 @@ class Leaderboard:
         self._pvalues: dict = {}
         self._by_type: dict = {}
         self._per_cache: dict[str, dict] = {}
+        self._details: tuple | None = None
 
     @property
     def benchmarks(self) -> list[str]:
@@ -417,12 +418,18 @@ class Leaderboard:
         return [s for s in self.store.current() if s.model_id == model_id]
 
     def details_parquet(self, model_id: str | None = None) -> bytes:
-        """Per-item scores and values of every stored submission (or one model's), as Parquet."""
+        """Per-item scores and values of every stored submission (or one model's), as Parquet; built once per
+        store state (repeated clicks, many visitors: one build)."""
         from hardneg.leaderboard.details import details_parquet
 
+        key = (self.state(), model_id or "")
+        if self._details is not None and self._details[0] == key:
+            return self._details[1]
         subs = self.store.all_submissions() if not model_id else self.store.history(model_id)
-        subs = [s for s in subs if s.state != "delete"]
-        return details_parquet(self.store, subs, self.item_sets)
+        subs = [s for s in subs if s.state == "visible"]  # hidden or deleted by a moderator: not published
+        data = details_parquet(self.store, subs, self.item_sets)
+        self._details = (key, data)
+        return data
 
     def failures(self, model_id: str, benchmark: str, config: str, split: str, limit: int = 200):
         """The drill-down: the items of one part where the model's positive was beaten or tied."""
