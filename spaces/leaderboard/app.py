@@ -70,9 +70,15 @@ def plain_errors(message: str):
     return wrap
 
 
-#: the wide tables scroll sideways inside their box (the full table is reachable at 1280 px)
+#: the wide tables scroll sideways inside their box (the full table is reachable at 1280 px), the rank and the
+#: model staying in view (Gradio 6.31's `pinned_columns` does not hold them: sticky cells do; the first
+#: column is 48 px wide, see the tables' `column_widths`)
 CSS = """
 .board-table .table-wrap, .board-table .table-container { overflow-x: auto !important; }
+.board-table [role=row] > :nth-child(1) { position: sticky !important; left: 0; z-index: 3;
+    background: var(--background-fill-primary); }
+.board-table [role=row] > :nth-child(2) { position: sticky !important; left: 48px; z-index: 3;
+    background: var(--background-fill-primary); box-shadow: 2px 0 0 var(--border-color-primary); }
 """
 
 
@@ -94,7 +100,7 @@ REFRESH_S = 5.0
 #: widths of the Overall columns (#, model, kind, type, params, coverage, parts, average, benchmarks..., license,
 #: submitted): the model column keeps whole names; the rest of the table scrolls sideways
 def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of constants)
-    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "320px"] + ["250px"] * n_benchmarks + \
+    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "320px"] + ["280px"] * n_benchmarks + \
         ["110px", "110px"]
 
 
@@ -404,7 +410,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                                                                          "the table scrolls sideways)")
                     table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id=f"board-{bench}",
                                          elem_classes="board-table", label=f"{registry.get(bench).title} board",
-                                         pinned_columns=2, max_height=640)
+                                         pinned_columns=2, max_height=640, column_widths=["48px", "280px"])
                     csv = gr.DownloadButton("Download CSV (fractions)", elem_id=f"csv-{bench}", size="sm")
                     inputs = [search, kinds, shown, sort_by, order]
                     for control in inputs:

@@ -189,6 +189,11 @@ def test_board_live_overall_sort_search_drilldown_csv(space, item_sets, browser,
         items = item_sets[FEINT]
         assert board.submit(predictions_bytes(items, "org/live-late", seed=13, skill=2.0), "org").ok
         sync_api.expect(overall).to_contain_text("org/live-late", timeout=TIMEOUT_MS)
+        # and a new visitor's page load is drawn from the store as it is now (not as it was at start-up)
+        visitor = browser.new_page(viewport={"width": 1280, "height": 900})
+        visitor.goto(url)
+        sync_api.expect(visitor.locator("#board-overall")).to_contain_text("org/live-late", timeout=TIMEOUT_MS)
+        visitor.close()
 
         models = column(page, "board-overall", "Model")
         coverage = dict(zip(models, column(page, "board-overall", "Coverage")))
@@ -206,6 +211,16 @@ def test_board_live_overall_sort_search_drilldown_csv(space, item_sets, browser,
         last = grid(page, "board-overall")[0][-1]
         assert last == "Submitted" and (wide or page.evaluate(
             "() => document.querySelector('#board-overall').scrollWidth <= 1280"))
+        page.evaluate("""() => [...document.querySelectorAll('#board-overall *')].filter(e =>
+            e.scrollWidth > e.clientWidth + 2 && getComputedStyle(e).overflowX === 'auto')
+            .forEach(e => { e.scrollLeft = e.scrollWidth; })""")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(artifacts_dir / "leaderboard_overall_1280_scrolled_right.png"))
+        sync_api.expect(page.get_by_text("Submitted", exact=True).first).to_be_in_viewport()
+        # scrolled to the last column, each row still shows its model (the first two columns stay in view)
+        box = page.locator("#board-overall").bounding_box()
+        cell = page.locator("#board-overall [role=row]").nth(1).locator("[role=gridcell]").nth(1).bounding_box()
+        assert box["x"] <= cell["x"] < box["x"] + 120
 
         # sort: worst first puts the lowest average first (models without an average stay last)
         page.locator("#overall-order").get_by_text("worst first").click()
