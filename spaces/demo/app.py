@@ -231,8 +231,8 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
         with gr.Row(equal_height=True):
             gr.Markdown("# video-hardneg: is your video-text model fooled by hard negatives?\n"
                         "Pick a benchmark example (or upload a clip and type captions) and a model: every candidate "
-                        "caption is ranked by the model's score, the positive marked ✓, the words where each "
-                        "negative differs from it highlighted.")
+                        "(a caption, or for retrieval a video of the collection) is ranked by the model's score, the "
+                        "positive marked ✓, the words where each negative differs from it highlighted.")
             model = gr.Dropdown(choices=models, value=models[0], elem_id="model", scale=0, min_width=280,
                                 allow_custom_value=custom_models, label="Model",
                                 info="or type a path, a Hub id or module:Class" if custom_models else None)
