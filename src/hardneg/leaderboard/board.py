@@ -106,6 +106,11 @@ def _fmt(cell: Cell | None, col: Column) -> str:
     return vocabulary.display(col.metric, cell.estimate, cell.low, cell.high)  # one vocabulary on every display
 
 
+def shown_header(col: Column) -> str:
+    """A score column's header on the page: its name and its unit ('R@1 · msrvtt (%)', 'MeanR · msrvtt (rank)')."""
+    return vocabulary.header(col.metric, col.name)
+
+
 def _sort_value(row: BoardRow, col: Column) -> float:
     cell = row.cells.get(col.name)
     if cell is None:
@@ -161,7 +166,7 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
         r = keep[i]
         rec = {"#": rank if r.kind != "reported" else "", "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
-        rec.update({c.name: _fmt(r.cells.get(c.name), c) for c in show})
+        rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
                     "Hub page": f"[{r.model}]({r.link})" if r.link else "", "Submitted": r.submitted, "Version": r.version, "Submitter": r.submitter,
                     "Source": r.source or r.note})
@@ -169,7 +174,7 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     info = ["n / items", "Hub page", "Submitted", "Version", "Submitter", "Source"]
     # an information column no shown row fills is left out (an empty column only squeezes the others)
     info = [h for h in info if any(rec.get(h) for rec in records)] or ["Source"]
-    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show] + info
+    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [shown_header(c) for c in show] + info
     return pd.DataFrame.from_records(records, columns=head)
 
 
