@@ -96,9 +96,11 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     """All metrics of a predictions file as a JSON-ready dict (the results engine's `Result.to_dict()` + extras)."""
     table, meta = read_predictions(predictions)
     from hardneg.alignment import resolve_dataset
+    from hardneg.hub_access import ensure_dataset_loadable
 
     # only an explicit --dataset, the file's own local folder, or the declared Hub repo is loaded
     ds, _why = resolve_dataset(meta, dataset, trust_metadata_dataset)
+    ensure_dataset_loadable(ds)  # offline: a clear error with the fix, not huggingface_hub's traceback
     splits = [s for s in str(meta.get("split", "")).split(",") if s] or None
     data = load_benchmark(ds, meta["config"], splits, benchmark=meta.get("benchmark"))
     items = item_set(data)

@@ -65,5 +65,5 @@ def load_metric(name: str, **kwargs: Any):
     try:
         import evaluate
     except ImportError as exc:  # the `metrics` extra is not installed
-        raise ImportError("load_metric needs `evaluate`; install it with: pip install 'video-hardneg[metrics]'") from exc
+        raise ImportError("load_metric needs `evaluate`; install it with: pip install -e '.[metrics]' (from the clone; video-hardneg is not on PyPI)") from exc
     return evaluate.load(metric_path(name), **kwargs)

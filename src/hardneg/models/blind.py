@@ -100,6 +100,7 @@ def _glove_vocabulary() -> list[str]:
 
 @register("blind-lm", "text-only baseline: mean token log-likelihood under a causal LM (default gpt2)")
 class CausalLMBlindModel(_BlindModel):
+    default_model_id = "gpt2"  # the Hub id loaded when none is given (checked before loading)
     adapter = "blind-lm"
     score_name = "mean token log-likelihood (text only)"
 
