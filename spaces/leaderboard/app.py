@@ -262,12 +262,14 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
 
     def show_failures(model_id, part):
         if not model_id or not part:
-            return None, gr.Dropdown(choices=[], value=None), "Pick a model and one of its benchmark parts.", None
+            return (None, gr.Dropdown(choices=[], value=None), "Pick a model and one of its benchmark parts.", None,
+                    gr.DownloadButton(visible=False))
         try:
             bench, config, split = part.split("/", 2)
             found = board.failures(model_id, bench, config, split, MAX_FAILURES)
         except ValueError as exc:
-            return None, gr.Dropdown(choices=[], value=None), f"**{html.escape(str(exc))}**", None
+            return (None, gr.Dropdown(choices=[], value=None), f"**{html.escape(str(exc))}**", None,
+                    gr.DownloadButton(visible=False))
         except Exception:
             raise failed("the drill-down") from None
         import pandas as pd
@@ -285,7 +287,9 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                    + (f" (first {MAX_FAILURES} shown)" if len(found) >= MAX_FAILURES else "") + ".")
         ids = [f.item_id for f in found]
         card, video = failure_card(found[0], bench) if found else ("", None)
-        return frame, gr.Dropdown(choices=ids, value=ids[0] if ids else None), summary + "\n\n" + card, video
+        csv = _csv_file(frame, f"failures-{_safe_name(model_id)}-{_safe_name(part)}") if found else None
+        return (frame, gr.Dropdown(choices=ids, value=ids[0] if ids else None), summary + "\n\n" + card, video,
+                gr.DownloadButton(value=csv, visible=csv is not None))
 
     def failure_card(f, bench):
         retrieval = registry.get(bench).is_retrieval
@@ -449,12 +453,13 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                     with gr.Column(scale=3):
                         d_table = gr.Dataframe(interactive=False, wrap=True, elem_id="drill-table",
                                                label="Failures (worst rank first)", max_height=480)
+                        d_csv = gr.DownloadButton("Download CSV", elem_id="csv-failures", size="sm", visible=False)
                 with gr.Row():
                     d_one = gr.Button("Per-item details of this model (Parquet)", elem_id="details-model")
                     d_all = gr.Button("Per-item details of every stored submission (Parquet)", elem_id="details-all")
                 d_file = gr.File(label="Parquet", interactive=False, elem_id="details-file")
                 d_model.change(parts_for, d_model, d_part, api_name=False)
-                d_btn.click(show_failures, [d_model, d_part], [d_table, d_item, d_summary, d_video], api_name=False)
+                d_btn.click(show_failures, [d_model, d_part], [d_table, d_item, d_summary, d_video, d_csv], api_name=False)
                 d_item.select(show_one, [d_model, d_part, d_item], [d_summary, d_video], api_name=False)
                 d_one.click(download_details, d_model, d_file, api_name=False)
                 d_all.click(lambda: download_details(None), None, d_file, api_name=False)

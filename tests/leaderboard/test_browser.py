@@ -271,6 +271,10 @@ def test_board_live_overall_sort_search_drilldown_csv(space, item_sets, browser,
         sync_api.expect(summary).to_contain_text(failures[0].winner)  # the negative that beat the positive
         sync_api.expect(summary).to_contain_text("origin=human")  # its provenance
         sync_api.expect(page.locator("#drill-table")).to_contain_text(failures[0].positive)
+        with page.expect_download(timeout=TIMEOUT_MS) as dl:
+            page.locator("#csv-failures").click()
+        dl.value.save_as(tmp_path / "failures.csv")
+        assert len(list(csv.DictReader((tmp_path / "failures.csv").open(encoding="utf-8")))) == len(failures)
         page.wait_for_function("() => { const v = document.querySelector('#drill-video video'); "
                                "return v && v.readyState >= 1 }", timeout=TIMEOUT_MS)
         page.screenshot(path=str(artifacts_dir / "leaderboard_drilldown_1280.png"), full_page=True)

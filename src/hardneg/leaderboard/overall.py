@@ -152,11 +152,12 @@ def select(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, des
     return has + missing
 
 
-def render_overall(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
-    """The table a person sees (rows already selected): rank, model (a link), coverage, average, per benchmark."""
+def render_overall(rows: list[OverallRow], names: list[str], links: bool = True) -> pd.DataFrame:
+    """The table a person sees (rows already selected): rank, model (a Markdown link with `links`, plain text
+    for a terminal), coverage, average, per benchmark: percent with one decimal, each with its interval."""
     records = []
     for rank, r in enumerate(rows, 1):
-        rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link else r.model, "Kind": r.kind,
+        rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:

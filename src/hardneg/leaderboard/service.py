@@ -395,11 +395,12 @@ class Leaderboard:
         return [b for b in self.benchmarks if overall_view.overall_metric(b) is not None]
 
     def overall(self, sort_by: str = overall_view.AVERAGE, descending: bool = True, search: str = "", types=None,
-                sizes=None, kinds=("submitted", "baseline")):
-        """The Overall table a person sees (see `hardneg.leaderboard.overall`)."""
+                sizes=None, kinds=("submitted", "baseline"), links: bool = True):
+        """The Overall table a person sees (see `hardneg.leaderboard.overall`); `links=False`: plain model names
+        (a terminal, `hardneg leaderboard show`)."""
         names = self.overall_names()
         rows = overall_view.select(self.overall_rows(), names, sort_by, descending, search, types, sizes, kinds)
-        return overall_view.render_overall(rows, names)
+        return overall_view.render_overall(rows, names, links)
 
     def overall_frame(self, sort_by: str = overall_view.AVERAGE, descending: bool = True, search: str = "",
                       types=None, sizes=None, kinds=("submitted", "baseline")):
@@ -409,8 +410,9 @@ class Leaderboard:
         return overall_view.machine_overall(rows, names)
 
     def average(self):
-        """The Overall table with its default order (every model, coverage, average over fully covered models)."""
-        return self.overall()
+        """The Overall table with its default order and plain model names (every model, coverage, the average
+        over fully covered models): what a terminal prints."""
+        return self.overall(links=False)
 
     # --- per-item details ---------------------------------------------------------------------
     def parts_of(self, model_id: str) -> list[StoredSubmission]:
