@@ -159,3 +159,11 @@ def test_negative_type_view_against_chance(board):
     for entry in view.values():
         assert entry["chance"] == pytest.approx(0.2)  # every negative of these items has the type: 1 of 5
         assert entry["low"] <= entry["estimate"] <= entry["high"]
+
+
+def test_links_in_cells_are_http_only_and_quoted():
+    from hardneg.leaderboard.board import md_link
+
+    assert md_link("org/m", "https://huggingface.co/org/m") == "[org/m](<https://huggingface.co/org/m>)"
+    assert md_link("a_b*", "javascript:alert(1)") == "a\\_b\\*"  # not a link, markup escaped
+    assert "<script" not in md_link("x", "https://x.org/<script>") and "%3Cscript%3E" in md_link("x", "https://x.org/<script>")

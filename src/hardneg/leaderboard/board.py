@@ -141,7 +141,8 @@ def md_link(text: str, url: str) -> str:
     """A Markdown link for a table cell; only http(s) URLs become links (anything else stays plain text)."""
     if not url or not str(url).startswith(("https://", "http://")):
         return md_escape(text)
-    return f"[{md_escape(text)}](<{str(url).replace('>', '%3E').replace(' ', '%20')}>)"
+    safe = "".join(f"%{ord(ch):02X}" if ch in '<>"\' \\`' or ord(ch) < 32 else ch for ch in str(url))
+    return f"[{md_escape(text)}](<{safe}>)"
 
 
 def _sort_value(row: BoardRow, col: Column) -> float:
