@@ -334,3 +334,9 @@ def test_average_is_over_one_unit():
 
 def test_no_nan_display():
     assert vocabulary.display("R@1", math.nan) == ""
+
+
+def test_docs_table_is_current():
+    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert "## The results vocabulary" in text
+    assert vocabulary.table_markdown() in text, "regenerate the table in docs/metrics.md (see the section's text)"
