@@ -1,4 +1,4 @@
-"""Where the five `evaluate` metric modules live, so users can load them without a checkout.
+"""Where the `evaluate` metric modules live, so users can load them without a checkout.
 
 From a source checkout (editable install) the modules are the repository's `metrics/<name>/`;
 from a wheel they are the copy shipped at `hardneg/_shipped/metrics/<name>/`.
@@ -19,6 +19,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "correct_at_k",
     "mean_average_precision",
     "posrank",
+    "accuracy",
 )
 
 _PACKAGE_DIR = Path(__file__).resolve().parent

@@ -118,7 +118,7 @@ def _direct(key: str) -> Entry | None:
 def base_key(key: str) -> str | None:
     """The concrete key a (possibly per-group) key is an instance of: 'PoSRank_noun' -> 'PoSRank',
     'C@5_original' -> 'C@5_original', 'Accuracy_direction' -> 'Accuracy'; None when unknown."""
-    if not isinstance(key, str):
+    if not isinstance(key, str) or key.endswith("_ci"):  # an interval beside its metric, not a group
         return None
     if _direct(key) is not None:
         return key

@@ -64,6 +64,13 @@ BENCHMARK = Benchmark(
     breakdowns=("category",),
     sample="contrast_sets",
     tags=("contrast-sets", "msr-vtt"),
+    usage_note=(
+        "**Metric: `Accuracy`** (a 5-way choice accuracy; the `accuracy` evaluate module, "
+        "`evaluate.load(hardneg.metric_path(\"accuracy\"))`). Migration: before video-hardneg 0.2 this number was "
+        "reported as `R@1` (of the `rcad_accuracy` module, in `results.json`, on the board and in submissions); it is "
+        "the same value, renamed because a metric is named by what it computes. Old results files keep `R@1`: read "
+        "it as `Accuracy`."
+    ),
     config_descriptions={
         "random": "5 options, negatives are captions of other videos (rebuilt)",
         "gender": "gender word of the positive flipped (rebuilt)",
