@@ -100,7 +100,7 @@ REFRESH_S = 5.0
 #: widths of the Overall columns (#, model, kind, type, params, coverage, parts, average, benchmarks..., license,
 #: submitted): the model column keeps whole names; the rest of the table scrolls sideways
 def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of constants)
-    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "320px"] + ["280px"] * n_benchmarks + \
+    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "460px"] + ["280px"] * n_benchmarks + \
         ["110px", "110px"]
 
 

@@ -20,8 +20,9 @@ from hardneg.benchmarks import Metric
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
-#: the Overall column: the mean over benchmarks of each one's first headline metric (all fractions), in percent
-AVERAGE = "Average over benchmarks (%)"
+#: the Overall column's header: the mean over every benchmark of each one's first fraction headline metric, in
+#: percent, taken only for models that cover every benchmark (`hardneg.leaderboard.overall`)
+AVERAGE = "Average over benchmarks (%), full coverage only"
 REPORTED_STATUS = "reported, not recomputed"
 
 

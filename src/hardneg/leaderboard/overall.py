@@ -21,6 +21,7 @@ import pandas as pd
 
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
+from hardneg.leaderboard.board import AVERAGE as BOARD_AVERAGE
 from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_link
 
 #: the z of the 95% intervals every board cell carries
@@ -92,7 +93,8 @@ def header(benchmark: str) -> str:
 
 
 def average_header(names: list[str]) -> str:
-    return f"{AVERAGE} (%), full coverage only"
+    """The average column's header: says its unit and that only fully covered models get one."""
+    return BOARD_AVERAGE
 
 
 def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchmark: dict[str, list[Column]]) -> list[OverallRow]:
