@@ -167,3 +167,14 @@ def test_links_in_cells_are_http_only_and_quoted():
     assert md_link("org/m", "https://huggingface.co/org/m") == "[org/m](<https://huggingface.co/org/m>)"
     assert md_link("a_b*", "javascript:alert(1)") == "a\\_b\\*"  # not a link, markup escaped
     assert "<script" not in md_link("x", "https://x.org/<script>") and "%3Cscript%3E" in md_link("x", "https://x.org/<script>")
+
+
+def test_submitted_metadata_is_shown_escaped_and_within_the_contract(board):
+    items = board.item_sets[FEINT]
+    meta = {"params": "lots", "model_type": "<b>best</b>", "license": "[click](javascript:x)" + "x" * 200}
+    assert board.submit(predictions_bytes(items, "org/meta", seed=6, model_meta=meta), ORG).ok
+    row = board.overall(search="org/meta").iloc[0]
+    assert row["Type"] == "other" and row["Params"] == ""
+    assert "](javascript" not in row["License"] and len(row["License"]) < 60
+    page = board.table("feint6k", search="org/meta").iloc[0]
+    assert page["Type"] == "other" and "](javascript" not in page["License"]

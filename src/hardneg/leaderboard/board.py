@@ -196,10 +196,25 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
     return status, pvals
 
 
+#: the model types a submission may declare (the shared `model_meta` contract); anything else shows as "other"
+MODEL_TYPES = ("contrastive", "generative", "text-only", "other")
+
+
+def model_type(meta: dict) -> str:
+    """The declared type, "unknown" when none was given, "other" for a value outside the contract."""
+    value = meta.get("model_type") if isinstance(meta, dict) else None
+    if value in (None, ""):
+        return "unknown"
+    return value if value in MODEL_TYPES else "other"
+
+
 def meta_text(meta: dict) -> tuple[str, str, str]:
-    """(type, parameters, license) of a row's model metadata, as the tables show them."""
-    params = meta.get("params")
-    return (str(meta.get("model_type") or ""), format_params(params), str(meta.get("license") or ""))
+    """(type, parameters, license) of a row's model metadata, as the tables show them: submitted text is
+    escaped (the tables render Markdown) and cut."""
+    lic = meta.get("license")
+    lic = md_escape(str(lic)[:40]) if isinstance(lic, str) and lic else ""
+    mtype = model_type(meta)
+    return ("" if mtype == "unknown" and not meta else mtype, format_params(meta.get("params")), lic)
 
 
 def format_params(params) -> str:

@@ -22,11 +22,11 @@ import pandas as pd
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
 from hardneg.leaderboard.board import AVERAGE as BOARD_AVERAGE
-from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_link
+from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_escape, md_link, model_type
 
 #: the z of the 95% intervals every board cell carries
 Z95 = 1.959963984540054
-MODEL_TYPES = ("contrastive", "generative", "text-only", "other", "unknown")
+MODEL_TYPES = ("contrastive", "generative", "text-only", "other", "unknown")  # the filter's choices
 #: size filter buckets: label -> [low, high) in parameters; "unknown" for models that did not say
 SIZE_BUCKETS: dict[str, tuple[float, float] | None] = {
     "< 100M": (0, 1e8), "100M–1B": (1e8, 1e9), "1B–10B": (1e9, 1e10), "≥ 10B": (1e10, math.inf), "unknown": None,
@@ -73,7 +73,7 @@ class OverallRow:
 
     @property
     def model_type(self) -> str:
-        return str(self.model_meta.get("model_type") or "unknown")
+        return model_type(self.model_meta)
 
     @property
     def params(self):
@@ -164,7 +164,8 @@ def render_overall(rows: list[OverallRow], names: list[str], links: bool = True)
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:
             rec[header(b)] = fmt_cell(r.cells.get(b), overall_metric(b))
-        rec["License"] = str(r.model_meta.get("license") or "")
+        lic = r.model_meta.get("license")
+        rec["License"] = md_escape(lic[:40]) if isinstance(lic, str) else ""
         rec["Submitted"] = r.submitted
         records.append(rec)
     head = ["#", "Model", "Kind", "Type", "Params", COVERAGE, "Parts", average_header(names)] + [header(b) for b in names] + \
