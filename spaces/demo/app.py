@@ -83,11 +83,8 @@ def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[
 def _score_videos(pool: dl.ModelPool, model_name: str, video_paths: list[str], text: str):
     """Retrieval: one query against every video of the collection (one score per video)."""
     model = pool.get(model_name)
-    out = []
-    for path in video_paths:
-        frames = dl.video_frames(path) if model.uses_video else None
-        out.append(float(model.score(frames, [text])[0]))
-    return np.asarray(out)
+    videos = np.concatenate([pool.video_embedding(model_name, p) for p in video_paths])
+    return np.asarray(model.similarity(videos, model.encode_text([text])), np.float64)[:, 0]
 
 
 def launch_options() -> dict:
@@ -190,8 +187,9 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
             ex = store.get(bench, config, example_id)
             path = dl.example_video_path(videos, ex)
             if ex.is_retrieval:
+                ranked, own, relevant = dl.retrieval_subset(ex)
                 paths = [dl.example_video_path(videos, dl.Example(bench, config, ex.split, ex.id, v, [], 0, []))
-                         for v in ex.candidates]
+                         for v in ranked]
                 scores = _score_videos(pool, model_name, [str(p) for p in paths], ex.query)
             else:
                 scores = _score(pool, model_name, str(path), ex.captions)
@@ -202,7 +200,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
             return (None, *refusal(f"model {str(model_name)[:80]} failed ({type(exc).__name__}); try another model"))
         title = f"{model_name} on {registry.get(bench).title} {config} {ex.id}"
         if ex.is_retrieval:
-            out = present(scores, ex.candidates, ex.label, None, title, model_name, bench, ex.relevant, "video")
+            out = present(scores, ranked, own, None, title, model_name, bench, relevant, "video")
             return (str(path), f"{out[0]}\n\n**Query:** {html.escape(ex.query)}", *out[1:])
         return (str(path), *present(scores, ex.captions, ex.label, ex.negative_types, title, model_name, bench))
 

@@ -35,6 +35,9 @@ MAX_PIXELS = MAX_WIDTH * MAX_HEIGHT
 FRAMES = FrameSettings(n_frames=8, resize=224)
 #: characters of typed text echoed back in a message
 MAX_ECHO = 80
+#: videos one retrieval example ranks: its own, every relevant one, and others of the collection up to this many
+#: (a full collection, e.g. FIRE's 1,000 MSR-VTT videos, is for `hardneg score`, not for one click)
+MAX_RETRIEVAL_VIDEOS = 32
 #: how long chart labels run before wrapping, and how many lines they keep
 LABEL_WIDTH, LABEL_LINES = 60, 2
 
@@ -250,13 +253,33 @@ def echo(text: str, limit: int = MAX_ECHO) -> str:
     return html.escape(quoted, quote=True)
 
 
-def retrieval_text(example: Example) -> str:
+def retrieval_subset(example: Example, limit: int = MAX_RETRIEVAL_VIDEOS) -> tuple[list[str], int, list[int]]:
+    """(videos to rank, index of the query's own video among them, indices of the relevant ones): the whole
+    collection when it is small, else its own video, every relevant one and a fixed draw of the others (seeded
+    by the query id, so a rerun ranks the same videos), in collection order."""
+    n = len(example.candidates)
+    keep = set(example.relevant) | {example.label}
+    if n > limit:
+        others = [j for j in range(n) if j not in keep]
+        rng = random.Random(example.id)
+        keep |= set(rng.sample(others, max(0, min(len(others), limit - len(keep)))))
+    else:
+        keep = set(range(n))
+    order = sorted(keep)
+    pos = {j: k for k, j in enumerate(order)}
+    return [example.candidates[j] for j in order], pos[example.label], sorted(pos[j] for j in example.relevant)
+
+
+def retrieval_text(example: Example, limit: int = MAX_RETRIEVAL_VIDEOS) -> str:
     """What a retrieval example is: the query, its own video, the other relevant ones, how many videos rank."""
     own = example.candidates[example.label]
     others = [example.candidates[j] for j in example.relevant if j != example.label]
+    n, shown = len(example.candidates), len(retrieval_subset(example, limit)[0])
+    scope = (f"ranked against all {n} videos of the collection" if shown == n else
+             f"ranked against {shown} of the collection's {n} videos (its own, every relevant one, and a fixed "
+             "draw of the others)")
     return (f"Query: {example.query}\n✓ its own video: {own}" + (f"\nalso judged relevant: {', '.join(others)}"
-                                                                   if others else "")
-            + f"\nranked against all {len(example.candidates)} videos of the collection")
+                                                                   if others else "") + f"\n{scope}")
 
 
 def candidates_text(captions: list[str], label: int | None) -> str:
@@ -353,9 +376,23 @@ class ModelPool:
     'module:attribute' for a Python model (`hardneg.models.protocol.as_model` wraps it); `add` registers a
     model object under a name (the Python API of the demo)."""
 
-    def __init__(self, device: str | None = None):
+    def __init__(self, device: str | None = None, max_cached_videos: int = 4096):
         self.device = device
         self._models: dict[str, Any] = {}
+        self._video_embeddings: dict[tuple[str, str], np.ndarray] = {}
+        self._max_cached = max_cached_videos
+
+    def video_embedding(self, name: str, path: str | os.PathLike) -> np.ndarray:
+        """One video's embedding under model `name` (1, D), computed once per (model, file) and kept (bounded):
+        a retrieval example reuses the collection's embeddings from the queries before it."""
+        key = (name, str(path))
+        if key not in self._video_embeddings:
+            model = self.get(name)
+            emb = model.encode_video([video_frames(path)]) if model.uses_video else np.zeros((1, 0), np.float32)
+            if len(self._video_embeddings) >= self._max_cached:
+                self._video_embeddings.pop(next(iter(self._video_embeddings)))
+            self._video_embeddings[key] = np.asarray(emb)
+        return self._video_embeddings[key]
 
     def add(self, name: str, model) -> str:
         from hardneg.models.protocol import as_model

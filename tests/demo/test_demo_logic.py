@@ -211,3 +211,43 @@ def test_chart_labels_wrap_and_fit_with_21_candidates():
     assert min(b.x0 for b in boxes) >= 0
     ys = sorted((b.y0, b.y1) for b in boxes)
     assert all(a[1] <= b[0] + 1 for a, b in zip(ys, ys[1:]))
+
+
+def test_a_large_collection_ranks_its_own_the_relevant_and_a_fixed_draw():
+    ex = dl.Example("fire", "c", "test", "q7", "v50", ["a query"], 50, [], task="retrieval",
+                    candidates=[f"v{j}" for j in range(1000)], relevant=[3, 50, 999])
+    videos, own, relevant = dl.retrieval_subset(ex, limit=32)
+    assert len(videos) == 32 and videos[own] == "v50" and [videos[j] for j in relevant] == ["v3", "v50", "v999"]
+    assert videos == sorted(videos, key=lambda v: int(v[1:]))  # collection order
+    assert dl.retrieval_subset(ex, limit=32) == (videos, own, relevant)  # the same draw every time
+    assert "32 of the collection's 1000 videos" in dl.retrieval_text(ex, limit=32)
+    small = dl.Example("fire", "c", "test", "q", "v1", ["q"], 1, [], task="retrieval", candidates=["v0", "v1"],
+                       relevant=[1])
+    assert dl.retrieval_subset(small) == (["v0", "v1"], 1, [1])
+
+
+def test_retrieval_scores_reuse_each_video_embedding(demo_data, monkeypatch):
+    """Video embeddings are computed once per (model, file): the second query decodes nothing."""
+    _, data, videos = demo_data
+    import app
+
+    from hardneg.video import VideoFolder
+
+    store = dl.ExampleStore.load(data)
+    config = store.configs("fire")[0]
+    ids = store.ids("fire", config)
+    pool = dl.ModelPool()
+    folder = VideoFolder(videos)
+    calls = []
+    real = dl.video_frames
+    monkeypatch.setattr(dl, "video_frames", lambda p: calls.append(p) or real(p))
+    for qid in ids[:2]:
+        ex = store.get("fire", config, qid)
+        ranked, own, _ = dl.retrieval_subset(ex)
+        paths = [str(folder.path(v)) for v in ranked]
+        scores = app._score_videos(pool, "tiny-clip", paths, ex.query)
+        assert scores.shape == (len(ranked),) and np.isfinite(scores).all()
+        model = pool.get("tiny-clip")
+        direct = model.score(real(paths[own]), [ex.query])[0]
+        assert scores[own] == pytest.approx(direct, abs=1e-5)  # the same number as scoring the pair
+    assert len(calls) == len(set(calls))  # each video decoded once across both queries
