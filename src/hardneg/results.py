@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Benchmark, Metric
 from hardneg.items import Aligned, ItemSet
 from hardneg.ranking import Qrels, multiple_choice, retrieval
@@ -47,12 +47,18 @@ class StatSpec:
 
 
 def standard_specs(decl: Benchmark) -> list[StatSpec]:
-    """Headline metrics first, then the standard ones of the task kind (no duplicates)."""
+    """Headline metrics first, then the standard ones of the task kind, each once.
+
+    A standard statistic is left out when a headline metric already reports the same per-item values
+    under its own name: contrast sets' `Accuracy` is the core's per-item R@1, so no `R@1` beside it;
+    FIRE's `C@k_original` is the core's retrieval R@k, so no `R@k` beside it (one name per computation,
+    `hardneg.vocabulary`).
+    """
     specs: list[StatSpec] = []
 
     def add(m: Metric) -> None:
-        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent,
-                              m.where, m.all_of))
+        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over,
+                              vocabulary.is_percent(m.key), m.where, m.all_of))
         if m.baseline is not None:
             add(m.baseline)
 
@@ -62,13 +68,14 @@ def standard_specs(decl: Benchmark) -> list[StatSpec]:
         extra = [StatSpec(f"C@{k}", f"C@{k}") for k in decl.ks] + [StatSpec("mAP", "AP")]
         if decl.original_positive:  # measures of the one original video (not for SSv2-Temporal's equal positives)
             extra += [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
-            extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original", percent=False)]
+            extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original")]
     else:
         extra = [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
         extra += [StatSpec("MeanR", "rank", percent=False), StatSpec("MedianR", "rank", "median", percent=False),
-                  StatSpec("MRR", "RR", percent=False)]
+                  StatSpec("MRR", "RR")]
     have = {s.key for s in specs}
-    return specs + [s for s in extra if s.key not in have]
+    sources = {s.source for s in specs if s.kind == "mean" or s.source.startswith("R@")}
+    return specs + [s for s in extra if s.key not in have and not (s.key.startswith("R@") and s.source in sources)]
 
 
 def _per_item(items: ItemSet, scores: np.ndarray, mask, ks, ties: str, seed: int | None) -> tuple[dict, float]:

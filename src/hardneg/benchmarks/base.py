@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from hardneg import vocabulary
+
 TASKS = ("multiple_choice", "retrieval")
 
 #: The chance rule every headline metric uses: the value a scorer that gives every candidate
@@ -28,9 +30,11 @@ CHANCE_CONSTANT_SCORER = "constant-scorer"
 
 @dataclass(frozen=True)
 class Metric:
-    """One headline metric: its one display name, where its per-item values come from, how it is read.
+    """One headline metric: its key in the results vocabulary, where its per-item values come from.
 
-    key: the name used everywhere (module output keys, results.json, board, README, cards, charts).
+    key: a key of `hardneg.vocabulary` (module outputs, results.json, board, README, cards, charts all
+        use it). Its unit, direction and range come from the vocabulary, never from the declaration: a
+        key the vocabulary does not define fails here, at import, with the fix.
     source: the per-item value of the ranking core that is averaged (`multiple_choice` gives
         `R@k`, `rank`, `RR`; `retrieval` gives `C@k`, `AP`, `R@k`, `AP_original`, `rank_original`, ...).
     over: None for a mean over items; a column name (e.g. "category") for the unweighted mean over
@@ -45,24 +49,47 @@ class Metric:
         rows' values: 1 when every row is right (ViLMA's combined score, `bin/multi_eval.py`, `main`);
         under a tie-aware rule the product is the chance that all are right, since each row's ties
         break independently. Groups are formed from the rows scored.
+    percent, higher_better: read from the vocabulary. Older declarations may still pass them: a
+        `higher_better` that contradicts the vocabulary is an error; `percent` (how to display) is
+        always the vocabulary's (every fraction is shown in percent).
     """
 
     key: str
     source: str
     description: str
-    percent: bool = True
-    higher_better: bool = True
+    percent: bool | None = None
+    higher_better: bool | None = None
     over: str | None = None
     chance: str = CHANCE_CONSTANT_SCORER
     baseline: "Metric | None" = None
     where: tuple[str, str] | None = None
     all_of: str | None = None
 
+    def __post_init__(self) -> None:
+        try:
+            entry = vocabulary.entry(self.key)
+        except vocabulary.UnknownMetricKey as exc:
+            raise ValueError(f"Metric({self.key!r}, ...) in a benchmark declaration: {exc}") from None
+        if self.higher_better is not None and bool(self.higher_better) != entry.higher_better:
+            raise ValueError(
+                f"Metric({self.key!r}, ...): higher_better={self.higher_better} contradicts the results vocabulary "
+                f"({entry.key}: {'higher' if entry.higher_better else 'lower'} is better); drop the argument")
+        object.__setattr__(self, "percent", entry.percent)
+        object.__setattr__(self, "higher_better", entry.higher_better)
+
+    @property
+    def unit(self) -> str:
+        """'fraction' or 'rank' (hardneg.vocabulary)."""
+        return vocabulary.unit(self.key)
+
+    @property
+    def header(self) -> str:
+        """The column header every display uses: 'R@1 (%)', 'MeanR (rank)'."""
+        return vocabulary.header(self.key)
+
     def format(self, value: float | None) -> str:
-        """The value as people read it: percent with one decimal, else three significant decimals."""
-        if value is None:
-            return ""
-        return f"{100 * value:.1f}" if self.percent else f"{value:.3f}" if value < 1.5 else f"{value:.2f}"
+        """The value as people read it (`hardneg.vocabulary.display`): percent with one decimal, ranks with two."""
+        return vocabulary.display(self.key, value)
 
 
 @dataclass(frozen=True)
@@ -157,6 +184,9 @@ class Benchmark:
     order: int = 100  # position in lists, tabs and pickers (lower first)
     #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
     negative_types: tuple[str, ...] = ()
+    #: per-example views from the benchmark's paper that the demo adds under one example's result, by name
+    #: (`"delta_s"`: Feint6K's Δs of object vs action swaps, Fig. 5); empty: none
+    example_views: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
