@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, l2_normalize, pick_device, torch_dtype
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
 from hardneg.models.preprocess import PixelPipeline
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 from hardneg.threads import chunks, thread_map
 
 DEFAULT_CLIP = "openai/clip-vit-base-patch32"

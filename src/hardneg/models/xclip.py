@@ -16,7 +16,7 @@ import numpy as np
 from hardneg.models.base import VideoTextModel, hub_revision, pick_device, torch_dtype
 from hardneg.models.clip import as_numpy_frames, preprocess_frames
 from hardneg.models.preprocess import PixelPipeline
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 from hardneg.video import uniform_indices
 
 DEFAULT_XCLIP = "microsoft/xclip-base-patch32"
