@@ -154,3 +154,31 @@ def test_blind_lm_is_mean_token_log_likelihood(tmp_path):
             logp = torch.log_softmax(m.model(input_ids=ids).logits[0, :-1], -1)
         ref = logp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].mean().item()
         assert abs(got - ref) < 1e-4
+
+
+def test_builtin_adapter_table_matches_what_the_modules_register():
+    """`BUILTIN_ADAPTERS` (name -> module) is the registry's only list of built-ins: each module registers exactly
+    the names the table gives it."""
+    import importlib
+
+    from hardneg.models import registration, registry
+
+    registry.available_models()
+    for module in set(registry.BUILTIN_ADAPTERS.values()):
+        mod = importlib.import_module(module)
+        registered = {n for n, (cls, _) in registration.ADAPTERS.items() if cls.__module__ == mod.__name__}
+        assert registered == {n for n, m in registry.BUILTIN_ADAPTERS.items() if m == module}, module
+
+
+def test_loading_one_builtin_adapter_imports_no_other_adapter():
+    import subprocess
+    import sys
+
+    code = ("import sys; from hardneg.models import load_model; load_model('constant'); "
+            "print(sorted(m for m in sys.modules if m.startswith('hardneg.models.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = eval(out.stdout)
+    assert "hardneg.models.chance" in loaded
+    assert not {"hardneg.models.blind", "hardneg.models.clip", "hardneg.models.xclip",
+                "hardneg.models.sentence_transformers_adapter"} & set(loaded), loaded
