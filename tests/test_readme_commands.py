@@ -87,7 +87,7 @@ def test_extractor_joins_continuations_and_skips_unmarked():
     text = "\n".join(["```bash", "echo unmarked", "```", MARKER, "", "```bash", "# comment", "echo a \\",
                       "  b   # trailing", "echo c", "```"])
     (block,) = marked_blocks(text)
-    assert [c.text for c in block] == ["echo a   b   # trailing", "echo c"] and block[0].line == 8
+    assert [c.text for c in block] == ["echo a    b   # trailing", "echo c"] and block[0].line == 8
 
 
 def test_no_install_instruction_names_a_package_the_index_lacks():
