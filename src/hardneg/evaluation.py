@@ -90,6 +90,56 @@ def provenance(meta: dict, data, ties: str) -> dict[str, Any]:
     }
 
 
+#: `ties=` value that means "the benchmark's own rule" (its declaration's `original_ties`)
+ORIGINAL = "original"
+#: the rule the original one is compared with
+TIE_AWARE = "expected"
+
+
+def beside_tie_aware(aligned, result: dict[str, Any], rule: str, seed: int) -> dict[str, Any]:
+    """The same metrics under the tie-aware rule, to print beside the authors' rule with their difference."""
+    decl = benchmarks.get(result["benchmark"])
+    other = evaluate_scores(aligned.items, aligned.scores, aligned.mask, ties=TIE_AWARE, n_resamples=0,
+                            seed=seed, n_items=aligned.n_items).to_dict()
+    return {"rule": rule, "note": decl.original_ties_note, "tie_aware_rule": TIE_AWARE,
+            "tie_aware": {k: v["value"] for k, v in other["metrics"].items()},
+            "tie_aware_breakdowns": {c: {g: {k: v["value"] for k, v in e.items() if isinstance(v, dict)}
+                                         for g, e in groups.items()} for c, groups in other["breakdowns"].items()}}
+
+
+def reproduction_lines(result: dict[str, Any]) -> list[str]:
+    """The authors' rule beside the tie-aware one, to two decimals (percent for rates), with the difference."""
+    orig = result.get("original_rule")
+    if not orig:
+        return []
+    b = result["benchmark"]
+    ties_exist = (result.get("tie_rate") or 0) > 0
+
+    def two(key: str, x: float | None) -> str:
+        if x is None:
+            return "n/a"
+        return f"{100 * x:.2f}" if _is_pct(key, b) else f"{x:.3f}"
+
+    lines = [f"original rule {orig['rule']!r} ({orig['note']}) beside tie-aware {orig['tie_aware_rule']!r}, "
+             f"two decimals, rates in %" + ("" if ties_exist else "; no ties, so the rules agree"),
+             f"   {'metric':<36} {'original':>9} {'tie-aware':>10} {'difference':>11}"]
+
+    def row(label: str, key: str, a: float | None, e: float | None) -> str:
+        diff = "" if a is None or e is None or not ties_exist else (
+            f"{100 * (e - a):+.2f}" if _is_pct(key, b) else f"{e - a:+.3f}")
+        return f"   {label:<36} {two(key, a):>9} {two(key, e):>10} {diff:>11}"
+
+    for key, entry in result["metrics"].items():
+        lines.append(row(key, key, entry["value"], orig["tie_aware"].get(key)))
+    main = result["headline"][0]
+    for column, groups in result.get("breakdowns", {}).items():
+        for g, entry in groups.items():
+            if main in entry:
+                e = orig["tie_aware_breakdowns"].get(column, {}).get(g, {}).get(main)
+                lines.append(row(f"{main} {column}={g}", main, entry[main]["value"], e))
+    return lines
+
+
 def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ties: str = "expected",
                          n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
                          trust_metadata_dataset: bool = False) -> dict[str, Any]:
@@ -97,6 +147,10 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     table, meta = read_predictions(predictions)
     from hardneg.alignment import resolve_dataset
     from hardneg.hub_access import ensure_dataset_loadable
+
+    requested = ties
+    if ties == ORIGINAL:  # the authors' rule of the file's benchmark, as its declaration names it
+        ties = benchmarks.get(meta["benchmark"]).original_ties
 
     # only an explicit --dataset, the file's own local folder, or the declared Hub repo is loaded
     ds, _why = resolve_dataset(meta, dataset, trust_metadata_dataset)
@@ -112,6 +166,8 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
         result["by_negative_type"] = types
         if ds_:
             result["delta_s"] = ds_
+    if requested == ORIGINAL:
+        result["original_rule"] = beside_tie_aware(aligned, result, ties, seed)
     result["provenance"] = provenance(meta, data, ties)
     result["model_id"] = meta.get("model_id")
     result["videos"] = meta.get("videos")
@@ -155,6 +211,7 @@ def format_result(result: dict[str, Any]) -> str:
         lines.append(f"  vs {t} negatives only (n={entry['n']}): {shown}")
     for kind, d in result.get("delta_s", {}).items():
         lines.append(f"  Δs {kind} swap: mean {d['mean']:+.4f}, negative in {100 * d['share_negative']:.0f}% of {d['n']}")
+    lines += ["  " + line for line in reproduction_lines(result)]
     for note in result.get("notes", []):
         lines.append(f"  note: {note}")
     lines.append("  * headline metric of the benchmark")

@@ -41,6 +41,14 @@ class Metric:
         that column's groups of the per-group means (PoSRank, Eq. 1 of its paper).
     baseline: for a retrieval metric with FIRE labels, the same metric counting only the original
         single positive (results carry both; the board can show both and their difference).
+    where: (column, value): count only the rows whose item column holds that value (ViLMA's
+        `Proficiency`: the rows with `part` "proficiency"). The column is one of the declaration's
+        `item_columns` or a breakdown column.
+    all_of: a column whose equal values make one group of rows (ViLMA: the main and the proficiency
+        row of one release item share `item_key`). Each group counts once, with the product of its
+        rows' values: 1 when every row is right (ViLMA's combined score, `bin/multi_eval.py`, `main`);
+        under a tie-aware rule the product is the chance that all are right, since each row's ties
+        break independently. Groups are formed from the rows scored.
     percent, higher_better: read from the vocabulary. Older declarations may still pass them: a
         `higher_better` that contradicts the vocabulary is an error; `percent` (how to display) is
         always the vocabulary's (every fraction is shown in percent).
@@ -54,6 +62,8 @@ class Metric:
     over: str | None = None
     chance: str = CHANCE_CONSTANT_SCORER
     baseline: "Metric | None" = None
+    where: tuple[str, str] | None = None
+    all_of: str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -92,6 +102,44 @@ class ReportedRow:
 
 
 @dataclass(frozen=True)
+class ScoreImporter:
+    """A released per-item output format that `hardneg import-scores` turns into a predictions file.
+
+    name: what `--format` takes (e.g. "videocon-scores-csv").
+    function: "module:function" taking (file path, `hardneg.items.BenchmarkData` of the chosen config)
+        and returning an `ImportedScores` (below: matched scores, rows that match no item).
+    description: one line for `hardneg import-scores --help` and the predictions' metadata.
+    """
+
+    name: str
+    function: str
+    description: str
+
+    def load(self) -> Callable[..., Any]:
+        module, _, func = self.function.partition(":")
+        return getattr(importlib.import_module(module), func)
+
+
+@dataclass
+class ImportedScores:
+    """What a format's parser found in a released file, joined to the items of one config.
+
+    scores: item (or query) id -> one score per candidate caption (or per video of `video_ids`),
+        None where the file has no row for that candidate.
+    video_ids: retrieval only: the video of each score column (the collection's order).
+    unmatched: one line per row that matches no item of the config ("row 12: video 'x', ...").
+    other_configs: rows that belong to items of another config of the same benchmark (not errors).
+    """
+
+    scores: dict[str, list[float | None]]
+    video_ids: list[str] | None = None
+    rows_read: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    other_configs: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Everything that is true of one benchmark. See CONTRIBUTING.md, "Add a benchmark"."""
 
@@ -116,11 +164,20 @@ class Benchmark:
     original_ties: str = "expected"  # the paper's own tie rule (a `hardneg.ranking.TIE_RULES` name)
     original_ties_note: str = ""  # where that rule comes from (file and function of the authors' code)
     breakdowns: tuple[str, ...] = ()  # item columns results are broken down by
+    #: string columns its items carry beyond `hardneg.schema.MC_ITEM_SCHEMA`, read with the items so
+    #: that a metric's `where` / `all_of` can use them (ViLMA: `part`, `item_key`)
+    item_columns: tuple[str, ...] = ()
     sample: str = ""  # folder (relative to this package's data/samples/) of a tiny raw release
     sample_root: str = ""  # absolute folder holding `sample`, for declarations outside this package
     reported: tuple[ReportedRow, ...] = ()
     tags: tuple[str, ...] = ()
     usage_note: str = ""
+    #: released per-item output formats `hardneg import-scores` reads for this benchmark (first = default)
+    score_importers: tuple[ScoreImporter, ...] = ()
+    #: retrieval: each query has one original video besides any extra positives (FIRE), so the
+    #: original-only R@k / MeanR / MRR mean something; False when every relevant video counts alike
+    #: (SSv2-Temporal's `match`): then only C@k and mAP are reported
+    original_positive: bool = True
     config_descriptions: dict[str, str] = field(default_factory=dict)
     #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
     companion_suffixes: tuple[str, ...] = ()
@@ -133,9 +190,17 @@ class Benchmark:
             raise ValueError(f"benchmark {self.name!r}: task must be one of {TASKS}, got {self.task!r}")
         if ":" not in self.parser:
             raise ValueError(f"benchmark {self.name!r}: parser must be 'module:function', got {self.parser!r}")
+        if any(":" not in i.function for i in self.score_importers):
+            raise ValueError(f"benchmark {self.name!r}: every score importer's function must be 'module:function'")
         keys = [m.key for m in self.metrics]
         if not keys or len(set(keys)) != len(keys):
             raise ValueError(f"benchmark {self.name!r}: needs headline metrics with distinct keys, got {keys}")
+        known = set(self.item_columns) | set(self.breakdowns) | {"category", "source_dataset"}
+        for m in self.metrics:
+            used = [c for c in (m.all_of, m.where[0] if m.where else None) if c]
+            if any(c not in known for c in used):
+                raise ValueError(f"benchmark {self.name!r}: metric {m.key} uses columns {used}; declare the ones "
+                                 f"beyond category/source_dataset in item_columns (has {list(self.item_columns)})")
 
     # ------------------------------------------------------------------ derived facts
 
@@ -156,6 +221,19 @@ class Benchmark:
     def parse_function(self) -> Callable[[Path], Any]:
         module, _, func = self.parser.partition(":")
         return getattr(importlib.import_module(module), func)
+
+    def score_importer(self, name: str | None = None) -> ScoreImporter:
+        """The importer named `name` (default: the first declared); a clear error listing them otherwise."""
+        if not self.score_importers:
+            raise ValueError(f"benchmark {self.name!r} declares no importer of released scores; "
+                             "score a model with `hardneg score` instead")
+        if name is None:
+            return self.score_importers[0]
+        for imp in self.score_importers:
+            if imp.name == name:
+                return imp
+        raise ValueError(f"benchmark {self.name!r} has no score format {name!r}; use one of "
+                         f"{[i.name for i in self.score_importers]}")
 
     def sample_dir(self) -> Path:
         """The folder of this benchmark's tiny built-in raw release."""

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "build": ("hardneg.cli.build", "datasets", "build a benchmark's Hub dataset repo from its raw release"),
     "generate": ("hardneg.cli.generate", "generate", "generate hard negatives for a caption corpus"),
     "score": ("hardneg.cli.score", "models", "score a video-text model on a benchmark and write predictions"),
+    "import-scores": ("hardneg.cli.import_scores", "metrics", "turn a paper's released per-item outputs into a predictions file"),
     "evaluate": ("hardneg.cli.evaluate", "metrics", "compute every metric of a predictions file with intervals"),
     "analyze": ("hardneg.cli.analyze", "plots", "run one of the papers' analyses (FIRE, contrast sets, Feint6K, PoSRank)"),
     "submit": ("hardneg.cli.submit", "demo", "submit a predictions file to the leaderboard"),

@@ -30,8 +30,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--trust-metadata-dataset", action="store_true",
                    help="load a Hub dataset named only by the file's metadata (off: only --dataset, the file's local "
                         "folder or the benchmark's declared repo are loaded)")
-    p.add_argument("--ties", default="expected", choices=TIE_RULES,
-                   help="tie rule (default expected: exact expectation over random orders of tied candidates)")
+    p.add_argument("--ties", default="expected", choices=[*TIE_RULES, "original"],
+                   help="tie rule (default expected: exact expectation over random orders of tied candidates); "
+                        "original: the benchmark authors' own rule (its declaration), with the tie-aware values "
+                        "and their difference printed beside it to two decimals")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0 turns intervals off)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
