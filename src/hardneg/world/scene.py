@@ -25,6 +25,8 @@ from hardneg.world.grammar import Caption, Event, Phrase, render
 #: bumped whenever the same (seed, split, index) would give another scene or other pixels
 WORLD_VERSION = "1"
 SPLITS = ("train", "test")
+#: how far inside the frame an object's centre stays, in units of its radius (1: never clipped; 0.5 keeps every fact combination placeable)
+KEEP_IN = 0.5
 
 
 @dataclass(frozen=True)
@@ -157,13 +159,14 @@ def place(facts: Caption, config: WorldConfig, rng: np.random.Generator, tries: 
 
     W, H, T = config.width, config.height, config.n_frames
     side = float(min(W, H))
-    margin = 0.06 * side
     off = subject_offsets([(e.verb, e.manner, e.direction) for e in (facts.e1, facts.e2)], T, side)
     ra = vocab.SIZES[facts.a.size] * side * off["scale"]
     rb = vocab.SIZES[facts.b.size] * side
     gap = side / 64
-    lo_x, hi_x = margin - off["dx"].min(), W - margin - off["dx"].max()
-    lo_y, hi_y = margin - off["dy"].min(), H - margin - off["dy"].max()
+    # centres stay at least KEEP_IN radii inside the frame (the subject's current radius in every frame)
+    lo_x, hi_x = (KEEP_IN * ra - off["dx"]).max(), (W - KEEP_IN * ra - off["dx"]).min()
+    lo_y, hi_y = (KEEP_IN * ra - off["dy"]).max(), (H - KEEP_IN * ra - off["dy"]).min()
+    margin_b = KEEP_IN * rb
     occluding = facts.relation in ("in front of", "behind")
     for _ in range(tries):
         xa0 = np.round(rng.uniform(lo_x, hi_x, batch), 3)  # the JSON keeps 3 decimals: check what is kept
@@ -175,9 +178,9 @@ def place(facts: Caption, config: WorldConfig, rng: np.random.Generator, tries: 
             turn = rng.uniform(0, 2 * np.pi, batch)
             xb, yb = xa[np.arange(batch), t] + reach * np.cos(turn), ya[np.arange(batch), t] + reach * np.sin(turn)
         else:
-            xb, yb = rng.uniform(margin, W - margin, batch), rng.uniform(margin, H - margin, batch)
+            xb, yb = rng.uniform(margin_b, W - margin_b, batch), rng.uniform(margin_b, H - margin_b, batch)
         xb, yb = np.round(xb, 3), np.round(yb, 3)
-        in_frame = (xb >= margin) & (xb <= W - margin) & (yb >= margin) & (yb <= H - margin)
+        in_frame = (xb >= margin_b) & (xb <= W - margin_b) & (yb >= margin_b) & (yb <= H - margin_b)
         a_front = rng.integers(0, 2, batch).astype(bool)
         if occluding:
             a_front[:] = facts.relation == "in front of"
