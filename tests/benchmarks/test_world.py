@@ -54,13 +54,13 @@ def test_generation_resumes_from_a_partial_folder_and_refuses_to_overwrite(tmp_p
     generate_world(out, n_train=2, n_test=0, seed=1, config=SMALL)
     with pytest.raises(FileExistsError, match="overwrite"):
         generate_world(out, n_train=2, n_test=0, seed=1, config=SMALL)
-    first = video_path(out, "world1-train-00000").read_bytes()
+    first = video_path(out, "world-v1-s1-train-00000").read_bytes()
     partial = tmp_path / ".w2.partial" / "videos"
     partial.mkdir(parents=True)
-    shutil.copy(video_path(out, "world1-train-00000"), partial / "world1-train-00000.mp4")
+    shutil.copy(video_path(out, "world-v1-s1-train-00000"), partial / "world-v1-s1-train-00000.mp4")
     (tmp_path / ".w2.partial" / "world.json").write_text((out / "world.json").read_text())
     generate_world(tmp_path / "w2", n_train=2, n_test=0, seed=1, config=SMALL)
-    assert video_path(tmp_path / "w2", "world1-train-00000").read_bytes() == first
+    assert video_path(tmp_path / "w2", "world-v1-s1-train-00000").read_bytes() == first
     assert not (tmp_path / ".w2.partial").exists()
 
 

@@ -123,7 +123,8 @@ def check_seed(seed: Any, name: str = "seed") -> int:
 
 
 def scene_id(seed: int, split: str, index: int) -> str:
-    return f"world{seed}-{split}-{index:05d}"
+    """The scene's video id; it names the world version, so a cached video of an older world is never reused."""
+    return f"world-v{WORLD_VERSION}-s{seed}-{split}-{index:05d}"
 
 
 def _rng(seed: int, split: str, index: int) -> np.random.Generator:
