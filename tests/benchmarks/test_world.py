@@ -182,3 +182,201 @@ def test_a_broken_scene_file_names_file_line_and_field(world_dir, tmp_path, edit
     assert "scenes.jsonl, row 3" in msg and "Fix:" in msg
     for w in words:
         assert w in msg
+
+
+# ----------------------------------------------------------------------------- the negatives
+
+
+def _words_differ_by_one(a: str, b: str) -> bool:
+    x, y = a.split(), b.split()
+    return len(x) == len(y) and sum(p != q for p, q in zip(x, y)) == 1
+
+
+def test_every_negative_is_grammatical_and_false_and_every_positive_true():
+    from hardneg.world.negatives import item_row, scene_items
+
+    kinds = set()
+    for i in range(120):
+        s = sample_scene(0, "test", i)
+        for family, items in scene_items(s).items():
+            for it in items:
+                row = item_row(s, it, "x")
+                assert check(s, row["captions"][0]) == "true"
+                assert len(set(row["captions"])) == len(row["captions"]) >= 2
+                for text, prov in zip(row["captions"][1:], row["provenance"][1:]):
+                    assert check(s, text) == "false", (s.id, text)
+                    p = row["captions"][0]
+                    assert p[:prov["span_start"]] + prov["replacement"] + p[prov["span_end"]:] == text
+                    kinds.add((family, it.category))
+                if family == "posrank":  # one word (or "in front of") changed
+                    assert all(len(set(c.split()) ^ set(row["captions"][0].split())) <= 4 for c in row["captions"])
+    assert {c for f, c in kinds if f == "posrank"} == {"noun", "adj", "verb", "adv", "prep"}
+    assert {c for f, c in kinds if f == "temporal"} == {"direction", "sequence", "manner"}
+
+
+def test_antonym_comes_first_where_the_grammar_has_one():
+    from hardneg.world.negatives import posrank_item
+
+    seen = 0
+    for i in range(60):
+        s = sample_scene(0, "test", i)
+        for pos in ("adj", "adv", "prep", "verb"):
+            it = posrank_item(s, pos)
+            slot = it.negatives[0].slot
+            ant = vocab.ANTONYMS.get(s.caption.get(slot))
+            if ant is not None and ant in vocab.SLOT_WORDS[SLOTS[slot]] and not (
+                    SLOTS[slot] == "verb" and ant in (s.caption.e1.verb, s.caption.e2.verb)):
+                assert it.negatives[0].caption.get(slot) == ant and it.negatives[0].rule == "antonym"
+                seen += 1
+    assert seen > 30
+
+
+def test_candidate_sets_do_not_depend_on_which_candidate_is_true():
+    """The reason text-only baselines are at chance: were any negative the truth, the item's candidates
+    would be the same set of captions."""
+    from hardneg.world.negatives import slot_alternatives, posrank_item
+
+    for i in range(80):
+        s = sample_scene(0, "test", i)
+        for pos in ("noun", "adj", "verb", "adv", "prep"):
+            it = posrank_item(s, pos)
+            slot = it.negatives[0].slot
+            cands = {s.caption.get(slot)} | {n.caption.get(slot) for n in it.negatives}
+            for n in it.negatives:
+                assert {n.caption.get(slot)} | set(slot_alternatives(n.caption, slot)) == cands
+
+
+def test_captions_of_a_random_batch_almost_never_differ_by_one_word():
+    """The objects shortcut: in-batch negatives of coarse training are easy (Feint6K Sec. 3, Fig. 2a)."""
+    texts = [sample_scene(0, "train", i).text for i in range(400)]
+    pairs = [(a, b) for k, a in enumerate(texts) for b in texts[k + 1:]]
+    share = sum(_words_differ_by_one(a, b) for a, b in pairs) / len(pairs)
+    assert share < 1e-3
+    shared_nouns = sum(set(a.split()[3::100]) == set(b.split()[3::100]) for a, b in pairs) / len(pairs)
+    assert shared_nouns < 0.2  # the subject's shape alone tells most pairs apart
+
+
+# ----------------------------------------------------------------------------- the benchmark
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from hardneg.datasets import build_benchmark
+    from hardneg.datasets.samples import sample_raw_dir
+
+    return build_benchmark("world", sample_raw_dir("world"), tmp_path_factory.mktemp("b") / "world")
+
+
+def test_declared_once_and_listed():
+    from hardneg import benchmarks
+
+    decl = benchmarks.get("world")
+    assert "world" in benchmarks.names() and decl.task == "multiple_choice"
+    assert decl.headline == ["Accuracy", "PoSRank"] and decl.pairs_config == "pairs"
+    assert decl.is_companion("pairs") and not decl.is_companion("posrank")
+
+
+def test_sample_builds_with_every_config_and_a_hand_checked_item(built):
+    from hardneg.datasets.samples import sample_raw_dir, sample_video_ids
+    from hardneg.datasets.videos import video_ids_of_folder
+    from hardneg.items import card_configs, load_items
+
+    configs = card_configs(built.out)
+    assert list(configs) == ["posrank", "noun", "adj", "verb", "adv", "prep", "counterfactual", "temporal", "pairs"]
+    assert configs["pairs"].keys() == {"train", "test"}
+    scenes = load_scenes(sample_raw_dir("world"))
+    n_test = sum(s.split == "test" for s in scenes)
+    counts = built.report["counts"]
+    assert counts["posrank"]["test"] == 5 * n_test and counts["counterfactual"]["test"] == n_test
+    assert counts["pairs"] == {"train": len(scenes) - n_test, "test": n_test}
+    assert sorted(sample_video_ids("world")) == video_ids_of_folder(built.out) == sorted(s.id for s in scenes)
+    # a hand-checked item: the first test scene's noun item
+    first = next(s for s in scenes if s.split == "test")
+    assert first.text == ("a small cyan heart rotates quickly in front of a medium white heart, "
+                          "then it grows quickly")
+    noun = load_items(str(built.out), "noun")
+    k = noun.index[f"noun:{first.id}"]
+    assert noun.captions[k][0] == first.text and noun.label[k] == 0
+    # the subject's shape was changed into each other shape, in a seeded order
+    assert [c.split()[3] for c in noun.captions[k][1:]] == ["ring", "hexagon", "star", "crescent", "cross", "diamond",
+                                                            "circle", "triangle", "square"]
+    assert all(c.split()[:3] + c.split()[4:] == first.text.split()[:3] + first.text.split()[4:]
+               for c in noun.captions[k])
+    assert noun.negative_types[k] == ["positive"] + ["noun"] * 9
+
+
+def test_rebuild_is_byte_identical(built, tmp_path):
+    from hardneg.datasets import build_benchmark
+    from hardneg.datasets.samples import sample_raw_dir
+
+    again = build_benchmark("world", sample_raw_dir("world"), tmp_path / "again").out
+    files = sorted(p.relative_to(built.out) for p in built.out.rglob("*") if p.is_file())
+    assert files and all((built.out / f).read_bytes() == (again / f).read_bytes() for f in files)
+
+
+def test_constant_scorer_is_at_chance_on_every_config(built):
+    from hardneg.items import load_item_sets
+    from hardneg.results import chance_result, evaluate_scores
+
+    sets = load_item_sets(built.out)
+    assert {k[1] for k in sets} == {"posrank", "noun", "adj", "verb", "adv", "prep", "counterfactual", "temporal"}
+    for items in sets.values():
+        zeros = np.zeros((len(items), items.max_candidates))
+        mask = np.arange(items.max_candidates)[None, :] < items.n_candidates[:, None]
+        res = evaluate_scores(items, zeros, mask=mask if not mask.all() else None, n_resamples=0)
+        chance = chance_result(items, n_resamples=0)
+        for key in ("Accuracy", "PoSRank"):
+            assert res.value(key) == pytest.approx(chance.value(key)) == pytest.approx(chance.chance[key])
+    temporal = sets[("world", "temporal", "test")]
+    assert chance_result(temporal, n_resamples=0).value("Accuracy") == 0.5
+
+
+def test_train_pairs_are_read_generically(built):
+    from hardneg.items import load_pairs
+
+    pairs = load_pairs(str(built.out))
+    assert pairs.column_names == ["id", "video_id", "caption", "source_dataset", "source_split"]
+    assert set(pairs.column("source_split").to_pylist()) == {"train"}
+    assert all(check(s, c) == "true" for s, c in zip(
+        [sample_scene(0, "train", i) for i in range(pairs.num_rows)], pairs.column("caption").to_pylist()))
+    assert load_pairs(str(built.out), "test").num_rows == built.report["counts"]["pairs"]["test"]
+
+
+def test_a_benchmark_without_pairs_says_so(tmp_path):
+    from hardneg.datasets import build_benchmark
+    from hardneg.datasets.samples import sample_raw_dir
+    from hardneg.items import load_pairs
+
+    out = build_benchmark("vitatecs", sample_raw_dir("vitatecs"), tmp_path / "vt").out
+    with pytest.raises(ValueError, match="'vitatecs' has no train split of video-caption pairs.*world"):
+        load_pairs(str(out))
+
+
+def test_sample_videos_are_the_scenes_rendered(tmp_path):
+    from hardneg.datasets.samples import sample_raw_dir
+    from hardneg.run import sample_videos
+
+    scenes = load_scenes(sample_raw_dir("world"))[:2]
+    folder = sample_videos([s.id for s in scenes] + ["video7010"], tmp_path)
+    for s in scenes:
+        frames = decode_frames(folder / f"{s.id}.mp4", FrameSettings(n_frames=s.n_frames, resize=None))
+        assert np.abs(frames.astype(int) - render_frames(s).astype(int)).mean() < 6
+    assert (folder / "video7010.mp4").is_file()  # other samples' ids keep their synthetic videos
+
+
+def test_build_errors_name_the_file_and_field(world_dir, tmp_path):
+    from hardneg.datasets import build_benchmark
+    from hardneg.datasets.raw_common import RawFormatError
+
+    raw = _corrupt(world_dir, tmp_path, lambda d: d["objects"][0].update(shape="blob"))
+    with pytest.raises(RawFormatError, match=r"scenes.jsonl, row 3: field 'objects\[0\].shape' is 'blob'"):
+        build_benchmark("world", raw, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("hello")
+    with pytest.raises(FileNotFoundError, match="no world release file found.*scenes.jsonl"):
+        build_benchmark("world", empty, tmp_path / "out")
+    train_only = generate_world(tmp_path / "t", n_train=1, n_test=0, seed=0, config=SMALL)
+    with pytest.raises(RawFormatError, match="no scene of split 'test'"):
+        build_benchmark("world", train_only, tmp_path / "out")
