@@ -380,3 +380,41 @@ def test_build_errors_name_the_file_and_field(world_dir, tmp_path):
     train_only = generate_world(tmp_path / "t", n_train=1, n_test=0, seed=0, config=SMALL)
     with pytest.raises(RawFormatError, match="no scene of split 'test'"):
         build_benchmark("world", train_only, tmp_path / "out")
+
+
+# ----------------------------------------------------------------------------- the generators' audit
+
+
+def test_audit_sorts_generated_negatives_by_the_truth():
+    from hardneg.world.audit import audit_rows, judge_negative, summarize
+
+    s = sample_scene(0, "test", 0)  # a small cyan heart rotates quickly in front of a medium white heart, ...
+    text = s.text
+    assert judge_negative(s, text) == "true"
+    assert judge_negative(s, text.replace("small", "little", 1)) == "synonym-true"
+    assert judge_negative(s, text.replace("small", "big", 1)) == "false"  # read as "large": false
+    assert judge_negative(s, text.replace("small", "large", 1)) == "false"
+    assert judge_negative(s, text.replace("cyan heart", "cyan groin", 1)) == "unknown"
+    assert judge_negative(s, text.replace("rotates", "shrink", 1)) == "ungrammatical"  # a world word, wrong form
+    assert judge_negative(s, text.replace("quickly in", "red in", 1)) == "ungrammatical"
+    row = {"video_id": s.id, "label": 0, "category": "adj", "negative_types": ["positive", "adj", "adj", "adj"],
+           "captions": [text, text.replace("small", "tiny", 1), text.replace("small", "large", 1),
+                        text.replace("small", "ripe", 1)]}
+    recs = audit_rows({s.id: s}, [row], "hand")
+    assert [r["verdict"] for r in recs] == ["synonym-true", "false", "unknown"]
+    (summary,) = summarize(recs, n_resamples=0)
+    assert summary["negatives"] == 3 and summary["false_negative"] == pytest.approx(1 / 3)
+    assert summary["captions_with_false_negative"] == 1.0 and summary["top_unknown"] == [("ripe", 1)]
+
+
+def test_training_word_negatives_change_any_slot_and_are_false():
+    from hardneg.world.negatives import word_negatives
+
+    s = sample_scene(0, "train", 7)
+    for pos, most in (("noun", 18), ("adj", 2 + 2 + 10 + 10), ("prep", 4)):
+        negs = word_negatives(s, pos, k=16)
+        assert len(negs) == min(16, most) and len(set(negs)) == len(negs)
+        assert all(check(s, t) == "false" and _words_differ_by_one(t, s.text) or pos == "prep" for t in negs)
+    assert word_negatives(s, "adj", k=16) == word_negatives(s, "adj", k=16)
+    with pytest.raises(ValueError, match="pos must be one of"):
+        word_negatives(s, "det")
