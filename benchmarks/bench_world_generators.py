@@ -83,7 +83,11 @@ def main() -> int:
         try:
             fn = generator_factory(name)(**settings)
         except Exception as exc:  # weights not on this machine (OSError from transformers), a missing package
-            not_run.append((label, f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"))
+            first = str(exc).splitlines()[0][:160] if str(exc) else ""
+            offline = isinstance(exc, OSError) and ("connect" in first or "offline" in first.lower())
+            not_run.append((label, "model weights not on this machine (offline): "
+                            f"{settings.get('model') or settings.get('infill_model')}" if offline
+                            else f"{type(exc).__name__}: {first}"))
             print(f"{label}: not run ({not_run[-1][1]})", file=sys.stderr)
             continue
         rows = fn(batch)
@@ -95,19 +99,21 @@ def main() -> int:
         print(f"{label}: {n_rows} items, {len(recs)} negatives in {time.perf_counter() - t:.1f}s", file=sys.stderr)
     table = summarize(records, n_resamples=args.resamples)
     head = ("generator", "pos", "captions", "negatives", "false negatives %", "of which via synonym %",
-            "unknown word %", "ungrammatical %", "valid (false) %", "captions with >=1 FN %")
+            "unknown word %", "ungrammatical %", "valid (false) %", "captions with >=1 FN %",
+            "captions with >=1 ungrammatical %")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in table:
         lines.append("| " + " | ".join([r["generator"], r["pos"], str(r["captions"]), str(r["negatives"]),
                                         fmt(r["false_negative"], r["false_negative_ci"]),
                                         f"{100 * r['synonym-true']:.1f}", fmt(r["unknown"], r["unknown_ci"]),
                                         fmt(r["ungrammatical"], r["ungrammatical_ci"]), fmt(r["false"], r["false_ci"]),
-                                        f"{100 * r['captions_with_false_negative']:.1f}"]) + " |")
+                                        f"{100 * r['captions_with_false_negative']:.1f}",
+                                        f"{100 * r['captions_with_ungrammatical']:.1f}"]) + " |")
     for label, pos in empty:
         lines.append(f"| {label} | {pos} | {args.n} | 0 | no item: no word of this part of speech was a target "
-                     "(spaCy's tags; stop words are never targets) | | | | | |")
+                     "(spaCy's tags; stop words are never targets) | | | | | | |")
     for label, why in not_run:
-        lines.append(f"| {label} | all | {args.n} | not run | {why} | | | | | |")
+        lines.append(f"| {label} | all | {args.n} | not run | {why} | | | | | | |")
     print(f"World seed {args.seed}, {args.n} test captions; 95% intervals resample captions "
           f"({args.resamples} resamples). PoSRank paper, by hand: 4 false negatives and 7 grammatical errors "
           "in 100 captions.")

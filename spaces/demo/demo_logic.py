@@ -69,7 +69,7 @@ class ExampleStore:
             bench = folder_benchmark(folder)
             if bench not in benchmarks.names() or benchmarks.get(bench).is_retrieval:
                 continue  # retrieval has no per-item candidate list to show
-            for config in card_configs(folder):
+            for config in benchmarks.get(bench).scoreable(card_configs(folder)):  # not companions (training pairs)
                 data = load_benchmark(str(folder), config)
                 rows = data.items.to_pylist()
                 split_of = {}

@@ -93,7 +93,7 @@ def audit_rows(scenes: Mapping[str, Any], rows: Iterable[Mapping[str, Any]], gen
 def summarize(records: list[dict], n_resamples: int = 1000, seed: int = 0) -> list[dict]:
     """Per (generator, part of speech): counts, shares of each verdict and of false negatives (true or
     synonym-true) with 95% intervals (clusters: captions), the share of captions with at least one false
-    negative, and the most frequent unknown words."""
+    negative (and with at least one ungrammatical one), and the most frequent unknown words."""
     import numpy as np
 
     from hardneg.ranking import bootstrap_ci
@@ -111,10 +111,12 @@ def summarize(records: list[dict], n_resamples: int = 1000, seed: int = 0) -> li
             ci = bootstrap_ci(values, clusters, n_resamples=n_resamples, seed=seed) if n_resamples else None
             row[v] = float(values.mean())
             row[f"{v}_ci"] = (ci.low, ci.high) if ci else None
-        by_caption: dict[str, bool] = defaultdict(bool)
-        for r in recs:
-            by_caption[r["caption_id"]] |= r["verdict"] in ("true", "synonym-true")
-        row["captions_with_false_negative"] = sum(by_caption.values()) / len(by_caption)
+        for key, verdicts in (("captions_with_false_negative", ("true", "synonym-true")),
+                              ("captions_with_ungrammatical", ("ungrammatical",))):
+            by_caption: dict[str, bool] = defaultdict(bool)
+            for r in recs:
+                by_caption[r["caption_id"]] |= r["verdict"] in verdicts
+            row[key] = sum(by_caption.values()) / len(by_caption)
         fn = np.asarray([r["verdict"] in ("true", "synonym-true") for r in recs], dtype=np.float64)
         ci = bootstrap_ci(fn, clusters, n_resamples=n_resamples, seed=seed) if n_resamples else None
         row["false_negative"], row["false_negative_ci"] = float(fn.mean()), ((ci.low, ci.high) if ci else None)
