@@ -63,7 +63,9 @@ class Item:
 def _rng(scene, family: str) -> np.random.Generator:
     import hashlib
 
-    code = int.from_bytes(hashlib.sha256(f"{scene.id}/{family}".encode()).digest()[:8], "little")
+    # keyed by the scene's numbers, not its id (which names the world version): same items across versions
+    code = int.from_bytes(hashlib.sha256(f"{scene.seed}/{scene.split}/{scene.index}/{family}".encode()).digest()[:8],
+                          "little")
     return np.random.default_rng(code)
 
 
@@ -216,7 +218,7 @@ def word_negatives(scene, pos: str, k: int = 16, seed: int = 0) -> list[str]:
     if pos not in POS_ORDER:
         raise ValueError(f"pos must be one of {POS_ORDER}, got {pos!r}")
     caption = scene.caption
-    rng = np.random.default_rng([seed, int.from_bytes(scene.id.encode()[-8:], "little")])
+    rng = _rng(scene, f"training/{pos}/{seed}")
     alts = [(slot, w) for slot in caption.filled_slots() if pos_of(slot) == pos for w in slot_alternatives(caption, slot)]
     ants = [a for a in alts if vocab.ANTONYMS.get(caption.get(a[0])) == a[1]]
     rest = [a for a in alts if a not in ants]
