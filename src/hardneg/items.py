@@ -313,7 +313,8 @@ def item_set(data: BenchmarkData) -> ItemSet:
         label=np.asarray(t.column("label").to_pylist(), dtype=np.int64), captions=captions,
         negative_types=t.column("negative_types").to_pylist() if "negative_types" in t.column_names else None,
         revision=data.data_revision, files=data.files,
-        groups={c: _strings(t.column(c).to_pylist()) for c in BREAKDOWN_COLUMNS if c in t.column_names},
+        groups={c: _strings(t.column(c).to_pylist()) for c in (*BREAKDOWN_COLUMNS, *data.declaration.item_columns)
+                if c in t.column_names},
     )
 
 

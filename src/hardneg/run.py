@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from hardneg import benchmarks as registry
+from hardneg import vocabulary
 from hardneg.video import FrameSettings
 
 RESULTS_FILE = "results.json"
@@ -319,16 +320,11 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
         n = str(res["n"]) if res["n"] == res["n_items"] else f"{res['n']}/{res['n_items']}"
         for key in keys:
             entry = res["metrics"].get(key)
-            metric = _metric(decl, key)
-            if entry is None or metric is None:
+            if entry is None or _metric(decl, key) is None:
                 continue
-            fmt = metric.format
-            value = fmt(entry["value"]) if entry["value"] is not None else "n/a"
-            if "low" in entry:
-                value += f" [{fmt(entry['low'])}, {fmt(entry['high'])}]"
             chance = res.get("chance", {}).get(key)
-            label = key + (" %" if metric.percent else "")
-            rows.append((res["benchmark"], res["config"], n, label, value, "" if chance is None else fmt(chance), videos))
+            rows.append((res["benchmark"], res["config"], n, vocabulary.header(key),
+                         vocabulary.display_entry(key, entry), vocabulary.display(key, chance), videos))
     return rows
 
 

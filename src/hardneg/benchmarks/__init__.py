@@ -20,7 +20,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-from hardneg.benchmarks.base import CHANCE_CONSTANT_SCORER, TASKS, Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import CHANCE_CONSTANT_SCORER, TASKS, Benchmark, Metric, ReportedRow, ScoreImporter
 
 ENTRY_POINT_GROUP = "hardneg.benchmarks"
 ENV_VAR = "HARDNEG_BENCHMARKS"
@@ -122,6 +122,6 @@ def names_text() -> str:
 
 
 __all__ = [
-    "Benchmark", "CHANCE_CONSTANT_SCORER", "ENTRY_POINT_GROUP", "ENV_VAR", "Metric", "ReportedRow", "TASKS",
+    "Benchmark", "CHANCE_CONSTANT_SCORER", "ENTRY_POINT_GROUP", "ENV_VAR", "Metric", "ReportedRow", "ScoreImporter", "TASKS",
     "all_benchmarks", "by_hub_id", "get", "load_file", "names", "negative_types", "names_text", "register",
 ]

@@ -54,12 +54,13 @@ BENCHMARK = Benchmark(
     metrics=(
         Metric("R@1", "R@1", "share of videos whose positive caption ranks first among its 6 captions"),
         Metric("R@2", "R@2", "share of videos whose positive caption ranks in the top 2"),
-        Metric("MeanR", "rank", "mean rank of the positive caption (1 = best)", percent=False, higher_better=False),
+        Metric("MeanR", "rank", "mean rank of the positive caption (1 = best)"),
     ),
     ks=(1, 2),
     original_ties="feint6k",
     original_ties_note="Feint6K `eval_rcad.py`: the positive wins every tie",
     breakdowns=("source_dataset",),
+    example_views=("delta_s",),
     sample="feint6k",
     tags=("feint6k", "rcad", "counterfactual"),
     reported=(

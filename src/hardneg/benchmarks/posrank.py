@@ -64,7 +64,7 @@ BENCHMARK = Benchmark(
                "(see docs/building.md)"),
     metrics=(
         Metric("PoSRank", "RR", "unweighted mean over parts of speech of the mean reciprocal rank (Eq. 1)",
-               percent=False, over="category"),
+               over="category"),
     ),
     ks=(1,),
     original_ties="posrank",

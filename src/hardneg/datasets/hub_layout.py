@@ -69,6 +69,9 @@ class BenchmarkBuild:
     source_datasets: list[str] = field(default_factory=list)
     paper_title: str = ""
     paper_url: str = ""
+    #: the headline metrics as the card lists them: (key, header, definition, chance), from the declaration's
+    #: keys and the results vocabulary (`hardneg.vocabulary`)
+    metrics: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
 def release_build(benchmark: str, configs: list[ConfigData], raw_files: list[str], report: dict[str, Any]) -> BenchmarkBuild:
@@ -84,8 +87,33 @@ def release_build(benchmark: str, configs: list[ConfigData], raw_files: list[str
         license_note=d.license_note, citation=d.citation, description=d.description, negatives=d.negatives,
         task=d.task, raw_files=raw_files, report=report, tags=list(d.tags), usage_note=d.usage_note,
         limitations=d.limitations, source_datasets=list(d.source_datasets), paper_title=d.paper_title,
-        paper_url=d.paper_url,
+        paper_url=d.paper_url, metrics=card_metrics(d.metrics),
     )
+
+
+def card_metrics(declared) -> list[tuple[str, str, str, str]]:
+    """(key, header, definition, chance) of each declared metric and its original-label twin, from the vocabulary."""
+    from hardneg import vocabulary
+
+    out = []
+    for m in declared:
+        for one in (m, m.baseline):
+            if one is not None:
+                e = vocabulary.entry(one.key)
+                per_group = f" (`{one.key}_<{m.over}>` for one {m.over})" if one.over else ""
+                out.append((one.key, vocabulary.header(one.key), one.description + per_group, e.chance))
+    return out
+
+
+def _metrics_section(build: BenchmarkBuild) -> list[str]:
+    if not build.metrics:
+        return []
+    lines = ["## Metrics", "",
+             "Machine outputs (`evaluate` modules, `results.json`, submissions) hold fractions in [0, 1]; "
+             "displays show them in percent with one decimal, ranks as ranks (`hardneg.vocabulary`).", "",
+             "| key | shown as | what it computes | chance |", "|---|---|---|---|"]
+    lines += [f"| `{k}` | {h} | {d} | {c} |" for k, h, d, c in build.metrics]
+    return lines + [""]
 
 
 def parquet_path(config: str, split: str) -> str:
@@ -193,6 +221,7 @@ def render_card(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> str
         "",
         build.negatives.strip(),
         "",
+        *_metrics_section(build),
         *(["## Limitations", "", build.limitations.strip(), ""] if build.limitations else []),
         *(["## Paper", "", f"[{build.paper_title}]({build.paper_url})", ""] if build.paper_url else []),
         "## Schema",

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from hardneg.hub_access import ensure_loadable
 from hardneg.models.base import VideoTextModel
 
 #: name -> (loader class, one-line description)
@@ -86,7 +87,12 @@ def resolve(model: str) -> tuple[str, str]:
 
 
 def load_model(model: str, device: str | None = None, fp16: bool = False, revision: str | None = None) -> VideoTextModel:
-    """Load a model once (call this once per worker)."""
+    """Load a model once (call this once per worker).
+
+    A Hub model that can be neither found locally nor downloaded fails at once with what to do
+    (`hardneg.hub_access`), instead of after huggingface_hub's half a minute of retries.
+    """
     name, model_id = resolve(model)
     cls = _ADAPTERS[name][0]
+    ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
     return cls(model_id or None, device=device, fp16=fp16, revision=revision)
