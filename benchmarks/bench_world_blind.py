@@ -127,8 +127,8 @@ def main() -> int:
     built = build_benchmark("world", work / "raw", work / "built").out
     print(f"World seed {args.seed}, {args.n} test scenes; blind-unigram scored with `hardneg score`, evaluated with "
           f"the results engine (95% intervals, {args.resamples} cluster resamples over videos, ties expected).")
-    print("| config / group | items | blind-unigram Accuracy % | blind-unigram PoSRank (MRR) | surface classifier "
-          "Accuracy % | chance Accuracy % / MRR |")
+    print("| config / group | items | blind-unigram Accuracy (%) | blind-unigram PoSRank (%) | surface classifier "
+          "Accuracy (%) | chance Accuracy / PoSRank (%) |")
     print("|---|---|---|---|---|---|")
     flagged = []
     for config in CONFIGS:
@@ -145,14 +145,14 @@ def main() -> int:
                                  n_resamples=args.resamples).values["surface"]
             acc_key, rr_key = ("Accuracy", "PoSRank") if group is None else (f"Accuracy_{group}", f"PoSRank_{group}")
             cells = []
-            for key, fmt in ((acc_key, pct), (rr_key, lambda x: f"{x:.3f}")):
+            for key, fmt in ((acc_key, pct), (rr_key, pct)):
                 m, ch = res["metrics"][key], res["chance"][key]
                 if not m["low"] <= ch <= m["high"]:
                     flagged.append(f"{config}/{group or 'all'} {key}")
                 cells.append(f"{fmt(m['value'])} [{fmt(m['low'])}, {fmt(m['high'])}]")
             if v["verdict"] != "not distinguishable from chance":
                 flagged.append(f"{config}/{group or 'all'} surface classifier")
-            chance = f"{pct(res['chance'][acc_key])} / {res['chance'][rr_key]:.3f}"
+            chance = f"{pct(res['chance'][acc_key])} / {pct(res['chance'][rr_key])}"
             print(f"| {config}{'' if group is None else ' / ' + group} | {int(rows.sum())} | {cells[0]} | {cells[1]} | "
                   f"{pct(v['accuracy'])} [{pct(v['ci_low'])}, {pct(v['ci_high'])}] | {chance} |")
     if not args.no_anchor:
