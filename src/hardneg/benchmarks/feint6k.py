@@ -60,6 +60,7 @@ BENCHMARK = Benchmark(
     original_ties="feint6k",
     original_ties_note="Feint6K `eval_rcad.py`: the positive wins every tie",
     breakdowns=("source_dataset",),
+    example_views=("delta_s",),
     sample="feint6k",
     tags=("feint6k", "rcad", "counterfactual"),
     reported=(

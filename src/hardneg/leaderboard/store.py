@@ -329,5 +329,12 @@ class Store:
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM submissions")[0][0])
 
+    def state_token(self) -> tuple[int, int]:
+        """(last submission seq, last tombstone seq): changes whenever what the board shows can change (the
+        board's caches and the page's live refresh compare it; one indexed read)."""
+        row = self._query("SELECT (SELECT COALESCE(MAX(seq), 0) FROM submissions) AS s,"
+                          " (SELECT COALESCE(MAX(seq), 0) FROM tombstones) AS t")[0]
+        return int(row["s"]), int(row["t"])
+
     def integrity_check(self) -> str:
         return str(self._query("PRAGMA integrity_check")[0][0])

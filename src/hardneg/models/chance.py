@@ -41,6 +41,7 @@ class _ChanceModel(VideoTextModel):
 @register("constant", "chance check: the same score for every caption (exactly chance under the default ties; no video)")
 class ConstantModel(_ChanceModel):
     adapter = "constant"
+    score_name = "constant score (chance)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None):
@@ -66,6 +67,7 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
 @register("random", "chance check: a seeded pseudo-random score per caption, 'random:<seed>' (default seed 0; no video)")
 class RandomModel(_ChanceModel):
     adapter = "random"
+    score_name = "random score (chance)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None):
