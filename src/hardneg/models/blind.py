@@ -100,7 +100,8 @@ def _glove_vocabulary() -> list[str]:
 
 @register("blind-lm", "text-only baseline: mean token log-likelihood under a causal LM (default gpt2)")
 class CausalLMBlindModel(_BlindModel):
-    default_model_id = "gpt2"  # the Hub id loaded when none is given (checked before loading)
+    default_model_id = "gpt2"  # the Hub id loaded when none is given
+    hub_model = True  # loads from_pretrained: checked before loading (hardneg.hub_access)
     adapter = "blind-lm"
     score_name = "mean token log-likelihood (text only)"
 

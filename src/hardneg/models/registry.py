@@ -114,5 +114,6 @@ def load_model(model: str, device: str | None = None, fp16: bool = False, revisi
     """
     name, model_id = resolve(model)
     cls = _ADAPTERS[name][0]
-    ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
+    if getattr(cls, "hub_model", False):  # adapters that call from_pretrained on a Hub id or folder
+        ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
     return cls(model_id or None, device=device, fp16=fp16, revision=revision)
