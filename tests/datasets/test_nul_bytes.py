@@ -99,3 +99,29 @@ def test_the_check_reaches_nested_strings_and_names_the_field(tmp_path):
     with pytest.raises(RawFormatError, match=r"field 'provenance\[1\]\.rule' of config 'c', split 'test', row 1 \(item 'b'\)"):
         check_nul(build)
     check_nul(release_build("clean", [ConfigData("c", {"test": table.slice(0, 1)})], [], {}))  # no NUL: passes
+
+
+def test_a_negative_type_the_declaration_does_not_list_is_an_error_naming_row_item_and_fix(toy, tmp_path, monkeypatch):
+    """The other table check of the build path: types beyond the shared ones must be declared (`negative_types`)."""
+    import dataclasses
+
+    raw = tmp_path / "raw"
+    shutil.copytree(Path(toy.sample_root) / toy.sample, raw)
+    module = __import__(toy.parser.partition(":")[0])
+    real = module.parse
+
+    def parse_with_a_new_type(folder):
+        build = real(folder)
+        table = build.configs[0].splits["test"]
+        types = table.column("negative_types").to_pylist()
+        types[2] = ["positive", "bogus", "unknown"]
+        build.configs[0].splits["test"] = table.set_column(table.column_names.index("negative_types"),
+                                                           "negative_types", [types])
+        return build
+
+    monkeypatch.setattr(module, "parse", parse_with_a_new_type)
+    with pytest.raises(ValueError, match=r"toy: config 'main', split 'test', row 2 \(item 'toy:toy003'\): negative type "
+                                         r"'bogus' is unknown\. Fix: .*add the type to the declaration's negative_types"):
+        parse_raw("toy", raw)
+    benchmarks.register(dataclasses.replace(toy, negative_types=("bogus",)), replace=True)
+    assert parse_raw("toy", raw).negative_types[-1] == "bogus"
