@@ -82,7 +82,7 @@ def _raw_location(raw: Path | None, raw_files: list[str]) -> str | None:
             m = _NUL_IN_FILE.search(data)
             if m:
                 line = data.count(b"\n", 0, m.start()) + 1
-                return f"{p.relative_to(raw).as_posix()}, line {line}"
+                return f"{p}, line {line}"
     return None
 
 
