@@ -24,7 +24,7 @@ from pathlib import Path
 
 from hardneg.benchmarks import Benchmark, Metric
 from hardneg.datasets.hub_layout import ConfigData, release_build
-from hardneg.datasets.raw_common import mc_table, provenance
+from hardneg.datasets.raw_common import mc_table
 
 from envbench_rows import row_of
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable
 
 import pyarrow as pa
 
-from hardneg.schema import MC_ITEM_SCHEMA, NEGATIVE_TYPES, PROVENANCE_TYPE
+from hardneg.schema import MC_ITEM_SCHEMA, PROVENANCE_TYPE
 
 #: Marks a raw caption that no generator made (the authors' files carry no per-negative record).
 AUTHORS_RELEASE = "authors-release"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
-from typing import Callable
 
 from hardneg.hub_access import ensure_loadable
 from hardneg.models.base import VideoTextModel
