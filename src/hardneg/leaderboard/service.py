@@ -237,9 +237,12 @@ class Leaderboard:
                 todo.append((sub, data))
         if not todo:
             return SubmitOutcome(True, self._already(before_all), before_all[0], before_all)
-        extra = {"model_meta": model_meta, "identity": "local" if identity.local else "hub"}
+        given = {k: v for k, v in model_meta.items() if v is not None}  # checked; wins over the file's own
         files, all_results = [], []
         for sub, data in todo:
+            in_file = sub.metadata.get("model_meta")  # shown within the contract whatever it holds (board.meta_text)
+            extra = {"identity": "local" if identity.local else "hub",
+                     "model_meta": {**(in_file if isinstance(in_file, dict) else {}), **given}}
             results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples)
                        for part in sub.parts]
             all_results += results
