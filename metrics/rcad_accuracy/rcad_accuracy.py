@@ -27,7 +27,7 @@ from hardneg.ranking import multiple_choice
 _DESCRIPTION = """\
 Recall@K (R@K) for multiple-choice caption retrieval with hard negatives, the metric of the RCAD task
 on Feint6K (one positive caption and five counterfactual captions per video; R@1, R@2). Works for any
-number of candidates (contrast sets: 5, PoSRank: 21) and ragged rows. Ties between the positive and a
+number of candidates and ragged rows (a multiple-choice benchmark's Accuracy: the `accuracy` module). Ties between the positive and a
 negative are resolved exactly (expected value over a random order) by default, so a constant scorer
 gets R@1 = 1/C; Feint6K's original rule (the positive wins ties) is available as ties="feint6k".
 """

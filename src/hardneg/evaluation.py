@@ -228,7 +228,8 @@ def chart_bars(result: dict[str, Any]) -> list[tuple[str, dict, float | None]]:
         bars += [(f"{main} {column}={g}", e[main], None) for g, e in groups.items() if main in e]
     top1 = top1_key(b)
     bars += [(f"{top1} vs {t}", e[top1], None) for t, e in result.get("by_negative_type", {}).items() if top1 in e]
-    return [(label, e, c) for label, e, c in bars if _is_pct(label.split(" ")[0], b) or label.startswith(main)]
+    return [(label, e, c) for label, e, c in bars if e.get("value") is not None
+            and (_is_pct(label.split(" ")[0], b) or label.startswith(main))]
 
 
 def render_chart(result: dict[str, Any]) -> bytes:

@@ -49,6 +49,8 @@ class Metric:
         rows' values: 1 when every row is right (ViLMA's combined score, `bin/multi_eval.py`, `main`);
         under a tie-aware rule the product is the chance that all are right, since each row's ties
         break independently. Groups are formed from the rows scored.
+    description: one line saying what the metric computes on this benchmark (`hardneg list`, cards).
+    chance: how the chance value is computed (`CHANCE_CONSTANT_SCORER`: a constant scorer, exactly).
     percent, higher_better: read from the vocabulary. Older declarations may still pass them: a
         `higher_better` that contradicts the vocabulary is an error; `percent` (how to display) is
         always the vocabulary's (every fraction is shown in percent).
@@ -96,9 +98,9 @@ class Metric:
 class ReportedRow:
     """One model's numbers as a paper reports them: {(config, metric key): value}, never recomputed."""
 
-    model: str
-    source: str
-    values: dict[tuple[str, str], float]
+    model: str  # the model's name as the paper writes it
+    source: str  # where the numbers are (paper, table)
+    values: dict[tuple[str, str], float]  # (config, metric key) -> value, fractions as fractions
 
 
 @dataclass(frozen=True)
@@ -148,11 +150,11 @@ class Benchmark:
     task: str  # "multiple_choice" | "retrieval"
     hub_id: str  # the Hub dataset repo
     pretty_name: str  # the dataset card's title
-    paper_title: str
-    paper_url: str
+    paper_title: str  # the paper's title (card, board links)
+    paper_url: str  # where the paper is (card, `hardneg list`, board links)
     citation: str  # BibTeX
     licenses: tuple[str, ...]  # Hub license ids
-    license_note: str
+    license_note: str  # one line on the license and the videos' own terms (card, board)
     description: str  # what it tests (card, `hardneg list`)
     negatives: str  # how the negatives were made (card)
     limitations: str  # what the numbers cannot tell (card)
@@ -169,16 +171,16 @@ class Benchmark:
     item_columns: tuple[str, ...] = ()
     sample: str = ""  # folder (relative to this package's data/samples/) of a tiny raw release
     sample_root: str = ""  # absolute folder holding `sample`, for declarations outside this package
-    reported: tuple[ReportedRow, ...] = ()
-    tags: tuple[str, ...] = ()
-    usage_note: str = ""
+    reported: tuple[ReportedRow, ...] = ()  # the papers' own numbers, shown beside recomputed ones, never recomputed
+    tags: tuple[str, ...] = ()  # Hub card tags
+    usage_note: str = ""  # how to use the built dataset beyond the shared schema (card)
     #: released per-item output formats `hardneg import-scores` reads for this benchmark (first = default)
     score_importers: tuple[ScoreImporter, ...] = ()
     #: retrieval: each query has one original video besides any extra positives (FIRE), so the
     #: original-only R@k / MeanR / MRR mean something; False when every relevant video counts alike
     #: (SSv2-Temporal's `match`): then only C@k and mAP are reported
     original_positive: bool = True
-    config_descriptions: dict[str, str] = field(default_factory=dict)
+    config_descriptions: dict[str, str] = field(default_factory=dict)  # config name -> one line for the card
     #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
     companion_suffixes: tuple[str, ...] = ()
     order: int = 100  # position in lists, tabs and pickers (lower first)

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, l2_normalize, pick_device, torch_dtype
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -100,7 +100,8 @@ def _glove_vocabulary() -> list[str]:
 
 @register("blind-lm", "text-only baseline: mean token log-likelihood under a causal LM (default gpt2)")
 class CausalLMBlindModel(_BlindModel):
-    default_model_id = "gpt2"  # the Hub id loaded when none is given (checked before loading)
+    default_model_id = "gpt2"  # the Hub id loaded when none is given
+    hub_model = True  # loads from_pretrained: checked before loading (hardneg.hub_access)
     adapter = "blind-lm"
     score_name = "mean token log-likelihood (text only)"
 

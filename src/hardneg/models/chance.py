@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 _KEY_BITS = 24  # a caption's key is exact in float32, so a cast anywhere on the way changes nothing
 
