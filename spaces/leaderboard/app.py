@@ -32,9 +32,14 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from hardneg.leaderboard.signin import SignIn, apply_operator_oauth, sign_in_from_env
+
+if __name__ == "__main__":
+    apply_operator_oauth()  # an operator's own OAuth app: Gradio reads its variables when it is imported
+
 import gradio as gr
 
-from hardneg.uploads import remove_upload
+from hardneg.uploads import UPLOAD_GRACE_S, lease, release
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, identity_from_oauth
 from hardneg import benchmarks as registry
@@ -174,13 +179,20 @@ def _safe_name(text: str) -> str:
 
 
 def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Path | None = None,
-               refresh_s: float = REFRESH_S) -> gr.Blocks:
+               refresh_s: float = REFRESH_S, sign_in: SignIn | None = None,
+               upload_grace_s: float = UPLOAD_GRACE_S) -> gr.Blocks:
     """The Blocks app around one Leaderboard (tests pass one built on a temporary folder, and a `whoami` that
     maps test tokens to test users). `videos`: a folder of videos named by id, shown in the drill-down.
+
+    `sign_in`: who may submit (`hardneg.leaderboard.signin`; default: decided from the environment). Outside a
+    Space with real OAuth, Gradio's sign-in is a mock, so the board is read-only there unless it runs in the
+    explicit local mode (`hardneg leaderboard serve`), whose one identity is used for every submission.
 
     Nothing is computed when the app is built: every visitor's page load reads the store as it is then, and a
     timer re-reads it when a submission or a moderation lands (`board.state()`), so a submission appears on open
     pages without a reload."""
+    sign_in = sign_in if sign_in is not None else sign_in_from_env()
+    log.warning("leaderboard %s", sign_in.banner())
     benchmarks = board.benchmarks
     names = board.overall_names()
     video_folder = None
@@ -325,22 +337,63 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         return _bytes_file(data, f"details-{_safe_name(model_id or 'all')}", ".parquet")
 
     # --- handlers kept from the submission path ---------------------------------------------------------
+    def submitter(profile, oauth_token):
+        """The verified identity of a request, or the refusal to answer."""
+        if sign_in.mode == "local":
+            return sign_in.local, None
+        if not sign_in.accepts:
+            return None, f"submission refused:\n- this board is read-only: {sign_in.reason}; nothing was stored"
+        try:
+            return identity_from_oauth(profile, oauth_token, whoami), None
+        except IdentityError as exc:
+            return None, ("submission refused:\n- sign in with your Hugging Face account (the button above; "
+                          f"from the API, pass your Hub token as oauth_token): {exc}; nothing was stored")
+
     @plain_errors("submission refused:\n- the board could not take this submission")
     def do_submit(path: str | None, profile: gr.OAuthProfile | None, oauth_token: gr.OAuthToken | None) -> str:
+        lease(path)  # identical uploads share Gradio's copy: held while read, deleted after the last reader
         try:
             if not path:
                 return "submission refused:\n- no file: choose your predictions .parquet first"
-            try:
-                identity = identity_from_oauth(profile, oauth_token, whoami)
-            except IdentityError as exc:
-                return ("submission refused:\n- sign in with your Hugging Face account (the button above; "
-                        f"from the API, pass your Hub token as oauth_token): {exc}; nothing was stored")
+            identity, refusal = submitter(profile, oauth_token)
+            if refusal:
+                return refusal
             return board.submit(path, identity).message
         finally:
-            remove_upload(path)
+            release(path, upload_grace_s)
+
+    @plain_errors("submission refused:\n- the board could not take these files")
+    def do_submit_files(paths, model_meta_json: str | None, profile: gr.OAuthProfile | None,
+                        oauth_token: gr.OAuthToken | None) -> str:
+        """Every predictions file of one model (`hardneg submit` with a `hardneg run` folder) as one submission,
+        with its model metadata (JSON): stored all together or not at all."""
+        paths = [getattr(p, "name", p) for p in (paths or [])]
+        for p in paths:
+            lease(p)
+        try:
+            if not paths:
+                return "submission refused:\n- no file: send your predictions .parquet files"
+            identity, refusal = submitter(profile, oauth_token)
+            if refusal:
+                return refusal
+            try:
+                meta = json.loads(model_meta_json) if model_meta_json else None
+            except ValueError:
+                return "submission refused:\n- model metadata is not JSON; nothing was stored"
+            if meta is not None and not isinstance(meta, dict):
+                return "submission refused:\n- model metadata must be a JSON object; nothing was stored"
+            return board.submit_files(paths, identity, meta).message
+        finally:
+            for p in paths:
+                release(p, upload_grace_s)
 
     @plain_errors("")
     def signed_in(profile: gr.OAuthProfile | None) -> str:
+        if sign_in.mode == "local":
+            return (f"Local board: submissions are stored as **{sign_in.local.username}** (shown as *local*); "
+                    f"model names `{sign_in.local.username}/<model>` or `local/<model>`.")
+        if not sign_in.accepts:
+            return f"This board is read-only: {html.escape(sign_in.reason)}."
         if profile is None:
             return "Not signed in: sign in with Hugging Face to submit. Model names live in your namespace."
         return (f"Signed in as **{profile.username}**: you can submit `{profile.username}/<model>` "
@@ -473,7 +526,8 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                     "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token)."
                 )
                 with gr.Row():
-                    gr.LoginButton(elem_id="login", scale=0, min_width=260)
+                    if sign_in.mode == "oauth":  # a LoginButton is what makes Gradio add its (mock, off a Space) login
+                        gr.LoginButton(elem_id="login", scale=0, min_width=260)
                     who = gr.Markdown(elem_id="signed-in")
                 upload = gr.File(label=f"Predictions (.parquet, at most {board.upload_limit / 2**20:.0f} MB)",
                                  file_types=[".parquet"], type="filepath", elem_id="upload")
@@ -481,6 +535,11 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 status = gr.Textbox(label="Result", lines=6, interactive=False, elem_id="submit-status")
                 demo.load(signed_in, None, who, api_name=False)
                 submit_event = submit_btn.click(do_submit, [upload], status, api_name="submit", concurrency_limit=4)
+                many = gr.File(file_count="multiple", type="filepath", visible=False)
+                many_meta = gr.Textbox(visible=False)
+                many_status = gr.Textbox(visible=False)
+                files_event = gr.Button(visible=False).click(do_submit_files, [many, many_meta], many_status,
+                                                             api_name="submit_files", concurrency_limit=4)
             with gr.Tab("History & model card", id="history"):
                 model_box = gr.Textbox(label="Model id")
                 with gr.Row():
@@ -510,6 +569,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         timer = gr.Timer(refresh_s)
         timer.tick(refresh, refresh_in, refresh_out, api_name=False, show_progress="hidden", queue=False)
         submit_event.then(refresh, refresh_in, refresh_out, api_name=False)
+        files_event.then(refresh, refresh_in, refresh_out, api_name=False)
         mod_event.then(refresh, refresh_in, refresh_out, api_name=False)
         plots_tab.select(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
         details_tab.select(parts_for, d_model, d_part, api_name=False)
@@ -517,10 +577,20 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
 
 
 if __name__ == "__main__":
+    import sys
+
+    from hardneg.leaderboard.signin import LocalModeRefused
+
     logging.basicConfig(level=logging.INFO)
+    try:
+        mode = sign_in_from_env()
+    except LocalModeRefused as exc:
+        print(f"leaderboard: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    print(f"leaderboard: {mode.banner()}", file=sys.stderr)
     board = leaderboard_from_env()
     videos = os.environ.get("HARDNEG_LB_VIDEOS")  # optional: videos named by id, shown in the drill-down
-    create_app(board, videos=videos).queue(default_concurrency_limit=4, max_size=64).launch(
+    create_app(board, videos=videos, sign_in=mode).queue(default_concurrency_limit=4, max_size=64).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), **launch_options(board),
         allowed_paths=[str(Path(videos).resolve())] if videos else None,
     )

@@ -26,7 +26,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "import-scores": ("hardneg.cli.import_scores", "metrics", "turn a paper's released per-item outputs into a predictions file"),
     "evaluate": ("hardneg.cli.evaluate", "metrics", "compute every metric of a predictions file with intervals"),
     "analyze": ("hardneg.cli.analyze", "plots", "run one of the papers' analyses (FIRE, contrast sets, Feint6K, PoSRank)"),
-    "submit": ("hardneg.cli.submit", "demo", "submit a predictions file to the leaderboard"),
+    "submit": ("hardneg.cli.submit", "demo", "submit predictions (a file or a `hardneg run` folder) to the leaderboard"),
+    "leaderboard": ("hardneg.cli.leaderboard", "demo", "run the leaderboard locally (serve) or print its Overall table (show)"),
     "world": ("hardneg.cli.world", "models", "generate a synthetic video world with ground truth (the `world` benchmark)"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }

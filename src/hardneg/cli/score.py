@@ -29,6 +29,10 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model name, Hub id or local folder (see below)")
     p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
+    p.add_argument("--model-id", default=None, metavar="ORG/NAME",
+                   help="the model's name in the predictions (what `hardneg submit` and the leaderboard use): "
+                        "your Hub user or organization and a name, e.g. alice/my-clip; local/NAME for a board of "
+                        "your own (default: the model's own name)")
     p.add_argument("--dataset", required=True, help="built dataset folder or Hub dataset id (e.g. video-hardneg/feint6k)")
     p.add_argument("--config", required=True, help="dataset config (e.g. msrvtt, verb_human, vln_uvo)")
     p.add_argument("--split", default=None,
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     res = score_benchmark(
         args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
         cache_dir=args.cache_dir, device=args.device, fp16=args.fp16, revision=args.model_revision,
-        benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite,
+        benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
         progress=not args.no_progress, **kw)
     print(res.summary())
     vr = res.video_report

@@ -70,6 +70,7 @@ class OverallRow:
     submitted: str = ""
     parts_covered: int = 0
     parts_total: int = 0
+    local: bool = False  # submitted in a board's local mode: its Kind reads "local"
 
     @property
     def model_type(self) -> str:
@@ -116,6 +117,7 @@ def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchm
                     meta["model_type"] = next((t for k, t in BASELINE_TYPES.items() if r.model.startswith(k)), "other")
                 row = found[(r.kind, r.model)] = OverallRow(r.model, r.kind, {}, 0, len(names), None, meta, r.link,
                                                              r.submitted)
+                row.local = r.source == "local"
             row.submitted = max(row.submitted, r.submitted)
             cells = [r.cells[c.name] for c in firsts[b] if c.name in r.cells]
             row.parts_covered += len(cells)
@@ -159,7 +161,7 @@ def render_overall(rows: list[OverallRow], names: list[str], links: bool = True)
     for a terminal), coverage, average, per benchmark: percent with one decimal, each with its interval."""
     records = []
     for rank, r in enumerate(rows, 1):
-        rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": r.kind,
+        rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": "local" if r.local else r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:

@@ -25,6 +25,7 @@ from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
+from hardneg.leaderboard.model_meta import clean_model_meta
 from hardneg.leaderboard.store import Store, StoredSubmission
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
@@ -161,21 +162,34 @@ class Leaderboard:
         """The largest file any config of this board can need (Gradio's `max_file_size` for the Space)."""
         return upload_limit(self.item_sets, self.max_bytes)
 
-    def submit(self, data, submitter: Identity | str) -> SubmitOutcome:
+    def submit(self, data, submitter: Identity | str, model_meta: dict | None = None) -> SubmitOutcome:
         """Validate, recompute and store one predictions file; the message says what happened or what to fix.
 
         data: the file's bytes or its path. submitter: the verified identity (`hardneg.leaderboard.identity`);
-        a plain name is a user with no organizations (a local board, tests). The same file under the same model
-        name returns the versions it made before and stores nothing new. Never raises for a bad file: any
-        unexpected error is logged here and answered with a plain message.
+        a plain name is a user with no organizations (a local board, tests). model_meta: the model's metadata
+        (`hardneg.leaderboard.model_meta`), stored with it. The same file under the same model name returns the
+        versions it made before and stores nothing new. Never raises for a bad file: any unexpected error is
+        logged here and answered with a plain message.
         """
+        return self.submit_files([data], submitter, model_meta)
+
+    def submit_files(self, files: list, submitter: Identity | str, model_meta: dict | None = None) -> SubmitOutcome:
+        """Several predictions files of ONE model (a `hardneg run` folder) as one submission: every file is
+        checked and scored first, then all are stored in one transaction, or none is (a refusal lists every
+        file's problems)."""
         try:
             identity = as_identity(submitter)
         except IdentityError:
             return SubmitOutcome(False, "submission refused:\n- sign in with your Hugging Face account first; "
                                         "nothing was stored")
         try:
-            return self._submit(data, identity)
+            meta = clean_model_meta(model_meta)
+        except ValueError as exc:
+            return SubmitOutcome(False, f"submission refused:\n- {quote(str(exc), 300)}; nothing was stored")
+        if not files:
+            return SubmitOutcome(False, "submission refused:\n- no predictions file; nothing was stored")
+        try:
+            return self._submit(list(files), identity, meta)
         except Exception:  # a bug or an unexpected input: logged with its traceback, never shown to the submitter
             ref = uuid.uuid4().hex[:12]
             log.exception("submission by %s failed unexpectedly (reference %s)", identity.username, ref)
@@ -183,29 +197,65 @@ class Leaderboard:
                                         f"error, reference {ref}); nothing was stored. Try again later, and report "
                                         "the reference if it persists")
 
-    def _submit(self, data, identity: Identity) -> SubmitOutcome:
-        try:
-            sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
-        except SubmissionError as exc:
-            return SubmitOutcome(False, str(exc))
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            data = Path(data).read_bytes()  # validated, so its size is bounded
-        data = bytes(data)
-        sha = hashlib.sha256(data).hexdigest()
-        wanted = {(p.items.benchmark, p.items.config, p.items.split) for p in sub.parts}
-        before = [s for s in self.store.find_file(sub.model_id, sha) if (s.benchmark, s.config, s.split) in wanted]
-        if len(before) == len(wanted):  # a retry or a resubmission of the same file: nothing new
-            return SubmitOutcome(True, self._already(before), before[0], before)
-        results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples) for part in sub.parts]
-        stored, created = self.store.add_file(
-            model_id=sub.model_id, submitter=identity.username, metadata=strip_local_paths(sub.metadata),
-            file_bytes=data,
-            parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
-                        data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
-                        per_example=r.per_example) for p, r in zip(sub.parts, results)],
-        )
-        if not created:  # an identical file landed between the check and the write
-            return SubmitOutcome(True, self._already(stored), stored[0], stored)
+    def _submit(self, files: list, identity: Identity, model_meta: dict) -> SubmitOutcome:
+        checked, problems = [], []
+        for k, data in enumerate(files):
+            try:
+                sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
+            except SubmissionError as exc:
+                problems.append(str(exc) if len(files) == 1 else f"file {k + 1} of {len(files)}: {exc}")
+                continue
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                data = Path(data).read_bytes()  # validated, so its size is bounded
+            checked.append((sub, bytes(data)))
+        if problems:
+            return SubmitOutcome(False, "\n".join(problems) + ("\nnothing was stored" if len(files) > 1 else ""))
+        models = sorted({sub.model_id for sub, _ in checked})
+        if len(models) > 1:
+            return SubmitOutcome(False, "submission refused:\n- the files name different models ("
+                                        f"{', '.join(quote(m, 80) for m in models[:5])}); one submission is one "
+                                        "model: pass --model-id to name them all, or submit them apart; nothing "
+                                        "was stored")
+        parts_seen: dict[tuple, int] = {}
+        for sub, _ in checked:
+            for p in sub.parts:
+                key = (p.items.benchmark, p.items.config, p.items.split)
+                parts_seen[key] = parts_seen.get(key, 0) + 1
+        twice = [k for k, n in parts_seen.items() if n > 1]
+        if twice:
+            return SubmitOutcome(False, "submission refused:\n- " + "; ".join("/".join(k) for k in twice[:5]) +
+                                 " is in more than one file; keep one file per part; nothing was stored")
+        model_id = models[0]
+        before_all, todo = [], []
+        for sub, data in checked:
+            sha = hashlib.sha256(data).hexdigest()
+            wanted = {(p.items.benchmark, p.items.config, p.items.split) for p in sub.parts}
+            before = [s for s in self.store.find_file(model_id, sha) if (s.benchmark, s.config, s.split) in wanted]
+            if len(before) == len(wanted):  # a retry or a resubmission of the same file: nothing new
+                before_all += before
+            else:
+                todo.append((sub, data))
+        if not todo:
+            return SubmitOutcome(True, self._already(before_all), before_all[0], before_all)
+        given = {k: v for k, v in model_meta.items() if v is not None}  # checked; wins over the file's own
+        files, all_results = [], []
+        for sub, data in todo:
+            in_file = sub.metadata.get("model_meta")  # shown within the contract whatever it holds (board.meta_text)
+            extra = {"identity": "local" if identity.local else "hub",
+                     "model_meta": {**(in_file if isinstance(in_file, dict) else {}), **given}}
+            results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples)
+                       for part in sub.parts]
+            all_results += results
+            files.append(dict(
+                metadata={**strip_local_paths(sub.metadata), **extra}, file_bytes=data,
+                parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
+                            data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
+                            per_example=r.per_example) for p, r in zip(sub.parts, results)]))
+        stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files)
+        if not created:  # identical files landed between the check and the write
+            everything = before_all + stored
+            return SubmitOutcome(True, self._already(everything), everything[0], everything)
+        new_ids = {s.id for s in before_all}
         if self.mirror is not None:
             for s in stored:
                 try:
@@ -213,13 +263,17 @@ class Leaderboard:
                 except Exception as exc:  # the store is the source of truth; `sync` retries later
                     log.warning("mirror push of %s failed: %s", s.id, exc)
         lines = []
-        for s, r in zip(stored, results):
+        for s, r in zip(stored, all_results):
+            if s.id in new_ids:
+                continue
             head = ", ".join(f"{vocabulary.header(k)} {vocabulary.display_entry(k, v)}"
                              for k, v in list(r.metrics.items())[:4]
                              if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
-                         f"(submission {s.id}): {head}")
-        return SubmitOutcome(True, "\n".join(lines), stored[0], stored)
+                         f"(submission {s.id}){' [local]' if identity.local else ''}: {head}")
+        if before_all:
+            lines.append(self._already(before_all))
+        return SubmitOutcome(True, "\n".join(lines), stored[0], before_all + stored)
 
     @staticmethod
     def _already(subs: list[StoredSubmission]) -> str:
@@ -323,7 +377,9 @@ class Leaderboard:
             results = {(s.config, s.split): s.results["metrics"] for s in subs}
             row = BoardRow(model, "submitted", cells_from_results(cols, results),
                            version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
-                           submitter=subs[0].submitter, submitted=max(s.created_at for s in subs)[:10],
+                           submitter="local" if any(s.local for s in subs) else subs[0].submitter,
+                           source="local" if any(s.local for s in subs) else "",
+                           submitted=max(s.created_at for s in subs)[:10],
                            link=model_link(model, subs), model_meta=model_meta(subs),
                            ids=tuple(sorted(s.id for s in subs)))
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
