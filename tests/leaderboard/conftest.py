@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import load_space_module, write_benchmarks  # noqa: E402
+from helpers import free_port, load_space_module, mocked_oauth_info, write_benchmarks  # noqa: E402
 
 from hardneg.leaderboard import Leaderboard, load_benchmarks  # noqa: E402
 from hardneg.leaderboard.signin import SignIn  # noqa: E402
@@ -30,14 +30,6 @@ def board(tmp_path, item_sets, monkeypatch) -> Leaderboard:
     return Leaderboard(tmp_path / "store", item_sets, n_resamples=200)
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 #: Hub tokens of the test users, as the fake `whoami` of the Space answers them
 TOKENS = {
     "tok-alice": {"type": "user", "name": "alice", "orgs": [{"name": "org"}, {"name": "alice-org"}]},
@@ -50,20 +42,6 @@ def fake_whoami(token: str) -> dict:
     if token not in TOKENS:
         raise PermissionError("401 Unauthorized")
     return TOKENS[token]
-
-
-def mocked_oauth_info(username: str = "alice", orgs=("alice-org",)) -> dict:
-    """What Gradio's local OAuth mock puts in the session (it asks the Hub for the local token's user; the tests
-    answer offline): the signed-in user of the browser tests."""
-    import time
-
-    return {
-        "access_token": f"tok-{username}", "token_type": "bearer", "expires_in": 3600, "id_token": "x",
-        "scope": "openid profile", "expires_at": int(time.time()) + 3600,
-        "userinfo": {"sub": "1", "name": username.title(), "preferred_username": username,
-                     "profile": f"https://huggingface.co/{username}", "picture": "", "website": "",
-                     "orgs": [{"preferred_username": o, "name": o.title()} for o in orgs]},
-    }
 
 
 @pytest.fixture(scope="module")

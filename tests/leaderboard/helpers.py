@@ -77,3 +77,25 @@ def load_space_module():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def mocked_oauth_info(username: str = "alice", orgs=("alice-org",)) -> dict:
+    """What Gradio's local OAuth mock puts in the session (it asks the Hub for the local token's user; the tests
+    answer offline): the signed-in user of the browser tests."""
+    import time
+
+    return {
+        "access_token": f"tok-{username}", "token_type": "bearer", "expires_in": 3600, "id_token": "x",
+        "scope": "openid profile", "expires_at": int(time.time()) + 3600,
+        "userinfo": {"sub": "1", "name": username.title(), "preferred_username": username,
+                     "profile": f"https://huggingface.co/{username}", "picture": "", "website": "",
+                     "orgs": [{"preferred_username": o, "name": o.title()} for o in orgs]},
+    }

@@ -29,7 +29,7 @@ PUBLIC_KEY = hashlib.sha256(b"-v4").hexdigest()  # Gradio's session key when no 
 
 def forged_cookie(username: str, orgs=(), key: str = PUBLIC_KEY) -> str:
     """A session cookie as Starlette's SessionMiddleware writes it, naming `username` as signed in."""
-    from conftest import mocked_oauth_info
+    from helpers import mocked_oauth_info
 
     payload = base64.b64encode(json.dumps({"oauth_info": mocked_oauth_info(username, orgs)}).encode())
     return itsdangerous.TimestampSigner(key).sign(payload).decode()
@@ -47,7 +47,7 @@ def production(tmp_path_factory, item_sets):
     machine (whose owner the mock would sign anyone in as); yields (url, board)."""
     import gradio.oauth
 
-    from conftest import free_port, mocked_oauth_info
+    from helpers import free_port, mocked_oauth_info
     from helpers import load_space_module
 
     app = load_space_module()

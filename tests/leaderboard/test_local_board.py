@@ -160,7 +160,7 @@ def _serve(tmp_path, bench_root, port, env_extra=None):
 
 
 def test_serve_answers_200_locally_with_no_token(tmp_path, bench_root):
-    from conftest import free_port
+    from helpers import free_port
 
     port = free_port()
     proc = _serve(tmp_path, bench_root, port)
@@ -181,7 +181,7 @@ def test_serve_answers_200_locally_with_no_token(tmp_path, bench_root):
 
 
 def test_serve_refuses_where_it_would_be_public(tmp_path, bench_root):
-    from conftest import free_port
+    from helpers import free_port
 
     proc = _serve(tmp_path, bench_root, free_port(), {"SPACE_ID": "someone/board"})
     out = proc.communicate(timeout=120)[0]
