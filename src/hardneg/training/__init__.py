@@ -1,0 +1,1 @@
+"""Training against hard negatives."""
