@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "score": ("hardneg.cli.score", "models", "score a video-text model on a benchmark and write predictions"),
     "evaluate": ("hardneg.cli.evaluate", "metrics", "compute every metric of a predictions file with intervals"),
     "analyze": ("hardneg.cli.analyze", "plots", "run one of the papers' analyses (FIRE, contrast sets, Feint6K, PoSRank)"),
+    "train": ("hardneg.cli.train", "models", "train a video-text model against hard negatives (PoSRank, LLM-teacher)"),
     "submit": ("hardneg.cli.submit", "demo", "submit a predictions file to the leaderboard"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }
