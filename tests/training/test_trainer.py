@@ -136,3 +136,40 @@ def test_checkpoint_scores_through_hardneg_score(pairs, tmp_path):
         assert table.num_rows > 0 and meta["model_revision"].startswith("sha256:")
         scores[model] = table.column("scores").to_pylist()
     assert scores[str(out)] != scores[f"{out}@cls"]  # the prompt head and CLS give different scores
+
+
+def test_two_process_ddp_on_cpu(pairs, word_negatives, tmp_path):
+    """torchrun (torch.distributed, gloo) with 2 processes: replicas agree, rank 0 writes one checkpoint."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "OMP_NUM_THREADS": "1"}
+    out = tmp_path / "ddp"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m", "hardneg",
+           "train", "--data", str(pairs), "--out", str(out), "--objective", "word", "--negatives", str(word_negatives),
+           "--steps", "3", "--n-negatives", "2", *FAST]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("trained 3 steps") == 1  # rank 0 only
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["provenance"]["world_size"] == 2 and cfg["step"] == 3
+    from hardneg.models.trainable import load_checkpoint
+
+    load_checkpoint(out)
+
+
+@pytest.mark.parametrize("model,objective", [("tiny-clip", "prompt"), ("tiny-temporal", "llm-lbl"),
+                                             ("tiny-temporal", "llm-lgt")])
+def test_other_models_and_objectives_train(pairs, word_negatives, tmp_path, model, objective):
+    from hardneg.models import load_model
+    from hardneg.training.trainer import train
+
+    out = tmp_path / objective
+    res = train(model, pairs, out, objective=objective, negatives=str(word_negatives), steps=2, batch_size=8,
+                n_negatives=2, progress=False)
+    assert res.steps == 2 and res.last_loss is not None
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["architecture"] == ("clip" if model == "tiny-clip" else "tiny-temporal")
+    assert (cfg["provenance"]["teacher"] is not None) == (objective == "llm-lgt")
+    m = load_model(str(out))
+    import numpy as np
+
+    s = m.score(np.zeros((8, 32, 32, 3), np.uint8), ["a red square", "a blue circle"])
+    assert s.shape == (2,) and np.isfinite(s).all()

@@ -438,6 +438,21 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     finally:
         if bar is not None:
             bar.close()
+    if world > 1:
+        _check_replicas_agree(net)
     _barrier(world)
     return TrainResult(out, total, start, last_loss, provenance)
+
+
+def _check_replicas_agree(net) -> None:
+    """Every DDP process must end with the same weights (else the gradients were not averaged)."""
+    import torch
+    import torch.distributed as dist
+
+    dev = next(net.parameters()).device
+    total = torch.stack([p.detach().double().sum() for p in net.parameters()]).sum().reshape(1)
+    got = [torch.zeros(1, dtype=torch.float64, device=dev) for _ in range(dist.get_world_size())]
+    dist.all_gather(got, total)
+    if len({float(g) for g in got}) != 1:
+        raise RuntimeError(f"DDP processes ended with different weights ({[float(g) for g in got]})")
 
