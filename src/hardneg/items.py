@@ -187,6 +187,36 @@ def load_benchmark(dataset: str, config: str, splits: list[str] | None = None, b
     return BenchmarkData(dataset, bench, config, chosen, rev, items=items, files=files)
 
 
+def load_pairs(dataset: str, split: str = "train", benchmark: str | None = None,
+               revision: str | None = None) -> pa.Table:
+    """The video-caption pairs (`hardneg.schema.PAIR_SCHEMA`) of a built folder or Hub dataset, for training.
+
+    They live in the config the declaration names `pairs_config`; a benchmark without one has no
+    training data, and the error says which benchmarks have.
+    """
+    from hardneg.schema import PAIR_SCHEMA, check_columns
+
+    folder = Path(dataset)
+    bench = benchmark or (folder_benchmark(folder) if folder.is_dir() else
+                          getattr(benchmarks.by_hub_id(dataset), "name", None))
+    if not bench:
+        raise ValueError(f"cannot tell which benchmark {dataset} is; pass benchmark= ({benchmarks.names_text()})")
+    decl = benchmarks.get(bench)
+    if not decl.pairs_config:
+        having = [n for n, b in benchmarks.all_benchmarks().items() if b.pairs_config]
+        raise ValueError(f"benchmark {bench!r} has no {split} split of video-caption pairs (its declaration names no "
+                         f"pairs_config); benchmarks with one: {', '.join(having) or 'none'}, or pass a folder of "
+                         "video-caption pairs")
+    if folder.is_dir():
+        table, _, _ = _read_folder_table(folder, decl.pairs_config, [split])
+    elif is_hub_id(dataset):
+        table, _, _ = _read_hub_table(dataset, decl.pairs_config, [split], revision)
+    else:
+        raise FileNotFoundError(f"dataset {dataset} is neither an existing folder nor a Hub id (owner/name)")
+    check_columns(table, PAIR_SCHEMA, f"{dataset} config {decl.pairs_config} split {split}")
+    return table.select(PAIR_SCHEMA.names)
+
+
 # ----------------------------------------------------------------------------- arrays
 
 

@@ -55,15 +55,35 @@ def benchmark_names(benchmarks: str | Iterable[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def sample_video_writers() -> dict[str, Any]:
+    """{video id: f(path)} for the sample videos a declaration makes itself (`sample_video_writer`)."""
+    import functools
+    import importlib
+
+    from hardneg.datasets import sample_video_ids
+
+    out: dict[str, Any] = {}
+    for decl in registry.all_benchmarks().values():
+        if decl.sample and decl.sample_video_writer:
+            module, _, func = decl.sample_video_writer.partition(":")
+            writer = getattr(importlib.import_module(module), func)
+            for vid in sample_video_ids(decl.name):
+                out[vid] = functools.partial(writer, decl.sample_dir(), vid)
+    return out
+
+
 def sample_videos(video_ids: list[str], cache_dir: Path) -> Path:
-    """Synthetic videos for the built-in samples' video ids (made once, kept in the cache)."""
+    """Videos for the built-in samples' video ids (made once, kept in the cache): a declaration's own
+    writer where it has one (the world renders its scenes), else a synthetic video made from the id."""
     from hardneg.video import write_synthetic_video
 
     folder = Path(cache_dir) / "sample_videos_v2"  # v2: H.264, playable in browsers
+    writers = None
     for vid in video_ids:
         path = folder / f"{vid}.mp4"
         if not path.is_file():
-            write_synthetic_video(path, vid)
+            writers = sample_video_writers() if writers is None else writers
+            writers[vid](path) if vid in writers else write_synthetic_video(path, vid)
     return folder
 
 

@@ -121,6 +121,18 @@ QREL_SCHEMA = pa.schema(
     ]
 )
 
+#: Training pairs: one (video, caption) per row, in the config a declaration names `pairs_config`
+#: (split `train`, optionally `test`); read with `hardneg.items.load_pairs`.
+PAIR_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("video_id", pa.string(), nullable=False),
+        pa.field("caption", pa.string(), nullable=False),
+        pa.field("source_dataset", pa.string()),
+        pa.field("source_split", pa.string()),
+    ]
+)
+
 #: Predictions: one row per item (multiple choice) or per query (retrieval).
 #: For multiple choice, `scores[j]` is the score of `captions[j]` of item `id`.
 #: For retrieval, `scores[j]` is the score of video `video_ids[j]` from the metadata.

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -597,13 +598,13 @@ class VideoFolder:
         return frames
 
 
-def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: int = 16, size: int = 64,
-                          fps: int = 8, codec: str | None = None) -> Path:
-    """Encode a short video of coloured shapes moving over a plain background (a few KB).
+def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int = 8, codec: str | None = None,
+                threads: int | None = None) -> Path:
+    """Encode (H, W, 3) uint8 RGB frames to a video file, atomically (a temporary file, then a rename).
 
-    Deterministic in `seed`: the built-in sample videos and the tests' videos come from here.
-    The codec defaults to one browsers play: VP9 for .webm, H.264 otherwise (MPEG-4 Part 2
-    when this PyAV build lacks libx264).
+    The one writer of the project's videos (the synthetic sample videos, `hardneg.world`): the codec
+    defaults to one browsers play (VP9 for .webm, H.264 otherwise; MPEG-4 Part 2 when this PyAV build
+    lacks libx264), at fixed quality settings. `threads=1` makes the bytes deterministic (the same frames give the same file).
     """
     import av
 
@@ -612,7 +613,46 @@ def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: in
             codec = "libvpx-vp9"
         else:
             codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
+    frames = iter(frames)
+    first = next(frames, None)
+    if first is None:
+        raise ValueError(f"{path}: no frames to write")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    try:
+        with av.open(str(tmp), mode="w") as container:
+            stream = container.add_stream(codec, rate=fps)
+            stream.height, stream.width = first.shape[:2]
+            stream.pix_fmt = "yuv420p"
+            stream.options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
+                              "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
+            if threads is not None:
+                stream.codec_context.thread_count = threads
+            for t, img in enumerate(itertools.chain([first], frames)):
+                # converted here, not inside encode(): there the encoder saw nondeterministic padding
+                # bytes now and then, and gave other bytes for the same frames
+                yuv = av.VideoFrame.from_ndarray(img, format="rgb24").reformat(format="yuv420p").to_ndarray()
+                frame = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
+                frame.pts = t
+                for packet in stream.encode(frame):
+                    container.mux(packet)
+            for packet in stream.encode():
+                container.mux(packet)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+    return path
 
+
+def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: int = 16, size: int = 64,
+                          fps: int = 8, codec: str | None = None) -> Path:
+    """Encode a short video of coloured shapes moving over a plain background (a few KB).
+
+    Deterministic in `seed`: the built-in sample videos and the tests' videos come from here.
+    The codec defaults to one browsers play (see `write_video`).
+    """
     if isinstance(seed, str):
         seed = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "little")
     rng = np.random.default_rng(seed)
@@ -627,15 +667,8 @@ def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: in
             "square": bool(rng.integers(0, 2)),
         })
     yy, xx = np.mgrid[0:size, 0:size]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-    with av.open(str(tmp), mode="w") as container:
-        stream = container.add_stream(codec, rate=fps)
-        stream.width = stream.height = size
-        stream.pix_fmt = "yuv420p"
-        stream.options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
-                          "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
+
+    def frames():
         for t in range(n_frames):
             img = np.empty((size, size, 3), np.uint8)
             img[:] = background
@@ -646,9 +679,6 @@ def write_synthetic_video(path: str | os.PathLike, seed: int | str, n_frames: in
                 else:
                     inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= s["radius"] ** 2
                 img[inside] = s["colour"]
-            for packet in stream.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-    os.replace(tmp, path)
-    return path
+            yield img
+
+    return write_video(path, frames(), fps=fps, codec=codec)

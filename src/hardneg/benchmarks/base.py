@@ -100,6 +100,12 @@ class Benchmark:
     order: int = 100  # position in lists, tabs and pickers (lower first)
     #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
     negative_types: tuple[str, ...] = ()
+    #: the config of video-caption pairs (`hardneg.schema.PAIR_SCHEMA`) with a `train` split, for
+    #: training (`hardneg.items.load_pairs`); "" when there is none. It is never scored.
+    pairs_config: str = ""
+    #: "module:function" writing the video of one sample video id: f(sample_dir, video_id, path);
+    #: "" for the default synthetic video made from the id (`hardneg.run.sample_videos`)
+    sample_video_writer: str = ""
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -138,8 +144,8 @@ class Benchmark:
         return root / self.sample
 
     def is_companion(self, config: str) -> bool:
-        """True for a config that only accompanies another one (FIRE's query and video tables)."""
-        return any(config.endswith(s) for s in self.companion_suffixes)
+        """True for a config that only accompanies another one (FIRE's query and video tables, training pairs)."""
+        return config == self.pairs_config or any(config.endswith(s) for s in self.companion_suffixes)
 
     def scoreable(self, configs) -> list[str]:
         return [c for c in configs if not self.is_companion(c)]

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "analyze": ("hardneg.cli.analyze", "plots", "run one of the papers' analyses (FIRE, contrast sets, Feint6K, PoSRank)"),
     "train": ("hardneg.cli.train", "models", "train a video-text model against hard negatives (PoSRank, LLM-teacher)"),
     "submit": ("hardneg.cli.submit", "demo", "submit a predictions file to the leaderboard"),
+    "world": ("hardneg.cli.world", "models", "generate a synthetic video world with ground truth (the `world` benchmark)"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }
 
