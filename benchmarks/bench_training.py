@@ -47,34 +47,44 @@ ROWS = [  # (row name, objective, negatives key)
 ]
 #: negatives key -> (generator, settings). "action": the LLM-teacher's action swaps (k = 10); the
 #: paper's mask-filling MLM cannot be fetched here, so PoSRank's verb replacement stands in
+#: On the world, PoSRank's WordNet tiers bring words the world never shows (a model rejects those
+#: negatives by vocabulary alone), so replacements come from the training captions' vocabulary with
+#: the same part of speech (the paper's Sec. 6.2 wording: "other words from the dataset with the same
+#: POS-tag"); version 1's skip list keeps "then" (an adverb to spaCy) out of the targets.
+IN_WORLD = {"tiers": ["vocabulary"], "skip_targets": "list"}
 NEGATIVES = {
-    "word": ("posrank", {}),
-    "phrase": ("posrank_phrase", {}),
-    "action": ("posrank", {"parts_of_speech": ["verb"], "k": 10}),
+    "word": ("posrank", IN_WORLD),
+    "phrase": ("posrank_phrase", IN_WORLD),
+    "action": ("posrank", {**IN_WORLD, "parts_of_speech": ["verb"], "k": 10}),
 }
 PROFILES = {
     # world size (train videos, test videos), optimiser steps, batch size
-    "quick": {"train": 256, "test": 64, "steps": 60, "batch_size": 32},
-    "default": {"train": 1200, "test": 200, "steps": 300, "batch_size": 32},
-    "scale": {"train": 10000, "test": 1000, "steps": 5000, "batch_size": 128},
+    "quick": {"train": 256, "test": 64, "steps": 40, "batch_size": 16, "n_negatives": 2},
+    "default": {"train": 512, "test": 128, "steps": 150, "batch_size": 16, "n_negatives": 2},
+    "scale": {"train": 10000, "test": 1000, "steps": 5000, "batch_size": 128, "n_negatives": 16},
 }
 
 
 # ------------------------------------------------------------------------------------ the world
 
 
-def build_world(folder: Path, n_train: int, n_test: int, seed: int) -> Path:
-    """The `world` benchmark with train and test splits, built through its declaration."""
-    from hardneg.world.build import build_world as build  # the world engineer's builder
+def build_world(folder: Path, n_train: int, n_test: int, seed: int) -> tuple[Path, Path]:
+    """(built folder, videos folder) of a world with train and test splits, built through its declaration."""
+    from hardneg.cli import main as hardneg
+    from hardneg.world import generate_world
 
-    if (folder / "README.md").is_file():
-        return folder
-    build(folder, n_train=n_train, n_test=n_test, seed=seed)
-    return folder
+    raw, built = folder / "raw", folder / "built"
+    if not (built / "README.md").is_file():
+        if not (raw / "scenes.jsonl").is_file():
+            generate_world(raw, n_train=n_train, n_test=n_test, seed=seed, progress=True)
+        import contextlib
+        import io
 
-
-def world_videos(folder: Path) -> Path:
-    return folder / "videos" if (folder / "videos").is_dir() else folder
+        with contextlib.redirect_stdout(io.StringIO()):  # the build report lists every file
+            code = hardneg(["build", "world", "--raw", str(raw), "--out", str(built), "--overwrite"])
+        if code != 0:
+            raise SystemExit("hardneg build world failed")
+    return built, raw / "videos"
 
 
 # ---------------------------------------------------------------------------------- evaluation
@@ -83,15 +93,15 @@ def world_videos(folder: Path) -> Path:
 class TestSet:
     """The test split's items and videos, decoded once, shared by every checkpoint."""
 
-    def __init__(self, folder: Path, frames):
+    def __init__(self, folder: Path, videos: Path, frames, configs=("posrank", "counterfactual", "temporal")):
         from hardneg.items import load_item_sets
         from hardneg.video import VideoFolder, decode_chunks
 
-        self.item_sets = {k: v for k, v in load_item_sets(folder).items() if k[2] == "test"}
+        self.item_sets = {k: v for k, v in load_item_sets(folder).items() if k[2] == "test" and k[1] in configs}
         if not self.item_sets:
             raise SystemExit(f"{folder} has no test split")
         vids = sorted({str(v) for items in self.item_sets.values() for v in items.clusters.tolist()})
-        vf = VideoFolder(world_videos(folder))
+        vf = VideoFolder(videos)
         paths = [vf.path(v) for v in vids]
         missing = [v for v, p in zip(vids, paths) if p is None]
         if missing:
@@ -204,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--quick", action="store_true", help="a small world and few steps (development)")
     mode.add_argument("--scale", action="store_true", help="a bigger world and longer runs (a GPU)")
     ap.add_argument("--data", type=Path, default=None, help="an already built world folder (train + test splits)")
+    ap.add_argument("--videos", type=Path, default=None, help="its videos (default: <data>/videos)")
     ap.add_argument("--out", type=Path, default=Path("bench-training"), help="work folder (world, runs, results.json)")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--objectives", default=",".join(r[1] for r in ROWS))
@@ -232,11 +243,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    world = args.data or build_world(args.out / "world", profile["train"], profile["test"], seed=0)
+    if args.data:
+        world, videos = args.data, args.videos or args.data / "videos"
+    else:
+        world, videos = build_world(args.out / "world", profile["train"], profile["test"], seed=0)
     timings["build world"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    pairs = load_pairs(world)
+    pairs = load_pairs(world, videos)
     negs: dict[str, Path] = {}
     for key in sorted({r[2] for r in rows if r[2]}):
         gen, settings = NEGATIVES[key]
@@ -247,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
 
     frames = FrameSettings(n_frames=8, resize=64)
     t0 = time.perf_counter()
-    test = TestSet(world, frames)
+    test = TestSet(world, videos, frames)
     timings["decode test videos"] = time.perf_counter() - t0
 
     results: dict[str, Any] = {"profile": profile, "steps": steps, "seeds": seeds, "rows": {}, "world": str(world)}
@@ -257,15 +271,17 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:
             out = args.out / "runs" / f"{objective}-seed{seed}"
             t0 = time.perf_counter()
-            train("tiny-temporal", world, out, objective=objective, negatives=str(negs[neg]) if neg else None,
-                  steps=steps, batch_size=profile["batch_size"], seed=seed, n_frames=8, resize=64,
+            res = train("tiny-temporal", world, out, videos=videos, objective=objective, negatives=str(negs[neg]) if neg else None,
+                  steps=steps, batch_size=profile["batch_size"], seed=seed, n_negatives=profile["n_negatives"], n_frames=8, resize=64,
                   device=args.device, resume=(out / "trainer_state.pt").is_file(), progress=False,
                   save_every=max(steps // 4, 1))
             timings[f"train {objective} seed {seed}"] = time.perf_counter() - t0
             model = TrainedVideoModel(str(out), device=args.device)
             cls_model = TrainedVideoModel(f"{out}@cls", device=args.device) if model.head == "prompt" else model
             runs.append(score_model(cls_model, test, fine_model=model))
-            print(f"  {name}, seed {seed}: {timings[f'train {objective} seed {seed}']:.0f}s", file=sys.stderr, flush=True)
+            detail = ", ".join(f"{k} {v:.0f}s" for k, v in res.timings.items())
+            print(f"  {name}, seed {seed}: {timings[f'train {objective} seed {seed}']:.0f}s ({detail})", file=sys.stderr,
+                  flush=True)
         stacked[name] = stacked_results(test, runs, args.resamples)
         results["rows"][name] = {"objective": objective, "negatives": NEGATIVES.get(neg), "metrics": stacked[name]["metrics"]}
     blind = load_model("blind-unigram")
@@ -305,32 +321,29 @@ def _cell(entry: dict | None, pct: bool = True) -> str:
     return f"{v:.1f}" if pct else f"{v:.3f}"
 
 
-def table_columns(results: dict[str, Any]) -> list[str]:
-    keys = list(next(iter(results["rows"].values()))["metrics"])
-    ret = [k for k in keys if k.startswith("retrieval/")]
-    pos = sorted(k for k in keys if "/PoSRank_" in k)
-    head = []
-    for k in keys:
-        cfg, metric = k.split("/", 1)
-        if cfg == "retrieval" or "_" in metric:
-            continue
-        if metric in ("Accuracy", "R@1", "PoSRank") and f"{cfg}/Accuracy" not in head:
-            head.append(k)
-    return ret + head + pos
+POS = ("noun", "adj", "verb", "adv", "prep")
+ASPECTS = ("direction", "sequence", "manner")
+
+
+def table_columns(results: dict[str, Any]) -> list[tuple[str, str]]:
+    """(metric key, header): coarse retrieval, PoSRank per part of speech, RCAD-style R@1, temporal accuracy."""
+    cols = [("retrieval/meanR@1,5,10_V2T", "V2T mean R@1/5/10 (%)"), ("retrieval/meanR@1,5,10_T2V", "T2V mean R@1/5/10 (%)")]
+    cols += [(f"posrank/PoSRank_{p}", f"PoSRank {p}") for p in POS] + [("posrank/PoSRank", "PoSRank (mean)")]
+    cols += [("counterfactual/Accuracy", "RCAD-style R@1 (%)"), ("temporal/Accuracy", "temporal Accuracy (%)")]
+    cols += [(f"temporal/Accuracy_{a}", f"temporal {a} (%)") for a in ASPECTS]
+    have = set(next(iter(results["rows"].values()))["metrics"])
+    return [c for c in cols if c[0] in have]
 
 
 def markdown_table(results: dict[str, Any]) -> str:
     cols = table_columns(results)
-    lines = ["| training | " + " | ".join(c.replace("retrieval/", "").replace("meanR@1,5,10_", "mean R@1/5/10 ")
-                                          for c in cols) + " |",
-             "|---|" + "---|" * len(cols)]
+    pct = {k: "PoSRank" not in k for k, _ in cols}
+    lines = ["| training | " + " | ".join(h for _, h in cols) + " |", "|---|" + "---|" * len(cols)]
     for name, row in results["rows"].items():
-        cells = [_cell(row["metrics"].get(c), pct="PoSRank" not in c) for c in cols]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    for name, metrics in (("blind text-only (blind-unigram)", results.get("blind-unigram", {})),):
-        lines.append(f"| {name} | " + " | ".join(_cell(metrics.get(c), pct="PoSRank" not in c) for c in cols) + " |")
-    lines.append("| chance | " + " | ".join(_cell({"value": results["chance"].get(c)}, pct="PoSRank" not in c)
-                                          for c in cols) + " |")
+        lines.append(f"| {name} | " + " | ".join(_cell(row["metrics"].get(k), pct[k]) for k, _ in cols) + " |")
+    blind = results.get("blind-unigram", {})
+    lines.append("| blind text-only (blind-unigram) | " + " | ".join(_cell(blind.get(k), pct[k]) for k, _ in cols) + " |")
+    lines.append("| chance | " + " | ".join(_cell({"value": results["chance"].get(k)}, pct[k]) for k, _ in cols) + " |")
     return "\n".join(lines)
 
 

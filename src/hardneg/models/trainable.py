@@ -111,10 +111,15 @@ class TinyTemporal(TrainableVideoText):
         self.text_encoder = encoder()
         self.text_norm = nn.LayerNorm(dim)
         self.text_proj = nn.Linear(dim, dim, bias=False)
-        grid = image_size // 8
-        self.frame_cnn = nn.Sequential(
-            nn.Conv2d(3, 16, 3, 2, 1), nn.GELU(), nn.Conv2d(16, 32, 3, 2, 1), nn.GELU(),
-            nn.Conv2d(32, 32, 3, 2, 1), nn.GELU(), nn.Flatten(), nn.Linear(32 * grid * grid, dim))
+        # stride-2 convolutions down to a 4x4 grid: the layout survives, the linear layer stays small
+        if image_size < 8 or image_size & (image_size - 1):
+            raise ValueError(f"image_size must be a power of two of at least 8, got {image_size}")
+        convs, ch = [], 3
+        for i in range(int(np.log2(image_size // 4))):
+            out_ch = 16 if i == 0 else 32
+            convs += [nn.Conv2d(ch, out_ch, 3, 2, 1), nn.GELU()]
+            ch = out_ch
+        self.frame_cnn = nn.Sequential(*convs, nn.Flatten(), nn.Linear(ch * 16, dim))
         self.cls = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
         self.prompt = nn.Parameter(torch.randn(1, 1, dim) * 0.02) if prompt else None
         self.time_pos = nn.Parameter(torch.randn(n_frames, dim) * 0.02)

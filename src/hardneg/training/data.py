@@ -64,19 +64,32 @@ def _read_pair_file(path: Path) -> list[tuple[str, str]]:
 
 
 def _benchmark_train_pairs(folder: Path) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+    """The train split of a built benchmark: its declared video-caption pairs (`pairs_config`, read by
+    `hardneg.items.load_pairs`), else the positive caption of each item of a config with a train split."""
     from hardneg import benchmarks
     from hardneg.items import card_configs, folder_benchmark, load_benchmark
+    from hardneg.items import load_pairs as load_declared_pairs
 
     bench = folder_benchmark(folder)
     configs = card_configs(folder)
     if not configs:
         raise ValueError(f"{folder} is neither a `hardneg build` output nor a folder with one of {PAIR_FILES}")
     decl = benchmarks.get(bench) if bench else None
+    if decl is not None and decl.pairs_config and "train" in configs.get(decl.pairs_config, {}):
+        table = load_declared_pairs(str(folder), "train", benchmark=bench)
+        d = table.to_pydict()
+        files = [folder / p for p in configs[decl.pairs_config]["train"]]
+        digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()[:16]
+        return (list(dict.fromkeys(zip(d["video_id"], d["caption"]))),
+                {"kind": "benchmark", "benchmark": bench, "configs": [decl.pairs_config], "split": "train",
+                 "data_revision": f"sha256:{digest}"})
     with_train = [c for c, splits in configs.items() if "train" in splits and not (decl and decl.is_companion(c))]
     if not with_train:
         splits = sorted({s for sp in configs.values() for s in sp})
+        having = [n for n, b in benchmarks.all_benchmarks().items() if b.pairs_config]
         raise ValueError(f"{bench or folder} has no train split (its splits: {splits}); train on a benchmark built "
-                         "with one (e.g. world) or on a folder of video-caption pairs (captions.jsonl)")
+                         f"with one ({', '.join(having) or 'none declared'}) or on a folder of video-caption pairs "
+                         "(captions.jsonl)")
     pairs: list[tuple[str, str]] = []
     revisions = {}
     for config in with_train:

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import platform
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -94,6 +95,7 @@ class TrainResult:
     resumed_from: int
     last_loss: float | None
     provenance: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -207,11 +209,25 @@ def _sample_negatives(negs, captions: list[str], n: int, rng: np.random.Generato
 
 
 def _teacher_embeddings(name: str, texts: list[str]) -> dict[str, np.ndarray]:
-    from hardneg.resources import load_sentence_model
+    """Sentence embeddings of `texts` by the Eq. 2 teacher, cached on disk (same texts, same model: same file)."""
+    from hardneg.io import atomic_write_bytes
+    from hardneg.resources import cache_dir, load_sentence_model
 
+    key = hashlib.sha256(json.dumps([name, texts]).encode()).hexdigest()[:20]
+    path = cache_dir() / "teacher-embeddings" / f"{key}.npy"
+    if path.is_file():
+        try:
+            emb = np.load(path, allow_pickle=False)
+            if emb.shape[0] == len(texts):
+                return dict(zip(texts, emb))
+        except (OSError, ValueError):
+            pass
     model = load_sentence_model(name)
-    emb = model.encode(texts, batch_size=256, convert_to_numpy=True, show_progress_bar=False)
-    return dict(zip(texts, np.asarray(emb, np.float64)))
+    emb = np.asarray(model.encode(texts, batch_size=256, convert_to_numpy=True, show_progress_bar=False), np.float64)
+    buf = io.BytesIO()
+    np.save(buf, emb, allow_pickle=False)
+    atomic_write_bytes(path, buf.getvalue())
+    return dict(zip(texts, emb))
 
 
 # --------------------------------------------------------------------------------------- train
@@ -296,7 +312,9 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     if resize is None:
         resize = 64 if model == "tiny-temporal" or Path(str(model), "config.json").is_file() else None
     frames = FrameSettings(n_frames=n_frames, resize=resize)
+    t_decode = time.perf_counter()
     video_frames, rows = decode_videos(pairs, frames, progress=progress and rank == 0)
+    timings = {"decode_s": time.perf_counter() - t_decode}
 
     teacher_emb = None
     if objective == "llm-lgt":
@@ -361,6 +379,7 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     log_rows: list[dict] = []
     step = start
     net.train()
+    t_steps = time.perf_counter()
     try:
         for step in range(start, total):
             if _stop_after is not None and step >= _stop_after:  # tests: stop as a kill would, without saving
@@ -438,10 +457,11 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     finally:
         if bar is not None:
             bar.close()
+    timings["steps_s"] = time.perf_counter() - t_steps
     if world > 1:
         _check_replicas_agree(net)
     _barrier(world)
-    return TrainResult(out, total, start, last_loss, provenance)
+    return TrainResult(out, total, start, last_loss, provenance, timings)
 
 
 def _check_replicas_agree(net) -> None:
