@@ -151,7 +151,8 @@ class TinyTemporal(TrainableVideoText):
         ids, pad = ids.to(self.word.weight.device), pad.to(self.word.weight.device)
         x = self.word(ids) + self.word_pos[: ids.shape[1]]
         x = self.text_encoder(x, src_key_padding_mask=pad)
-        return self.text_proj(self.text_norm(x[:, 0]))
+        keep = (~pad).unsqueeze(-1).to(x.dtype)  # mean over the words: the CLS output alone starts the same for all
+        return self.text_proj(self.text_norm((x * keep).sum(1) / keep.sum(1)))
 
     def encode_video(self, frames: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         b, t = frames.shape[:2]
@@ -162,7 +163,10 @@ class TinyTemporal(TrainableVideoText):
         if x.shape[-2:] != (self.image_size, self.image_size):
             x = F.interpolate(x, size=(self.image_size, self.image_size), mode="bilinear", antialias=True,
                               align_corners=False)
-        f = self.frame_cnn(x - 0.5).view(b, t, self.dim) + self.time_pos
+        # each frame standardised per channel: a plain background becomes 0 and the objects carry the
+        # signal (unstandardised, every video starts with the same embedding and training stalls)
+        x = (x - x.mean(dim=(2, 3), keepdim=True)) / (x.std(dim=(2, 3), keepdim=True) + 0.05)
+        f = self.frame_cnn(x).view(b, t, self.dim) + self.time_pos
         lead = [self.cls.expand(b, -1, -1)] + ([self.prompt.expand(b, -1, -1)] if self.has_prompt else [])
         h = self.video_encoder(torch.cat(lead + [f], dim=1))
         cls = self.video_proj(self.video_norm(h[:, 0]))
