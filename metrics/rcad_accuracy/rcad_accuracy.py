@@ -18,13 +18,16 @@ from hardneg.metric_base import cluster_ids
 from hardneg.metric_base import decode_ints
 from hardneg.metric_base import decode_labels
 from hardneg.metric_base import decode_scores
+from hardneg.metric_base import Stat
 from hardneg.metric_base import scores_with_intervals
+from hardneg.ranking import all_right
+from hardneg.ranking import first_of_group
 from hardneg.ranking import multiple_choice
 
 _DESCRIPTION = """\
 Recall@K (R@K) for multiple-choice caption retrieval with hard negatives, the metric of the RCAD task
 on Feint6K (one positive caption and five counterfactual captions per video; R@1, R@2). Works for any
-number of candidates (contrast sets: 5, PoSRank: 21) and ragged rows. Ties between the positive and a
+number of candidates and ragged rows (a multiple-choice benchmark's Accuracy: the `accuracy` module). Ties between the positive and a
 negative are resolved exactly (expected value over a random order) by default, so a constant scorer
 gets R@1 = 1/C; Feint6K's original rule (the positive wins ties) is available as ties="feint6k".
 """
@@ -46,9 +49,13 @@ Args:
     references (`list[int]`, N): index of the positive candidate in each row.
 """ + COMMON_KWARGS_DOC + """\
     ks (`list[int]`, default `[1, 2]`): the K of each R@K.
+    group_ids (`list[str]`, optional, streamed like `video_ids`): rows with the same label form one group
+        (ViLMA: an item's main and proficiency test); adds `Combined`.
 """ + TIES_DOC + """
 Returns:
     `R@K` (float in [0, 1]) for each K, with `R@K_ci` ([low, high]) when n_resamples > 0;
+    `Combined` (with `group_ids`): share of groups whose every row has its positive first (the product of
+    the rows' R@1, so the expected share under ties="expected"), with `Combined_ci`;
     `tie_rate` (share of examples whose positive ties a negative), `n` (examples), `ties` (the rule used);
     `per_example` (dict: `rank`, `R@K`) when return_per_example=True.
 
@@ -65,28 +72,36 @@ class RcadAccuracy(HardnegMetric):
     """R@K over multiple-choice score rows."""
 
     INPUT_KIND = "multiple_choice"
-    OPTIONAL_INPUTS = ("video_ids",)
-    STRING_INPUTS = ("video_ids",)
+    OPTIONAL_INPUTS = ("video_ids", "group_ids")
+    STRING_INPUTS = ("video_ids", "group_ids")
 
     def _info(self):
         return self._make_info(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            extra_features={"video_ids": datasets.Value("string")},
+            extra_features={"video_ids": datasets.Value("string"), "group_ids": datasets.Value("string")},
         )
 
-    def _compute(self, predictions, references, video_ids=None, ks=(1, 2), ties="expected", seed=0,
+    def _compute(self, predictions, references, video_ids=None, group_ids=None, ks=(1, 2), ties="expected", seed=0,
                  n_resamples=1000, confidence_level=0.95, return_per_example=False):
         ks = check_ks(ks)
         n_resamples, confidence_level = check_resampling(n_resamples, confidence_level)
         rows = decode_scores(predictions)
         positive = decode_ints(references)
         videos = decode_labels(video_ids, "video_ids")
-        result = multiple_choice(rows.scores, positive, mask=rows.mask, ks=ks, ties=ties, seed=seed)
+        labels = decode_labels(group_ids, "group_ids")
+        core_ks = ks if labels is None or 1 in ks else (*ks, 1)  # Combined needs each row's R@1
+        result = multiple_choice(rows.scores, positive, mask=rows.mask, ks=core_ks, ties=ties, seed=seed)
         keys = [(f"R@{k}", f"R@{k}") for k in ks]
+        extra = {}
+        if labels is not None:  # ViLMA bin/multi_eval.py: a group counts when all of its rows are right
+            both = all_right(result.per_example["R@1"], labels[0])
+            first = first_of_group(labels[0])
+            extra["Combined"] = (float(both[first].mean()), Stat("mean", both, select=first))
         out = scores_with_intervals(result.aggregate, result.per_example, keys,
-                                    cluster_ids(videos, positive.shape[0]), n_resamples, confidence_level, seed)
+                                    cluster_ids(videos, positive.shape[0]), n_resamples, confidence_level, seed,
+                                    extra=extra)
         out["tie_rate"] = float(result.aggregate["tie_rate"])
         out["n"] = int(result.aggregate["n"])
         out["ties"] = ties

@@ -6,7 +6,9 @@ Run locally with one command (built-in tiny model, built-in samples, synthetic v
 
 Settings (environment variables or flags): HARDNEG_DEMO_DATA / --data (folder of built
 benchmarks), HARDNEG_DEMO_VIDEOS / --videos (videos named by id), HARDNEG_DEMO_MODELS /
---models (comma-separated model names or Hub ids; the first is the default).
+--models (comma-separated model names, Hub ids, local folders or module:Class; the first is the default).
+Run locally (loopback host, no SPACE_ID), the model box also takes a typed path, Hub id or module:Class;
+from Python, `build_app(..., models=[my_model])` takes model objects.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 from pathlib import Path
 
 import gradio as gr
+import numpy as np
 import spaces
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,10 +38,17 @@ CPU_MODELS = "tiny-clip,blind-unigram"
 
 
 def demo_benchmarks() -> tuple[str, ...]:
-    """Every declared multiple-choice benchmark with a built-in sample (the demo shows candidate lists)."""
+    """Every declared benchmark with a built-in sample (multiple choice: candidate captions; retrieval: a query
+    and the collection's videos), in the registry's order."""
     from hardneg import benchmarks
 
-    return tuple(n for n, b in benchmarks.all_benchmarks().items() if not b.is_retrieval and b.sample)
+    return tuple(n for n, b in benchmarks.all_benchmarks().items() if b.sample)
+
+
+def custom_models_allowed(host: str) -> bool:
+    """A typed model (a path, a Hub id, module:Class) loads code and weights: only for a local run, never on a
+    Space (SPACE_ID set) nor when the page is served beyond this machine."""
+    return not os.environ.get("SPACE_ID") and host in ("127.0.0.1", "localhost", "::1")
 
 
 def default_models() -> list[str]:
@@ -69,6 +79,14 @@ def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[
     return model.score(frames, captions)
 
 
+@spaces.GPU(duration=120)
+def _score_videos(pool: dl.ModelPool, model_name: str, video_paths: list[str], text: str):
+    """Retrieval: one query against every video of the collection (one score per video)."""
+    model = pool.get(model_name)
+    videos = np.concatenate([pool.video_embedding(model_name, p) for p in video_paths])
+    return np.asarray(model.similarity(videos, model.encode_text([text])), np.float64)[:, 0]
+
+
 def launch_options() -> dict:
     """Uploads above the demo's limit are refused by Gradio before they are written."""
     return {"max_file_size": dl.MAX_UPLOAD_BYTES}
@@ -78,11 +96,23 @@ def launch_options() -> dict:
 EMPTY_TABLE = None
 
 
-def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], device: str | None = None,
-              concurrency_limit: int = 2) -> gr.Blocks:
+def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device: str | None = None,
+              concurrency_limit: int = 2, custom_models: bool = False) -> gr.Blocks:
+    """The page. `models`: names `load_model` takes (adapter names, Hub ids, local folders), 'module:Class', or
+    model objects (named by their `model_id`). `custom_models`: the model box also takes a typed name (local
+    runs only: see `custom_models_allowed`)."""
+    from hardneg import benchmarks as registry
+
     store = dl.ExampleStore.load(data_dir)
     videos = VideoFolder(videos_dir)
     pool = dl.ModelPool(device)
+    names = []
+    for m in models:
+        if isinstance(m, str):
+            names.append(m)
+        else:
+            names.append(pool.add(str(getattr(m, "model_id", None) or type(m).__name__), m))
+    models = names
     rng = random.Random(0)
     bench0 = store.benchmarks()[0]
     config0 = store.configs(bench0)[0]
@@ -91,8 +121,9 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
     def on_benchmark(bench):
         configs = store.configs(bench)
         ids = store.ids(bench, configs[0])
+        # a new benchmark starts with an empty search and no result of another benchmark left on the page
         return (gr.Dropdown(choices=configs, value=configs[0]), gr.Dropdown(choices=ids, value=ids[0] if ids else None),
-                "")  # a new benchmark starts with an empty search
+                "", "", EMPTY_TABLE, None, gr.HighlightedText([], visible=True), "")
 
     def on_config(bench, config):
         ids = store.ids(bench, config)
@@ -120,33 +151,58 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
         except dl.DemoInputError:
             return None, ""
         path = videos.path(ex.video_id)
-        return (str(path) if path else None), dl.candidates_text(ex.captions, ex.label)
+        text = dl.retrieval_text(ex) if ex.is_retrieval else dl.candidates_text(ex.captions, ex.label)
+        return (str(path) if path else None), text
 
-    def present(scores, captions, label, types, title):
+    def present(scores, captions, label, types, title, model_name, bench=None, relevant=(), what="caption"):
         order, rows = dl.rank_candidates(scores, captions, label, types)
-        fig = dl.score_bar_chart(scores, captions, label, order, title)
-        highlights = dl.diff_highlights(captions, label, order) if label is not None else []
-        ds = dl.delta_s_text(scores, label, types) if types and label is not None else ""
-        return dl.verdict_text(order, label, len(captions)), rows, fig, highlights, ds
+        if relevant:  # retrieval: say which other videos were judged relevant
+            for row, j in zip(rows, order):
+                if j != label and j in set(relevant):
+                    row[1] = "relevant (extra label)"
+        score_name = getattr(pool.get(model_name), "score_name", "") or "the model's own score"
+        fig = dl.score_bar_chart(scores, captions, label, order, title, score_name, relevant)
+        highlights = dl.diff_highlights(captions, label, order) if label is not None and what == "caption" else []
+        views = dl.example_views(bench, scores, label, types) if bench else ""
+        verdict = dl.verdict_text(order, label, len(captions), scores, what)
+        if relevant and label is not None and order[0] != label and order[0] in set(relevant):
+            first = registry.get(bench).metrics[0]
+            rule = (f": correct under {first.key} (any relevant video), not under {first.baseline.key} (its own video "
+                    "only)") if first.baseline is not None else ""
+            verdict += f"\n\nThe top video is judged relevant to the query (the benchmark's extra labels){rule}."
+        chart = gr.Plot(fig, label=f"Scores: {score_name} (higher = better match)")
+        diffs_out = gr.HighlightedText(highlights, visible=what == "caption")
+        return verdict, rows, chart, diffs_out, views
 
     def refusal(text: str):
         """Outputs for a run that cannot happen: one plain message, everything else cleared (no error badges)."""
-        return f"**{html.escape(text)}**", EMPTY_TABLE, None, [], ""
+        return f"**{html.escape(text)}**", EMPTY_TABLE, None, gr.HighlightedText([], visible=True), ""
 
     def run_example(bench, config, example_id, model_name):
         if not example_id:
             return (None, *refusal("Pick an example first (or upload your own video in the other tab)."))
+        if not model_name:
+            return (None, *refusal("Pick a model first (or type a path, a Hub id or module:Class when run locally)."))
         try:
             ex = store.get(bench, config, example_id)
             path = dl.example_video_path(videos, ex)
-            scores = _score(pool, model_name, str(path), ex.captions)
+            if ex.is_retrieval:
+                ranked, own, relevant = dl.retrieval_subset(ex)
+                paths = [dl.example_video_path(videos, dl.Example(bench, config, ex.split, ex.id, v, [], 0, []))
+                         for v in ranked]
+                scores = _score_videos(pool, model_name, [str(p) for p in paths], ex.query)
+            else:
+                scores = _score(pool, model_name, str(path), ex.captions)
         except dl.DemoInputError as exc:
             return (None, *refusal(str(exc)))
         except Exception as exc:  # a failing model call shows in the page, the app keeps running
             log.exception("model %s failed on %s/%s %s", model_name, bench, config, example_id)
-            return (None, *refusal(f"model {model_name} failed ({type(exc).__name__}); try another model"))
-        title = f"{model_name} on {bench}/{config} {ex.id}"
-        return (str(path), *present(scores, ex.captions, ex.label, ex.negative_types, title))
+            return (None, *refusal(f"model {str(model_name)[:80]} failed ({type(exc).__name__}); try another model"))
+        title = f"{model_name} on {registry.get(bench).title} {config} {ex.id}"
+        if ex.is_retrieval:
+            out = present(scores, ranked, own, None, title, model_name, bench, relevant, "video")
+            return (str(path), f"{out[0]}\n\n**Query:** {html.escape(ex.query)}", *out[1:])
+        return (str(path), *present(scores, ex.captions, ex.label, ex.negative_types, title, model_name, bench))
 
     def run_upload(video, text, model_name):
         """Outputs: the result video (cleared: no earlier example's video stays), the results, the upload box."""
@@ -164,7 +220,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
             log.exception("model %s failed on an upload", model_name)
             return (None, *refusal(f"model {model_name} failed ({type(exc).__name__}); try another model"),
                     gr.Video())
-        out = present(scores, captions, 0, None, f"{model_name} on your video")
+        out = present(scores, captions, 0, None, f"{model_name} on your video", model_name)
         remove_upload(video)  # scored: the upload is not kept
         return (None, out[0] + "\n\n*Your video was deleted from the server after scoring; upload it again to "
                 "re-run.*", *out[1:], gr.Video(value=None))
@@ -173,14 +229,16 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
         with gr.Row(equal_height=True):
             gr.Markdown("# video-hardneg: is your video-text model fooled by hard negatives?\n"
                         "Pick a benchmark example (or upload a clip and type captions) and a model: every candidate "
-                        "caption is ranked by the model's score, the positive marked ✓, the words where each "
-                        "negative differs from it highlighted.")
-            model = gr.Dropdown(choices=models, value=models[0], label="Model", elem_id="model", scale=0,
-                                min_width=280)
+                        "(a caption, or for retrieval a video of the collection) is ranked by the model's score, the "
+                        "positive marked ✓, the words where each negative differs from it highlighted.")
+            model = gr.Dropdown(choices=models, value=models[0], elem_id="model", scale=0, min_width=280,
+                                allow_custom_value=custom_models, label="Model",
+                                info="or type a path, a Hub id or module:Class" if custom_models else None)
         with gr.Tabs():
             with gr.Tab("Benchmark example"):
                 with gr.Row():
-                    bench = gr.Dropdown(choices=store.benchmarks(), value=bench0, label="Benchmark", elem_id="benchmark")
+                    bench = gr.Dropdown(choices=[(registry.get(b).title, b) for b in store.benchmarks()], value=bench0,
+                                        label="Benchmark", elem_id="benchmark")
                     config = gr.Dropdown(choices=store.configs(bench0), value=config0, label="Config", elem_id="config")
                     example = gr.Dropdown(choices=ids0, value=ids0[0] if ids0 else None, label="Example id",
                                           elem_id="example")
@@ -188,8 +246,8 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
                     query = gr.Textbox(label="Search caption text", placeholder="e.g. door", scale=3, elem_id="query")
                     search = gr.Button("Search", scale=1)
                     rand = gr.Button("Random example", scale=1)
-                captions_view = gr.Textbox(label="Candidate captions (✓ = the positive)", lines=3, max_lines=5,
-                                           interactive=False, elem_id="captions")
+                captions_view = gr.Textbox(label="Candidates (✓ = the positive; retrieval: the query and its video)",
+                                           lines=3, max_lines=5, interactive=False, elem_id="captions")
                 run_btn = gr.Button("Run model", variant="primary", elem_id="run-example")
             with gr.Tab("Upload your video"):
                 upload = gr.Video(label=f"Video (≤ {dl.MAX_DURATION_S:.0f} s, ≤ {dl.MAX_UPLOAD_BYTES // 2**20} MB, "
@@ -202,7 +260,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
             with gr.Column(scale=1, min_width=240):
                 video = gr.Video(label="Video", interactive=False, height=240, elem_id="video")
             with gr.Column(scale=3):
-                table = gr.Dataframe(headers=["rank", "positive", "caption", "score", "negative type"],
+                table = gr.Dataframe(headers=["rank", "positive", "candidate", "score", "negative type"],
                                      label="Ranked candidates (best first; ✓ marks the positive)", interactive=False,
                                      elem_id="ranked", wrap=True, max_height=2400,  # every row, no scrolling
                                      column_widths=["7%", "11%", "58%", "10%", "14%"])
@@ -212,7 +270,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list[str], d
                                    show_inline_category=False, elem_id="diffs")
         delta = gr.Markdown(elem_id="delta-s")
 
-        bench.change(on_benchmark, bench, [config, example, query])
+        bench.change(on_benchmark, bench, [config, example, query, verdict, table, chart, diffs, delta])
         config.change(on_config, [bench, config], [example, query])
         search.click(on_search, [bench, config, query], example)
         query.submit(on_search, [bench, config, query], example)
@@ -233,7 +291,9 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="video-hardneg demo (Gradio)")
     p.add_argument("--data", default=os.environ.get("HARDNEG_DEMO_DATA"), help="folder of built benchmarks (default: built-in samples)")
     p.add_argument("--videos", default=os.environ.get("HARDNEG_DEMO_VIDEOS"), help="folder of videos named by id")
-    p.add_argument("--models", default=None, help="comma-separated models (default: tiny-clip + blind-unigram on CPU)")
+    p.add_argument("--models", default=None,
+                   help="comma-separated models: registered names, Hub ids, local folders or module:Class "
+                        "(default: tiny-clip + blind-unigram on CPU); run locally, the page also takes a typed one")
     p.add_argument("--device", default=None)
     p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", 7860)))
@@ -243,7 +303,7 @@ def main(argv: list[str] | None = None) -> None:
         d, v = prepare_default_data(default_cache_dir())
         data, vids = data or d, vids or v
     models = [m for m in args.models.split(",") if m] if args.models else default_models()
-    app = build_app(data, vids, models, device=args.device)
+    app = build_app(data, vids, models, device=args.device, custom_models=custom_models_allowed(args.host))
     app.launch(server_name=args.host, server_port=args.port, allowed_paths=[str(Path(vids).resolve())],
                **launch_options())
 

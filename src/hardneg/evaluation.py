@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hardneg import __version__, benchmarks
+from hardneg import __version__, benchmarks, vocabulary
 from hardneg.items import align_predictions, item_set, load_benchmark
 from hardneg.results import evaluate_scores
 from hardneg.scoring import read_predictions
@@ -45,8 +45,15 @@ def delta_s(scores: np.ndarray, mask: np.ndarray, labels: np.ndarray, types: np.
     return out
 
 
+def top1_key(benchmark: str) -> str:
+    """The key a benchmark's results use for "positive ranked first": its declared metric drawn from the core's
+    per-item R@1 (contrast sets, VITATECS: `Accuracy`), else `R@1`."""
+    return next((m.key for m in benchmarks.get(benchmark).metrics if m.source == "R@1"), "R@1")
+
+
 def by_negative_type(aligned, ties: str, n_resamples: int, seed: int, confidence: float) -> tuple[dict, dict]:
-    """R@1 and MRR of the positive against one negative type at a time, and Δs."""
+    """Top-1 (the benchmark's own name for it: R@1 or Accuracy) and MRR of the positive against one negative
+    type at a time, and Δs."""
     from hardneg.items import subset_items
 
     items = aligned.items
@@ -65,7 +72,7 @@ def by_negative_type(aligned, ties: str, n_resamples: int, seed: int, confidence
             continue
         r = evaluate_scores(subset_items(items, sel), mat[sel], sub_mask[sel], ties=ties, n_resamples=n_resamples,
                             confidence=confidence, seed=seed)
-        entry: dict[str, Any] = {k: r.to_dict()["metrics"][k] for k in ("R@1", "MRR")}
+        entry: dict[str, Any] = {k: r.to_dict()["metrics"][k] for k in (top1_key(r.benchmark), "MRR")}
         entry["n"] = int(sel.size)
         out[t] = entry
     return out, delta_s(mat, mask, items.label, types)
@@ -83,15 +90,71 @@ def provenance(meta: dict, data, ties: str) -> dict[str, Any]:
     }
 
 
+#: `ties=` value that means "the benchmark's own rule" (its declaration's `original_ties`)
+ORIGINAL = "original"
+#: the rule the original one is compared with
+TIE_AWARE = "expected"
+
+
+def beside_tie_aware(aligned, result: dict[str, Any], rule: str, seed: int) -> dict[str, Any]:
+    """The same metrics under the tie-aware rule, to print beside the authors' rule with their difference."""
+    decl = benchmarks.get(result["benchmark"])
+    other = evaluate_scores(aligned.items, aligned.scores, aligned.mask, ties=TIE_AWARE, n_resamples=0,
+                            seed=seed, n_items=aligned.n_items).to_dict()
+    return {"rule": rule, "note": decl.original_ties_note, "tie_aware_rule": TIE_AWARE,
+            "tie_aware": {k: v["value"] for k, v in other["metrics"].items()},
+            "tie_aware_breakdowns": {c: {g: {k: v["value"] for k, v in e.items() if isinstance(v, dict)}
+                                         for g, e in groups.items()} for c, groups in other["breakdowns"].items()}}
+
+
+def reproduction_lines(result: dict[str, Any]) -> list[str]:
+    """The authors' rule beside the tie-aware one, to two decimals (percent for rates), with the difference."""
+    orig = result.get("original_rule")
+    if not orig:
+        return []
+    b = result["benchmark"]
+    ties_exist = (result.get("tie_rate") or 0) > 0
+
+    def two(key: str, x: float | None) -> str:
+        if x is None:
+            return "n/a"
+        return f"{100 * x:.2f}" if _is_pct(key, b) else f"{x:.3f}"
+
+    lines = [f"original rule {orig['rule']!r} ({orig['note']}) beside tie-aware {orig['tie_aware_rule']!r}, "
+             f"two decimals, rates in %" + ("" if ties_exist else "; no ties, so the rules agree"),
+             f"   {'metric':<36} {'original':>9} {'tie-aware':>10} {'difference':>11}"]
+
+    def row(label: str, key: str, a: float | None, e: float | None) -> str:
+        diff = "" if a is None or e is None or not ties_exist else (
+            f"{100 * (e - a):+.2f}" if _is_pct(key, b) else f"{e - a:+.3f}")
+        return f"   {label:<36} {two(key, a):>9} {two(key, e):>10} {diff:>11}"
+
+    for key, entry in result["metrics"].items():
+        lines.append(row(key, key, entry["value"], orig["tie_aware"].get(key)))
+    main = result["headline"][0]
+    for column, groups in result.get("breakdowns", {}).items():
+        for g, entry in groups.items():
+            if main in entry:
+                e = orig["tie_aware_breakdowns"].get(column, {}).get(g, {}).get(main)
+                lines.append(row(f"{main} {column}={g}", main, entry[main]["value"], e))
+    return lines
+
+
 def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ties: str = "expected",
                          n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
                          trust_metadata_dataset: bool = False) -> dict[str, Any]:
     """All metrics of a predictions file as a JSON-ready dict (the results engine's `Result.to_dict()` + extras)."""
     table, meta = read_predictions(predictions)
     from hardneg.alignment import resolve_dataset
+    from hardneg.hub_access import ensure_dataset_loadable
+
+    requested = ties
+    if ties == ORIGINAL:  # the authors' rule of the file's benchmark, as its declaration names it
+        ties = benchmarks.get(meta["benchmark"]).original_ties
 
     # only an explicit --dataset, the file's own local folder, or the declared Hub repo is loaded
     ds, _why = resolve_dataset(meta, dataset, trust_metadata_dataset)
+    ensure_dataset_loadable(ds)  # offline: a clear error with the fix, not huggingface_hub's traceback
     splits = [s for s in str(meta.get("split", "")).split(",") if s] or None
     data = load_benchmark(ds, meta["config"], splits, benchmark=meta.get("benchmark"))
     items = item_set(data)
@@ -103,6 +166,8 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
         result["by_negative_type"] = types
         if ds_:
             result["delta_s"] = ds_
+    if requested == ORIGINAL:
+        result["original_rule"] = beside_tie_aware(aligned, result, ties, seed)
     result["provenance"] = provenance(meta, data, ties)
     result["model_id"] = meta.get("model_id")
     result["videos"] = meta.get("videos")
@@ -116,44 +181,37 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     return result
 
 
-def _is_pct(key: str, benchmark: str) -> bool:
-    """Rates are shown in percent; ranks and reciprocal-rank means as plain numbers (as declared)."""
-    for m in benchmarks.get(benchmark).metrics:
-        if key == m.key or key.startswith(m.key + "_"):
-            return m.percent
-    return not key.startswith(("MeanR", "MedianR"))
-
-
-def _fmt(entry: dict[str, float], pct: bool) -> str:
-    f = (lambda x: "n/a" if x is None else f"{100 * x:.1f}") if pct else (lambda x: "n/a" if x is None else f"{x:.3f}")
-    if "low" not in entry:
-        return f(entry["value"])
-    return f"{f(entry['value'])} [{f(entry['low'])}, {f(entry['high'])}]"
+def _is_pct(key: str, benchmark: str | None = None) -> bool:
+    """Fractions are shown in percent, ranks as ranks (`hardneg.vocabulary`); other labels as fractions."""
+    return vocabulary.is_percent(key) if vocabulary.is_metric(key) else True
 
 
 def format_result(result: dict[str, Any]) -> str:
-    """A plain-text report: headline and other metrics with chance, then each breakdown."""
-    b = result["benchmark"]
-    pct = lambda k: _is_pct(k, b)  # noqa: E731
-    lines = [f"{b} / {result['config']} ({result['split']}) — model {result.get('model_id')}",
+    """A plain-text report: headline and other metrics with chance, then each breakdown.
+
+    Names and units from `hardneg.vocabulary`: each metric's label says its unit ("R@1 (%)", "MeanR (rank)").
+    """
+    lines = [f"{result['benchmark']} / {result['config']} ({result['split']}) — model {result.get('model_id')}",
              f"scored {result['n']}/{result['n_items']} ({100 * result['coverage']:.0f}%), ties={result['ties']}, "
              f"tie rate {100 * (result.get('tie_rate') or 0):.1f}%, "
              + (f"{int(100 * result['confidence'])}% cluster-bootstrap CIs over videos" if result.get("n_resamples")
-                else "no intervals (--resamples 0)") + "; rates in %"]
+                else "no intervals (--resamples 0)") + "; fractions in %, ranks as ranks"]
+    show = lambda k, v: f"{vocabulary.header(k)} {vocabulary.display_entry(k, v)}"  # noqa: E731
     for key, entry in result["metrics"].items():
         star = "*" if key in result["headline"] else " "
         chance = result["chance"].get(key)
-        ch = "" if chance is None else f"   (chance {_fmt({'value': chance}, pct(key))})"
-        lines.append(f" {star}{key:<16} {_fmt(entry, pct(key))}{ch}")
+        ch = "" if chance is None else f"   (chance {vocabulary.display(key, chance)})"
+        lines.append(f" {star}{vocabulary.header(key):<22} {vocabulary.display_entry(key, entry)}{ch}")
     for column, groups in result.get("breakdowns", {}).items():
         for g, entry in groups.items():
-            shown = "  ".join(f"{k} {_fmt(v, pct(k))}" for k, v in entry.items() if isinstance(v, dict))
+            shown = "  ".join(show(k, v) for k, v in entry.items() if isinstance(v, dict))
             lines.append(f"  {column}={g} (n={entry['n']}): {shown}")
     for t, entry in result.get("by_negative_type", {}).items():
-        shown = "  ".join(f"{k} {_fmt(v, pct(k))}" for k, v in entry.items() if isinstance(v, dict))
+        shown = "  ".join(show(k, v) for k, v in entry.items() if isinstance(v, dict))
         lines.append(f"  vs {t} negatives only (n={entry['n']}): {shown}")
     for kind, d in result.get("delta_s", {}).items():
         lines.append(f"  Δs {kind} swap: mean {d['mean']:+.4f}, negative in {100 * d['share_negative']:.0f}% of {d['n']}")
+    lines += ["  " + line for line in reproduction_lines(result)]
     for note in result.get("notes", []):
         lines.append(f"  note: {note}")
     lines.append("  * headline metric of the benchmark")
@@ -168,8 +226,10 @@ def chart_bars(result: dict[str, Any]) -> list[tuple[str, dict, float | None]]:
     main = result["headline"][0]
     for column, groups in result.get("breakdowns", {}).items():
         bars += [(f"{main} {column}={g}", e[main], None) for g, e in groups.items() if main in e]
-    bars += [(f"R@1 vs {t}", e["R@1"], None) for t, e in result.get("by_negative_type", {}).items()]
-    return [(label, e, c) for label, e, c in bars if _is_pct(label.split(" ")[0], b) or label.startswith(main)]
+    top1 = top1_key(b)
+    bars += [(f"{top1} vs {t}", e[top1], None) for t, e in result.get("by_negative_type", {}).items() if top1 in e]
+    return [(label, e, c) for label, e, c in bars if e.get("value") is not None
+            and (_is_pct(label.split(" ")[0], b) or label.startswith(main))]
 
 
 def render_chart(result: dict[str, Any]) -> bytes:

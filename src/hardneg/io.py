@@ -26,6 +26,26 @@ class OutputExistsError(FileExistsError):
     """Raised instead of overwriting an existing result."""
 
 
+#: the path that means standard output wherever a command asks for a file to write
+STDOUT = "-"
+
+
+def is_stdout(path) -> bool:
+    """True for `-`, which every command reads as "write to standard output"."""
+    return path is not None and str(path) == STDOUT
+
+
+def write_stdout(data: bytes | str) -> None:
+    """Write a whole output to standard output (bytes as they are: a PNG or Parquet can be piped)."""
+    import sys
+
+    sys.stdout.flush()
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
 def refuse_overwrite(path: str | os.PathLike, overwrite: bool, flag: str = "--overwrite") -> None:
     """Raise OutputExistsError when `path` exists and overwriting was not asked for."""
     p = Path(path)

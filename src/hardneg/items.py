@@ -61,15 +61,29 @@ class BenchmarkData:
         return Path(self.dataset).is_dir()
 
 
-def card_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
-    """{config: {split: [data file paths]}} from a built folder's README YAML (in card order)."""
+_CARD_CACHE: dict[tuple, dict] = {}
+
+
+def _card_header(card: Path, text: str) -> dict:
+    """The card's YAML header, parsed once per file version (a card's YAML is large: loading a board's item sets
+    read each card once per config, most of `hardneg leaderboard show`'s time); libyaml's loader when present."""
     import yaml
 
+    st = card.stat()
+    key = (str(card.resolve()), st.st_mtime_ns, st.st_size)
+    if key not in _CARD_CACHE:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _CARD_CACHE[key] = yaml.load(text.split("---", 2)[1], Loader=loader) or {}
+    return _CARD_CACHE[key]
+
+
+def card_configs(folder: Path) -> dict[str, dict[str, list[str]]]:
+    """{config: {split: [data file paths]}} from a built folder's README YAML (in card order)."""
     card = Path(folder) / "README.md"
     text = card.read_text(encoding="utf-8") if card.is_file() else ""
     if not text.startswith("---"):
         return _layout_configs(Path(folder))
-    header = yaml.safe_load(text.split("---", 2)[1]) or {}
+    header = _card_header(card, text)
     out: dict[str, dict[str, list[str]]] = {}
     for cfg in header.get("configs", []):
         splits: dict[str, list[str]] = {}
@@ -313,7 +327,8 @@ def item_set(data: BenchmarkData) -> ItemSet:
         label=np.asarray(t.column("label").to_pylist(), dtype=np.int64), captions=captions,
         negative_types=t.column("negative_types").to_pylist() if "negative_types" in t.column_names else None,
         revision=data.data_revision, files=data.files,
-        groups={c: _strings(t.column(c).to_pylist()) for c in BREAKDOWN_COLUMNS if c in t.column_names},
+        groups={c: _strings(t.column(c).to_pylist()) for c in (*BREAKDOWN_COLUMNS, *data.declaration.item_columns)
+                if c in t.column_names},
     )
 
 

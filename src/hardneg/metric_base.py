@@ -44,7 +44,9 @@ TIES_DOC = """\
         `"optimistic"`: ties go for the positive. `"random"`: one seeded random order (`seed`).
         Benchmarks' original rules, to reproduce published numbers: `"feint6k"` (Feint6K's
         eval_rcad.py: the positive wins every tie), `"posrank"` (PoSRank's script: ties count
-        against the positive), `"fire"` (FIRE's code: argsort order; AP divided by hits in the top 20).
+        against the positive), `"fire"` (FIRE's code: argsort order; AP divided by hits in the top 20),
+        `"argmax"` (np.argmax: the first candidate wins a tie; ViLMA, VideoCon ATP-Hard), `"argsort"`
+        (VideoCon calc_ssv2.py: NumPy's default unstable argsort order).
 """
 
 COMMON_KWARGS_DOC = """\

@@ -1,4 +1,4 @@
-"""Where the five `evaluate` metric modules live, so users can load them without a checkout.
+"""Where the `evaluate` metric modules live, so users can load them without a checkout.
 
 From a source checkout (editable install) the modules are the repository's `metrics/<name>/`;
 from a wheel they are the copy shipped at `hardneg/_shipped/metrics/<name>/`.
@@ -19,6 +19,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "correct_at_k",
     "mean_average_precision",
     "posrank",
+    "accuracy",
 )
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -65,5 +66,5 @@ def load_metric(name: str, **kwargs: Any):
     try:
         import evaluate
     except ImportError as exc:  # the `metrics` extra is not installed
-        raise ImportError("load_metric needs `evaluate`; install it with: pip install 'video-hardneg[metrics]'") from exc
+        raise ImportError("load_metric needs `evaluate`; install it with: pip install -e '.[metrics]' (from the clone; video-hardneg is not on PyPI)") from exc
     return evaluate.load(metric_path(name), **kwargs)

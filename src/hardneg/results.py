@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Benchmark, Metric
 from hardneg.items import Aligned, ItemSet
 from hardneg.ranking import Qrels, multiple_choice, retrieval
 from hardneg.ranking.bootstrap import Stat, joint_intervals
+from hardneg.ranking.grouped import all_right, first_of_group
 
 #: ties under which chance is defined (a constant scorer gets exactly chance)
 CHANCE_TIES = "expected"
@@ -36,14 +37,28 @@ class StatSpec:
     kind: str = "mean"  # mean | median | mean_of_group_means
     over: str | None = None
     percent: bool = True
+    where: tuple[str, str] | None = None  # only rows whose column holds this value (`Metric.where`)
+    all_of: str | None = None  # rows with one value of this column count once, as the product (`Metric.all_of`)
+
+    @property
+    def columns(self) -> list[str]:
+        """The item columns this statistic reads."""
+        return [c for c in (self.over, self.all_of, self.where[0] if self.where else None) if c]
 
 
 def standard_specs(decl: Benchmark) -> list[StatSpec]:
-    """Headline metrics first, then the standard ones of the task kind (no duplicates)."""
+    """Headline metrics first, then the standard ones of the task kind, each once.
+
+    A standard statistic is left out when a headline metric already reports the same per-item values
+    under its own name: contrast sets' `Accuracy` is the core's per-item R@1, so no `R@1` beside it;
+    FIRE's `C@k_original` is the core's retrieval R@k, so no `R@k` beside it (one name per computation,
+    `hardneg.vocabulary`).
+    """
     specs: list[StatSpec] = []
 
     def add(m: Metric) -> None:
-        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over, m.percent))
+        specs.append(StatSpec(m.key, m.source, "mean_of_group_means" if m.over else "mean", m.over,
+                              vocabulary.is_percent(m.key), m.where, m.all_of))
         if m.baseline is not None:
             add(m.baseline)
 
@@ -51,14 +66,16 @@ def standard_specs(decl: Benchmark) -> list[StatSpec]:
         add(m)
     if decl.is_retrieval:
         extra = [StatSpec(f"C@{k}", f"C@{k}") for k in decl.ks] + [StatSpec("mAP", "AP")]
-        extra += [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
-        extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original", percent=False)]
+        if decl.original_positive:  # measures of the one original video (not for SSv2-Temporal's equal positives)
+            extra += [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
+            extra += [StatSpec("MeanR", "rank_original", percent=False), StatSpec("MRR", "RR_original")]
     else:
         extra = [StatSpec(f"R@{k}", f"R@{k}") for k in decl.ks]
         extra += [StatSpec("MeanR", "rank", percent=False), StatSpec("MedianR", "rank", "median", percent=False),
-                  StatSpec("MRR", "RR", percent=False)]
+                  StatSpec("MRR", "RR")]
     have = {s.key for s in specs}
-    return specs + [s for s in extra if s.key not in have]
+    sources = {s.source for s in specs if s.kind == "mean" or s.source.startswith("R@")}
+    return specs + [s for s in extra if s.key not in have and not (s.key.startswith("R@") and s.source in sources)]
 
 
 def _per_item(items: ItemSet, scores: np.ndarray, mask, ks, ties: str, seed: int | None) -> tuple[dict, float]:
@@ -80,26 +97,61 @@ def constant_scores(items: ItemSet) -> tuple[np.ndarray, np.ndarray | None]:
     return np.zeros((len(items), width)), mask
 
 
-def _value(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
+def _rows(spec: StatSpec, per: dict, groups: dict[str, np.ndarray],
+          select: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The per-row values a statistic averages and the rows it counts (None: every row).
+
+    `where` keeps the rows holding its value; `all_of` replaces each row's value by its group's
+    product and counts each group once (its first counted row), so the mean over counted rows is
+    the share of groups where every row is right.
+    """
     v = per[spec.source]
-    if select is not None:
-        v = v[select]
+    keep = select
+    if spec.where is not None:
+        column, wanted = spec.where
+        hit = groups[column] == wanted
+        keep = hit if keep is None else keep & hit
+    if spec.all_of is not None:
+        v = all_right(v, groups[spec.all_of])
+        keep = first_of_group(groups[spec.all_of], keep)
+    return v, keep
+
+
+def per_row_values(spec: StatSpec, per: dict, groups: dict[str, np.ndarray]) -> np.ndarray:
+    """(N,) values whose plain mean is the statistic (a mean kind): for paired tests over every row."""
+    v, keep = _rows(spec, per, groups)
+    if spec.kind == "mean_of_group_means":
+        g = groups[spec.over]
+        keep = np.ones(v.size, dtype=bool) if keep is None else keep
+        labels, inverse = np.unique(g[keep], return_inverse=True)
+        counts = np.bincount(inverse, minlength=labels.size)
+        out = np.zeros(v.size)
+        out[keep] = v[keep] * v.size / (labels.size * counts[inverse])
+        return out
+    if keep is None:
+        return v
+    return np.where(keep, v, 0.0) * (v.size / max(int(keep.sum()), 1))
+
+
+def _value(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> float:
+    v, keep = _rows(spec, per, groups, select)
+    if keep is not None:
+        v = v[keep]
     if v.size == 0:
         return float("nan")
     if spec.kind == "median":
         return float(np.median(v))
     if spec.kind == "mean_of_group_means":
-        g = groups[spec.over] if select is None else groups[spec.over][select]
+        g = groups[spec.over] if keep is None else groups[spec.over][keep]
         return float(np.mean([v[g == x].mean() for x in np.unique(g)]))
     return float(v.mean())
 
 
 def _stat(spec: StatSpec, per: dict, groups: dict[str, np.ndarray], select: np.ndarray | None = None) -> Stat:
+    v, keep = _rows(spec, per, groups, select)
     if spec.kind == "mean_of_group_means":
-        if select is not None:
-            raise ValueError("a mean over groups has no per-group interval")
-        return Stat("mean_of_group_means", per[spec.source], groups=groups[spec.over])
-    return Stat(spec.kind, per[spec.source], select=select)
+        return Stat("mean_of_group_means", v, select=keep, groups=groups[spec.over])
+    return Stat(spec.kind, v, select=keep)
 
 
 @dataclass
@@ -169,8 +221,9 @@ def _entries(specs, per, groups, codes, n_resamples, confidence, seed, select=No
     values = {s.key: _value(s, per, groups, select) for s in specs}
     out = {k: {"value": v} for k, v in values.items()}
     if n_resamples and (select is None or select.any()):
-        stats = {s.key: _stat(s, per, groups, select) for s in specs}
-        for key, (lo, hi) in joint_intervals(stats, codes, n_resamples, confidence, seed).items():
+        # a statistic with no row to count (a `where` kind absent from a subset) has no value and no interval
+        stats = {s.key: _stat(s, per, groups, select) for s in specs if not math.isnan(values[s.key])}
+        for key, (lo, hi) in (joint_intervals(stats, codes, n_resamples, confidence, seed) if stats else {}).items():
             out[key].update(low=lo, high=hi)
     return out
 
@@ -192,9 +245,10 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
     specs = standard_specs(decl)
     groups = dict(items.groups)
     for s in specs:
-        if s.over and s.over not in groups:
-            raise ValueError(f"metric {s.key} averages over column {s.over!r}, which the items of "
-                             f"{items.benchmark}/{items.config} do not have")
+        missing = [c for c in s.columns if c not in groups]
+        if missing:
+            raise ValueError(f"metric {s.key} reads column(s) {missing}, which the items of "
+                             f"{items.benchmark}/{items.config} do not have; rebuild the dataset with this version")
     per, tie_rate = _per_item(items, scores, mask, decl.ks, ties, seed if ties == "random" else None)
     _, codes = np.unique(items.clusters.astype(str), return_inverse=True)
     metrics = _entries(specs, per, groups, codes, n_resamples, confidence, seed)
@@ -203,7 +257,7 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
         if s.over:
             for g in sorted(set(groups[s.over].tolist())):
                 sel = groups[s.over] == g
-                sub = StatSpec(f"{s.key}_{g}", s.source, "mean", None, s.percent)
+                sub = StatSpec(f"{s.key}_{g}", s.source, "mean", None, s.percent, s.where, s.all_of)
                 metrics.update(_entries([sub], per, groups, codes, n_resamples, confidence, seed, sel))
     const, const_mask = constant_scores(items)
     cper, _ = _per_item(items, const, const_mask, decl.ks, CHANCE_TIES, None)
@@ -211,7 +265,8 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
     for s in specs:
         if s.over:
             for g in sorted(set(groups[s.over].tolist())):
-                chance[f"{s.key}_{g}"] = _value(StatSpec("", s.source), cper, groups, groups[s.over] == g)
+                chance[f"{s.key}_{g}"] = _value(StatSpec("", s.source, where=s.where, all_of=s.all_of), cper, groups,
+                                                groups[s.over] == g)
     breakdowns: dict[str, dict[str, dict[str, Any]]] = {}
     flat = [s for s in specs if s.kind != "mean_of_group_means"]
     for column in decl.breakdowns:

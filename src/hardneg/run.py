@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from hardneg import benchmarks as registry
+from hardneg import vocabulary
 from hardneg.video import FrameSettings
 
 RESULTS_FILE = "results.json"
@@ -139,8 +140,10 @@ def plan(folders: dict[str, Path]) -> list[Pair]:
 # ----------------------------------------------------------------------------- resuming
 
 
-def _run_key(model, frames: FrameSettings, data_revision: str, videos: str | None) -> str:
+def _run_key(model, frames: FrameSettings, data_revision: str, videos: str | None, model_id: str | None = None) -> str:
     parts = {"model": model.identity(), "frames": frames.identity(), "data": data_revision, "videos": videos}
+    if model_id is not None:  # the name in the files: another name means rewriting them (keys without one unchanged)
+        parts["model_id"] = model_id
     return "sha256:" + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -187,7 +190,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
               frames: FrameSettings = FrameSettings(), ties: str = "expected", resamples: int = 1000,
               seed: int = 0, confidence: float = 0.95, device: str | None = None, fp16: bool = False,
               revision: str | None = None, cache_dir: str | Path | None = None, overwrite: bool = False,
-              progress: bool = False, charts: bool = False, **score_options: Any) -> dict[str, dict[str, Any]]:
+              progress: bool = False, charts: bool = False, model_id: str | None = None, **score_options: Any) -> dict[str, dict[str, Any]]:
     """Score `model` on every config of `benchmarks`, evaluate, write `<out>/results.json`; return the results.
 
     model: a model name or Hub id for `hardneg.models.load_model` ("tiny-clip",
@@ -213,6 +216,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     device, fp16, revision: how a model named by a string is loaded.
     cache_dir: embedding and sample-video cache (default `$HARDNEG_CACHE` or ~/.cache/hardneg).
     progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config.
+    model_id: the name written into every predictions file (`ORG/NAME`, what `hardneg submit` and the board use;
+        default: the model's own name).
     score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only).
 
     Returns {"<benchmark>/<config>": result} where each result is `hardneg evaluate`'s JSON
@@ -225,6 +230,9 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     from hardneg.resources import cache_dir as default_cache_dir
     from hardneg.scoring import score_benchmark
 
+    from hardneg.scoring import check_model_id
+
+    model_id = check_model_id(model_id)
     names = benchmark_names(benchmarks)
     explicit = not (benchmarks is None or benchmarks == "all")
     out = Path(out)
@@ -260,13 +268,13 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
                 bar.set_postfix_str(pair.key)
             pred = out / "predictions" / f"{pair.benchmark}-{pair.config}.parquet"
             data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
-            key = _run_key(m, frames, data_revision, videos_path)
-            reused = not _needs_scoring(pred, key, previous, pair, m.model_id, overwrite)
+            key = _run_key(m, frames, data_revision, videos_path, model_id)
+            reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
             if not reused:
                 score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=frames,
                                 cache_dir=str(score_cache), device=device, fp16=fp16, revision=revision,
                                 benchmark=pair.benchmark, overwrite=True, progress=False, loaded_model=m,
-                                **score_options)
+                                model_id=model_id, **score_options)
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
                              "model": m.identity(), "videos": videos_path}
@@ -319,16 +327,11 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
         n = str(res["n"]) if res["n"] == res["n_items"] else f"{res['n']}/{res['n_items']}"
         for key in keys:
             entry = res["metrics"].get(key)
-            metric = _metric(decl, key)
-            if entry is None or metric is None:
+            if entry is None or _metric(decl, key) is None:
                 continue
-            fmt = metric.format
-            value = fmt(entry["value"]) if entry["value"] is not None else "n/a"
-            if "low" in entry:
-                value += f" [{fmt(entry['low'])}, {fmt(entry['high'])}]"
             chance = res.get("chance", {}).get(key)
-            label = key + (" %" if metric.percent else "")
-            rows.append((res["benchmark"], res["config"], n, label, value, "" if chance is None else fmt(chance), videos))
+            rows.append((res["benchmark"], res["config"], n, vocabulary.header(key),
+                         vocabulary.display_entry(key, entry), vocabulary.display(key, chance), videos))
     return rows
 
 

@@ -234,22 +234,39 @@ def _report_from_rows(rows: pa.Table) -> tuple[VideoReport, int, int]:
     return report, computed, cached
 
 
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,95}/[A-Za-z0-9._\-]{1,100}$")
+
+
+def check_model_id(model_id: str | None) -> str | None:
+    """`ORG/NAME` as the leaderboard takes it (a Hub namespace, then the name), or None; else a clear error."""
+    if model_id is None:
+        return None
+    model_id = str(model_id).strip()
+    if not _MODEL_ID.match(model_id):
+        raise ValueError(f"--model-id {model_id[:80]!r}: give ORG/NAME (your Hub user or organization, a slash, "
+                         "then the model's name: letters, digits, '.', '_', '-'), e.g. --model-id alice/my-clip; "
+                         "use local/NAME for a board of your own")
+    return model_id
+
+
 def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None,
                     videos: str | None = None, frames: FrameSettings = FrameSettings(), cache_dir: str | None = None,
                     device: str | None = None, fp16: bool = False, revision: str | None = None,
                     benchmark: str | None = None, data_revision: str | None = None, batch_size: int = 64,
                     backend: str = "local", num_workers: int = 1, ray_address: str | None = None,
                     num_gpus: float = 0, ray_runtime_env: dict | None = None, overwrite: bool = False,
-                    progress: bool = True, loaded_model=None) -> ScoreRun:
+                    progress: bool = True, loaded_model=None, model_id: str | None = None) -> ScoreRun:
     """Score `model` on one benchmark config and write the predictions Parquet atomically.
 
-    An interrupted run leaves its finished batches in `<out>.parts-<key>/`; running the same
+    model_id: the name recorded in the file (`ORG/NAME`, what the leaderboard shows; default: the model's own
+    name). An interrupted run leaves its finished batches in `<out>.parts-<key>/`; running the same
     command again resumes from there. Settings that change the scores change the key.
     """
     from hardneg.models import load_model
     from hardneg.runner import read_output, run_map
 
     out = Path(out)
+    model_id = check_model_id(model_id)
     refuse_overwrite(out, overwrite)
     data = load_benchmark(dataset, config, splits, benchmark=benchmark, revision=data_revision)
     m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)
@@ -268,7 +285,7 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                   num_gpus=num_gpus, progress=progress, ray_runtime_env=ray_runtime_env)
     meta_common = dict(
         task=data.task, benchmark=data.benchmark, config=config, split=",".join(data.splits),
-        data_revision=data.data_revision, model_id=m.model_id, model_revision=m.revision,
+        data_revision=data.data_revision, model_id=model_id or m.model_id, model_revision=m.revision,
         # where the data came from: a Hub id (with the revision above), or a local folder recorded as an
         # absolute path so `hardneg evaluate` works from any folder; local paths are never published
         hub_id=dataset if is_hub_id(str(dataset)) else data.declaration.hub_id,

@@ -399,7 +399,7 @@ def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | No
     except Exception as exc:  # ImportError, or OSError/RuntimeError when its FFmpeg libraries are missing
         raise DecoderUnavailable(
             f"decoder 'torchcodec' cannot be used here ({type(exc).__name__}: {exc}); install it with "
-            "pip install 'video-hardneg[torchcodec]' plus FFmpeg's shared libraries (see docs/scoring-speed.md), "
+            "pip install -e '.[torchcodec]' (from the clone; video-hardneg is not on PyPI) plus FFmpeg's shared libraries (see docs/scoring-speed.md), "
             "or use the default decoder pyav") from exc
     from hardneg.models.preprocess import resize_shorter_side
 

@@ -48,7 +48,7 @@ def test_toy_builds_scores_evaluates_and_reaches_the_board_and_demo(toy, tmp_pat
     assert board.benchmarks == ["toy"]
     assert [c.name for c in board.columns("toy")] == ["R@1 · main"]
     table = board.table("toy")
-    assert "random (exact chance)" in set(table["Model"]) and table["R@1 · main"].iloc[0].startswith("33.3")
+    assert "random (exact chance)" in set(table["Model"]) and table["R@1 · main (%)"].iloc[0].startswith("33.3")
 
     sys.path.insert(0, str(SPACES / "demo"))
     try:

@@ -54,13 +54,13 @@ def test_generation_resumes_from_a_partial_folder_and_refuses_to_overwrite(tmp_p
     generate_world(out, n_train=2, n_test=0, seed=1, config=SMALL)
     with pytest.raises(FileExistsError, match="overwrite"):
         generate_world(out, n_train=2, n_test=0, seed=1, config=SMALL)
-    first = video_path(out, "world-v1-s1-train-00000").read_bytes()
+    first = video_path(out, "world-v2-s1-train-00000").read_bytes()
     partial = tmp_path / ".w2.partial" / "videos"
     partial.mkdir(parents=True)
-    shutil.copy(video_path(out, "world-v1-s1-train-00000"), partial / "world-v1-s1-train-00000.mp4")
+    shutil.copy(video_path(out, "world-v2-s1-train-00000"), partial / "world-v2-s1-train-00000.mp4")
     (tmp_path / ".w2.partial" / "world.json").write_text((out / "world.json").read_text())
     generate_world(tmp_path / "w2", n_train=2, n_test=0, seed=1, config=SMALL)
-    assert video_path(tmp_path / "w2", "world-v1-s1-train-00000").read_bytes() == first
+    assert video_path(tmp_path / "w2", "world-v2-s1-train-00000").read_bytes() == first
     assert not (tmp_path / ".w2.partial").exists()
 
 
@@ -297,11 +297,12 @@ def test_sample_builds_with_every_config_and_a_hand_checked_item(built):
     noun = load_items(str(built.out), "noun")
     k = noun.index[f"noun:{first.id}"]
     assert noun.captions[k][0] == first.text and noun.label[k] == 0
-    # the subject's shape was changed into each other shape, in a seeded order
-    assert [c.split()[3] for c in noun.captions[k][1:]] == ["ring", "hexagon", "star", "crescent", "cross", "diamond",
-                                                            "circle", "triangle", "square"]
-    assert all(c.split()[:3] + c.split()[4:] == first.text.split()[:3] + first.text.split()[4:]
-               for c in noun.captions[k])
+    # the second object's shape was changed into each other shape, in a seeded order
+    words = first.text.split()
+    at = words.index("heart,")
+    assert [c.split()[at] for c in noun.captions[k][1:]] == [f"{w}," for w in (
+        "diamond", "star", "circle", "hexagon", "ring", "triangle", "square", "crescent", "cross")]
+    assert all(c.split()[:at] + c.split()[at + 1:] == words[:at] + words[at + 1:] for c in noun.captions[k])
     assert noun.negative_types[k] == ["positive"] + ["noun"] * 9
 
 
@@ -380,3 +381,57 @@ def test_build_errors_name_the_file_and_field(world_dir, tmp_path):
     train_only = generate_world(tmp_path / "t", n_train=1, n_test=0, seed=0, config=SMALL)
     with pytest.raises(RawFormatError, match="no scene of split 'test'"):
         build_benchmark("world", train_only, tmp_path / "out")
+
+
+# ----------------------------------------------------------------------------- the generators' audit
+
+
+def test_audit_sorts_generated_negatives_by_the_truth():
+    from hardneg.world.audit import audit_rows, judge_negative, summarize
+
+    s = sample_scene(0, "test", 0)  # a small cyan heart rotates quickly in front of a medium white heart, ...
+    text = s.text
+    assert judge_negative(s, text) == "true"
+    assert judge_negative(s, text.replace("small", "little", 1)) == "synonym-true"
+    assert judge_negative(s, text.replace("small", "big", 1)) == "false"  # read as "large": false
+    assert judge_negative(s, text.replace("small", "large", 1)) == "false"
+    assert judge_negative(s, text.replace("cyan heart", "cyan groin", 1)) == "unknown"
+    assert judge_negative(s, text.replace("rotates", "shrink", 1)) == "ungrammatical"  # a world word, wrong form
+    assert judge_negative(s, text.replace("quickly in", "red in", 1)) == "ungrammatical"
+    row = {"video_id": s.id, "label": 0, "category": "adj", "negative_types": ["positive", "adj", "adj", "adj"],
+           "captions": [text, text.replace("small", "tiny", 1), text.replace("small", "large", 1),
+                        text.replace("small", "ripe", 1)]}
+    recs = audit_rows({s.id: s}, [row], "hand")
+    assert [r["verdict"] for r in recs] == ["synonym-true", "false", "unknown"]
+    (summary,) = summarize(recs, n_resamples=0)
+    assert summary["negatives"] == 3 and summary["false_negative"] == pytest.approx(1 / 3)
+    assert summary["captions_with_false_negative"] == 1.0 and summary["top_unknown"] == [("ripe", 1)]
+
+
+def test_training_word_negatives_change_any_slot_and_are_false():
+    from hardneg.world.negatives import word_negatives
+
+    s = sample_scene(0, "train", 7)
+    for pos, most in (("noun", 18), ("adj", 2 + 2 + 10 + 10), ("prep", 4)):
+        negs = word_negatives(s, pos, k=16)
+        assert len(negs) == min(16, most) and len(set(negs)) == len(negs)
+        assert all(check(s, t) == "false" and _words_differ_by_one(t, s.text) or pos == "prep" for t in negs)
+    assert word_negatives(s, "adj", k=16) == word_negatives(s, "adj", k=16)
+    with pytest.raises(ValueError, match="pos must be one of"):
+        word_negatives(s, "det")
+
+
+@pytest.mark.parametrize("verb,key", [("shakes", "dx"), ("wobbles", "dangle"), ("bounces", "dy"), ("pulses", "scale"),
+                                      ("blinks", "visible"), ("moves", "dx"), ("rotates", "dangle"), ("grows", "scale")])
+def test_every_action_and_manner_shows_in_8_of_16_sampled_frames(verb, key):
+    """What a model sees by default (8 frames spread over 16): no action vanishes, slowly != quickly."""
+    from hardneg.video import uniform_indices
+    from hardneg.world.motion import subject_offsets
+
+    picks = uniform_indices(16, 8)[:4]  # the first event's sampled frames
+    seen = {}
+    for manner in vocab.MANNERS:
+        off = subject_offsets([(verb, manner, "right" if verb == "moves" else None), ("fades", "slowly", None)], 16, 64.0)
+        seen[manner] = np.asarray(off[key], dtype=np.float64)[picks]
+        assert np.ptp(np.concatenate([[0.0 if key != "scale" else 1.0], seen[manner]])) > 0.1 or key == "visible"
+    assert not np.allclose(seen["slowly"], seen["quickly"])

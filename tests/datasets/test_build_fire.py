@@ -7,7 +7,7 @@ import pytest
 datasets = pytest.importorskip("datasets")
 
 from hardneg.datasets import build_benchmark  # noqa: E402
-from hardneg.datasets.raw_fire import vote  # noqa: E402
+from hardneg.benchmarks.fire import vote  # noqa: E402
 
 R, I = "relevant", "irrelevant"
 

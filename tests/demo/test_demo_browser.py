@@ -1,4 +1,5 @@
-"""Drive the demo in real headless Chromium: pick an example, run the model, see the ranking and chart."""
+"""Drive the demo in real headless Chromium: pick an example, run the model, see the ranking and chart; one
+example on every benchmark of the registry (FIRE's retrieval included); a model typed by the user."""
 
 from __future__ import annotations
 
@@ -19,6 +20,28 @@ APP = Path(__file__).resolve().parents[2] / "spaces" / "demo" / "app.py"
 
 pytestmark = pytest.mark.browser
 
+#: a user's Python model, typed into the model box as module:Class (scores are log-probabilities: negative)
+USER_MODEL = """
+import numpy as np
+
+class LogProbModel:
+    model_id = "me/logprob"
+    score_name = "log-probability (test model)"
+    uses_video = False
+
+    def score(self, video, captions):
+        return -np.asarray([1.0 + len(c) / 10 for c in captions])
+"""
+
+
+def sampled_benchmarks() -> list:
+    """Every benchmark of the registry; those without a built-in sample are skipped with the reason."""
+    from hardneg import benchmarks
+
+    return [pytest.param(n, marks=() if b.sample else pytest.mark.skip(reason=f"{n} declares no built-in sample "
+                                                                              "for the demo to show"))
+            for n, b in benchmarks.all_benchmarks().items()]
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -27,13 +50,17 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def demo_url(demo_data):
+def demo_url(demo_data, tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (apt-get install chromium)")
     pytest.importorskip("playwright")
     cache, data, videos = demo_data
     port = _free_port()
-    env = dict(os.environ, HARDNEG_CACHE=str(cache), GRADIO_ANALYTICS_ENABLED="False")
+    user_code = tmp_path_factory.mktemp("user-model")
+    (user_code / "demo_user_model.py").write_text(USER_MODEL)
+    path = os.pathsep.join(filter(None, [str(user_code), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, HARDNEG_CACHE=str(cache), GRADIO_ANALYTICS_ENABLED="False", PYTHONPATH=path)
+    env.pop("SPACE_ID", None)
     proc = subprocess.Popen([sys.executable, str(APP), "--port", str(port), "--data", str(data), "--videos",
                              str(videos), "--models", "tiny-clip,broken-model-for-test"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -75,7 +102,7 @@ def pick(page, field: str, option: str):
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def run_and_wait(page, button="#run-example", expect="Positive ranked"):
+def run_and_wait(page, button="#run-example", expect=" ranked "):
     page.evaluate("() => { const v = document.querySelector('#verdict'); if (v) v.dataset.before = v.innerText; }")
     page.click(button)
     page.wait_for_function(
@@ -85,14 +112,16 @@ def run_and_wait(page, button="#run-example", expect="Positive ranked"):
 
 def test_pick_example_run_and_see_ranking(page, artifacts_dir):
     # pick Feint6K, then search the captions for "door" to choose the example
-    pick(page, "benchmark", "feint6k")
+    pick(page, "benchmark", "Feint6K (RCAD)")
     page.wait_for_function("() => document.querySelector('#example input').value.startsWith('msrvtt:')")
     page.get_by_label("Search caption text").fill("door")
     page.get_by_role("button", name="Search").click()
     page.wait_for_function("() => document.querySelector('#example input').value === 'msrvtt:video7010'")
     assert "✓ a man is opening a wooden door" in page.input_value("#captions textarea")  # the positive is marked
     run_and_wait(page)
-    assert "of 6" in page.inner_text("#verdict")
+    verdict = page.inner_text("#verdict")
+    assert "of 6" in verdict and "Scores: cosine similarity" in page.inner_text("#chart")
+    assert ("✓" in verdict) == ("Correct" in verdict) and ("✗" in verdict) == ("Fooled" in verdict)
     ranked = page.inner_text("#ranked")
     assert "✓ positive" in ranked and "a man is opening a wooden door" in ranked
     assert ranked.count("counterfactual") == 5  # all six candidates listed: five negatives + the positive
@@ -116,12 +145,13 @@ def test_posrank_21_candidates_fit_and_the_positive_is_always_shown(page, artifa
     """21 candidates: every row visible without scrolling the table, the table starting above the fold, the
     positive's rank stated and marked; the search box empties when the benchmark changes."""
     page.get_by_label("Search caption text").fill("<b>no such</b>")
-    pick(page, "benchmark", "posrank")
+    pick(page, "benchmark", "PoSRank")
     page.wait_for_function("() => document.querySelector('#example input').value.startsWith('vln_uvo:')")
     assert page.input_value("#query textarea, #query input") == ""
+    assert page.inner_text("#delta-s").strip() == ""  # Feint6K's lines went with Feint6K
     run_and_wait(page)
     verdict = page.inner_text("#verdict")
-    assert "Positive ranked" in verdict and "of 21" in verdict
+    assert " ranked " in verdict and "of 21" in verdict
     assert page.locator("#ranked [role=grid]").get_attribute("aria-rowcount") == "22"  # header + 21 rows
     assert "✓ positive" in page.inner_text("#ranked")
     page.screenshot(path=str(artifacts_dir / "demo_posrank_21_candidates.png"), full_page=True)
@@ -166,14 +196,73 @@ def test_uploads_are_capped_scored_and_deleted(demo_url, tmp_path):
     clip = write_synthetic_video(tmp_path / "unique-clip-4711.mp4", "x", n_frames=8)
     out = c.predict(gradio_client.handle_file(str(clip)), "a red square\na blue circle", "tiny-clip",
                     api_name="/run_upload")
-    assert "Positive ranked" in out[1] and "deleted from the server" in out[1]
+    assert " ranked " in out[1] and "deleted from the server" in out[1]
     assert not list(Path(get_upload_folder()).rglob("unique-clip-4711.mp4"))
 
 
-def test_picker_lists_every_declared_multiple_choice_benchmark(page):
-    """The demo's benchmark picker is read from the declarations: VITATECS is there without demo code naming it."""
+def test_picker_lists_every_declared_benchmark(page):
+    """The picker is read from the declarations: every benchmark `hardneg list` names that has a sample (FIRE's
+    retrieval included), by its declared title, without demo code naming any."""
+    from hardneg import benchmarks
+
     page.locator("#benchmark input").click()
-    for name in ("feint6k", "contrast_sets", "posrank", "vitatecs"):
-        assert page.get_by_role("option", name=name, exact=True).count() == 1, name
+    for name, decl in benchmarks.all_benchmarks().items():
+        if decl.sample:
+            assert page.get_by_role("option", name=decl.title, exact=True).count() == 1, name
     page.keyboard.press("Escape")
 
+
+@pytest.mark.parametrize("name", sampled_benchmarks())
+def test_one_example_runs_on_every_benchmark(page, demo_data, artifacts_dir, name):
+    """Pick the benchmark, run its first example: the verdict, one row per candidate (captions, or the
+    collection's videos for retrieval), the chart; the benchmark's declared extra lines and no others."""
+    import demo_logic as dl
+    from hardneg import benchmarks
+
+    decl = benchmarks.get(name)
+    pick(page, "model", "tiny-clip")
+    if page.input_value("#benchmark input") == decl.title:
+        pick(page, "benchmark", next(b.title for b in benchmarks.all_benchmarks().values()
+                                     if b.sample and b.name != name))
+        page.wait_for_function(f"() => document.querySelector('#benchmark input').value !== {decl.title!r}")
+    pick(page, "benchmark", decl.title)
+    page.wait_for_function("() => document.querySelector('#verdict').innerText.trim() === ''")  # earlier result cleared
+    page.wait_for_function("() => document.querySelector('#example input').value !== ''")
+    store = dl.ExampleStore.load(demo_data[1])
+    config = page.input_value("#config input")
+    ex = store.get(name, config, page.input_value("#example input"))
+    run_and_wait(page)
+    verdict = page.inner_text("#verdict")
+    n = len(dl.retrieval_subset(ex)[0]) if ex.is_retrieval else len(ex.captions)
+    assert f"of {n}" in verdict, verdict
+    assert page.locator("#ranked [role=grid]").get_attribute("aria-rowcount") == str(n + 1)
+    assert "✓ positive" in page.inner_text("#ranked")
+    page.wait_for_function("() => { const i = document.querySelector('#chart img'); return i && i.naturalWidth > 0 }",
+                           timeout=30_000)
+    if ex.is_retrieval:
+        assert ex.query in verdict and ex.video_id in page.inner_text("#ranked")
+        top = page.locator("#ranked [role=row]").nth(1).inner_text()
+        ranked, own, relevant = dl.retrieval_subset(ex)
+        extra = [ranked[j] for j in relevant if j != own]
+        assert ("judged relevant" in verdict) == any(v in top for v in extra)
+    assert ("Δs" in page.inner_text("#delta-s")) == ("delta_s" in decl.example_views)
+    page.screenshot(path=str(artifacts_dir / f"demo_every_benchmark_{name}.png"), full_page=True)
+
+
+def test_a_typed_python_model_runs_and_names_its_score(page, artifacts_dir):
+    """Run locally, the model box takes module:Class: its log-probabilities (negative) are charted from zero and
+    the page says what the score is."""
+    pick(page, "benchmark", "Contrast sets")
+    page.wait_for_function("() => document.querySelector('#example input').value !== ''")
+    box = page.locator("#model input")
+    box.fill("demo_user_model:LogProbModel")
+    box.press("Enter")
+    page.locator("#captions").click()  # leave the box: the typed value is the model
+    run_and_wait(page)
+    verdict = page.inner_text("#verdict")
+    assert "Scores: log-probability (test model)" in page.inner_text("#chart")
+    assert ("✓" in verdict) == ("Correct" in verdict)
+    scores = [float(x) for x in page.inner_text("#ranked").split() if x.startswith("-")]
+    assert scores and all(s < 0 for s in scores)
+    page.screenshot(path=str(artifacts_dir / "demo_typed_python_model.png"), full_page=True)
+    pick(page, "model", "tiny-clip")

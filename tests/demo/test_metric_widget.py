@@ -29,16 +29,21 @@ def test_the_card_example_fills_the_form_and_computes(name):
 def test_empty_or_incomplete_forms_give_a_plain_message():
     module = load_metric("rcad_accuracy")
     names = list(module.features.keys())
-    blank = pd.DataFrame([["", "", ""], ["", "", ""]], columns=names)
+    width = len(names)  # predictions, references and the optional inputs (group_ids)
+
+    def row(*cells):
+        return list(cells) + [""] * (width - len(cells))
+
+    blank = pd.DataFrame([row(), row()], columns=names)
     with pytest.raises(WidgetInputError, match="the form is empty"):
         compute_from_table(module, blank, "")
     with pytest.raises(WidgetInputError, match="the form is empty"):
         compute_from_table(module, pd.DataFrame(columns=names), "")
-    no_refs = pd.DataFrame([["[0.1, 0.9]", "", ""]], columns=names)
+    no_refs = pd.DataFrame([row("[0.1, 0.9]")], columns=names)
     with pytest.raises(WidgetInputError, match="fill in the column\\(s\\) references"):
         compute_from_table(module, no_refs, "")
     with pytest.raises(ValueError, match="options must be a JSON object"):
-        compute_from_table(module, pd.DataFrame([["[0.1, 0.9]", "1", ""]], columns=names), "{not json")
+        compute_from_table(module, pd.DataFrame([row("[0.1, 0.9]", "1")], columns=names), "{not json")
 
 
 @pytest.mark.browser

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from helpers import load_space_module, write_benchmarks  # noqa: E402
 
 from hardneg.leaderboard import Leaderboard, load_benchmarks  # noqa: E402
+from hardneg.leaderboard.signin import SignIn  # noqa: E402
 
 @pytest.fixture(scope="session")
 def bench_root(tmp_path_factory) -> Path:
@@ -70,13 +71,21 @@ def space(tmp_path_factory, item_sets):
     """The Space app on a fresh store, served on loopback, with its sign-in mocked; yields (url, board)."""
     import gradio.oauth
 
+    from hardneg.video import write_synthetic_video
+
     app = load_space_module()
     board = Leaderboard(tmp_path_factory.mktemp("space-store"), item_sets, n_resamples=100)
+    videos = tmp_path_factory.mktemp("space-videos")  # the drill-down shows an item's video
+    for vid in sorted({v for items in item_sets.values() for v in items.clusters.tolist()}):
+        write_synthetic_video(videos / f"{vid}.mp4", vid, n_frames=8)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(gradio.oauth, "_get_mocked_oauth_info", mocked_oauth_info)
-        demo = app.create_app(board, whoami=fake_whoami).queue(default_concurrency_limit=4)
+        # the test plays a Space with real OAuth (its session answered offline by the mock above); the modes a board
+        # decides for itself outside a Space are tested in test_identity.py
+        demo = app.create_app(board, whoami=fake_whoami, videos=videos, refresh_s=1.0, upload_grace_s=1.0,
+                              sign_in=SignIn("oauth", "tests: a Space with OAuth")).queue(default_concurrency_limit=4)
         port = free_port()
         demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                    **app.launch_options(board))
+                    allowed_paths=[str(videos)], **app.launch_options(board))
         yield f"http://127.0.0.1:{port}/", board
         demo.close()

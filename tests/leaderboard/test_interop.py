@@ -44,7 +44,7 @@ def test_multi_split_file_is_stored_per_split_in_one_go(board):
     assert [(s.split, s.version) for s in out.submissions] == [("noun", 1), ("verb", 1)]
     assert all(s.results["metrics"]["R@1"]["estimate"] == 1.0 for s in out.submissions)
     row = board.table("posrank", kinds=["submitted"]).iloc[0]
-    assert row["PoSRank · vln_uvo/noun"].startswith("1.000 [") and row["PoSRank · vln_uvo/verb"].startswith("1.000 [")
+    assert row["PoSRank · vln_uvo/noun (%)"].startswith("100.0 [") and row["PoSRank · vln_uvo/verb (%)"].startswith("100.0 [")
     # one split's revision alone does not fit a two-split file; a missing id of either split is named
     bad = board.submit(predictions_bytes(noun, "org/multi", scores=scores, ids=ids, split="noun,verb"), ALICE)
     assert "data_revision" in bad.message and not bad.ok

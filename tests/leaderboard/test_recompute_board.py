@@ -84,7 +84,7 @@ def test_fire_original_vs_fire_labels_hand_computed(item_sets):
 def test_columns_per_benchmark(item_sets):
     names = {b: [c.name for c in board_columns(b, item_sets)] for b in ("feint6k", "contrast_sets", "posrank", "fire")}
     assert names["feint6k"][:3] == ["R@1 · msrvtt", "R@2 · msrvtt", "MeanR · msrvtt"]
-    assert names["contrast_sets"] == ["R@1 · gender", "R@1 · verb_lm"]  # one name: the module's key
+    assert names["contrast_sets"] == ["Accuracy · gender", "Accuracy · verb_lm"]  # one name: the module's key
     assert names["posrank"] == ["PoSRank · vln_uvo/noun", "PoSRank_noun · vln_uvo/noun",
                                 "PoSRank · vln_uvo/verb", "PoSRank_verb · vln_uvo/verb"]
     headline = {b: [c.name for c in board_columns(b, item_sets) if c.headline] for b in ("posrank", "fire")}
@@ -121,8 +121,9 @@ def test_ties_with_leader_sorting_and_filters(board):
     # every score of a recomputed row carries its interval
     assert all("[" in rows["org/weak"][c] for c in df.columns if "·" in c)
     assert rows["InternVideo w/ LLM-teacher-lgt"]["Status"] == REPORTED_STATUS
-    assert rows["InternVideo w/ LLM-teacher-lgt"][col] == "65.8" and "Table 1" in rows["InternVideo w/ LLM-teacher-lgt"]["Source"]
-    assert rows["random (exact chance)"][col] == "16.7 [16.7, 16.7]"
+    shown = col + " (%)"  # the page's header says the unit
+    assert rows["InternVideo w/ LLM-teacher-lgt"][shown] == "65.8" and "Table 1" in rows["InternVideo w/ LLM-teacher-lgt"]["Source"]
+    assert rows["random (exact chance)"][shown] == "16.7 [16.7, 16.7]"
     # sort: best first (MeanR: lower is better), and reversed
     mean_r = board.table("feint6k", sort_by="MeanR · msrvtt", kinds=["submitted"])
     assert mean_r["Model"].iloc[-1] == "org/weak"
@@ -131,20 +132,20 @@ def test_ties_with_leader_sorting_and_filters(board):
     found = board.table("feint6k", search="WEAK")
     assert found["Model"].tolist() == ["org/weak"]
     only = board.table("feint6k", kinds=["reported"], shown=["R@2 · vatex"])
-    assert set(only["Kind"]) == {"reported"} and "R@1 · msrvtt" not in only.columns and "R@2 · vatex" in only.columns
+    assert set(only["Kind"]) == {"reported"} and "R@1 · msrvtt (%)" not in only.columns and "R@2 · vatex (%)" in only.columns
     fig = board.chart("feint6k", col)
-    assert len(fig.axes[0].patches) == len(board.table("feint6k", sort_by=col)[lambda d: d[col] != ""])
+    assert len(fig.axes[0].patches) == len(board.table("feint6k", sort_by=col)[lambda d: d[shown] != ""])
 
 
 def test_posrank_cell_is_the_engines_mean_over_parts_of_speech(board):
     items = board.item_sets[("posrank", "vln_uvo", "noun")]
     assert board.submit(predictions_bytes(items, "alice/p", seed=1), "alice").ok
     row = board.table("posrank", kinds=["submitted"]).iloc[0]
-    assert row["PoSRank · vln_uvo/noun"] != "" and row["PoSRank · vln_uvo/verb"] == ""
+    assert row["PoSRank · vln_uvo/noun (%)"] != "" and row["PoSRank · vln_uvo/verb (%)"] == ""
     sub = board.store.current("posrank")[0]
     mrr = sub.results["metrics"]["MRR"]["estimate"]
     assert sub.results["metrics"]["PoSRank"]["estimate"] == pytest.approx(mrr)  # one part of speech: PoSRank = MRR
-    assert row["PoSRank · vln_uvo/noun"].startswith(f"{mrr:.3f} [")
+    assert row["PoSRank · vln_uvo/noun (%)"].startswith(f"{100 * mrr:.1f} [")  # a fraction, shown as percent
 
 
 def test_blind_baseline_marked_pending_when_it_cannot_load(tmp_path, item_sets, monkeypatch):
@@ -157,7 +158,7 @@ def test_blind_baseline_marked_pending_when_it_cannot_load(tmp_path, item_sets, 
     monkeypatch.setattr(hardneg.models, "load_model", broken)
     board = Leaderboard(tmp_path, item_sets, n_resamples=20)
     row = board.table("contrast_sets", kinds=["baseline"], search="text-only").iloc[0]
-    assert row["Source"].startswith("pending: FileNotFoundError") and row["R@1 · gender"] == ""
+    assert row["Source"].startswith("pending: FileNotFoundError") and row["Accuracy · gender (%)"] == ""
 
 
 def test_submit_target_detection():

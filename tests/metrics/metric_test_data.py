@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-MC_MODULES = ("rcad_accuracy", "mean_rank", "posrank")
+MC_MODULES = ("rcad_accuracy", "mean_rank", "posrank", "accuracy")
 RETRIEVAL_MODULES = ("correct_at_k", "mean_average_precision")
 
 
@@ -37,5 +37,7 @@ def kwargs_for(name: str, rng: np.random.Generator, n: int = 60, levels: int | N
     out = {"predictions": scores, "references": positive, "video_ids": videos}
     if name == "posrank":
         out["pos"] = rng.choice(["noun", "verb", "adjective", "adverb", "preposition"], n)
+    if name == "accuracy":
+        out["groups"] = rng.choice(["direction", "sequence", "type"], n)
     return out
 

@@ -31,6 +31,12 @@ def core_scores(name: str, inputs: dict, ties: str, seed: int = 0) -> dict[str, 
         per = {f"PoSRank_{p}": v["MRR"] for p, v in r.by_group["pos"].items()}
         per["PoSRank"] = float(np.mean(list(per.values())))
         return per
+    if name == "accuracy":  # per group, and their unweighted mean (VITATECS)
+        r = multiple_choice(inputs["predictions"], inputs["references"], ties=ties, seed=seed,
+                            groups={"g": inputs["groups"]})
+        per = {f"Accuracy_{g}": v["R@1"] for g, v in r.by_group["g"].items()}
+        per["Accuracy"] = float(np.mean(list(per.values())))
+        return per
     r = multiple_choice(inputs["predictions"], inputs["references"], ks=(1, 2), ties=ties, seed=seed)
     if name == "rcad_accuracy":
         return {"R@1": r.aggregate["R@1"], "R@2": r.aggregate["R@2"]}

@@ -15,7 +15,7 @@ REQUIRED_YAML = {"title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version",
 REQUIRED_SECTIONS = ["## Metric Description", "## How to Use", "### Inputs", "### Output Values", "### Ties",
                      "## Examples", "## Limitations and Bias", "## Citation"]
 ORIGINAL_RULE = {"rcad_accuracy": "feint6k", "mean_rank": "feint6k", "posrank": "posrank",
-                 "correct_at_k": "fire", "mean_average_precision": "fire"}
+                 "correct_at_k": "fire", "mean_average_precision": "fire", "accuracy": "pessimistic"}
 
 
 def front_matter(text: str) -> dict:

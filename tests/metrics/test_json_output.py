@@ -13,7 +13,7 @@ MC = {"predictions": [[0.9, 0.1, 0.2], [0.2, 0.7, 0.7], [0.5, 0.5, 0.5], [0.1, 0
       "references": [0, 2, 1, 1], "video_ids": ["a", "a", "b", "c"]}
 RETRIEVAL = {"predictions": np.asarray([[0.9, 0.8, 0.1], [0.1, 0.2, 0.9], [0.3, 0.3, 0.3]], np.float32),
              "references": [[1, 2], [0], [2]], "original": [1, 0, 2], "video_ids": ["a", "b", "b"]}
-INPUTS = {"rcad_accuracy": MC, "mean_rank": MC, "posrank": {**MC, "pos": ["noun", "verb", "noun", "adv"]},
+INPUTS = {"rcad_accuracy": MC, "mean_rank": MC, "accuracy": {**MC, "groups": ["a", "b", "a", "b"]}, "posrank": {**MC, "pos": ["noun", "verb", "noun", "adv"]},
           "correct_at_k": RETRIEVAL, "mean_average_precision": RETRIEVAL}
 
 

@@ -26,7 +26,7 @@ def test_metric_path_points_at_the_checkout():
 
 def test_unknown_name_lists_valid_ones():
     with pytest.raises(ValueError, match="valid names: rcad_accuracy, mean_rank"):
-        metric_path("accuracy")
+        metric_path("acuracy")
 
 
 def test_load_by_relative_and_absolute_path(monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -32,8 +33,15 @@ def test_registry_resolves_names_ids_and_folders(tmp_path):
 
 def test_shipped_tiny_clip_is_the_deterministic_build(tmp_path):
     build_tiny_clip(tmp_path)
-    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+    for name in ("model.safetensors", "tokenizer.json"):
         assert (tmp_path / name).read_bytes() == (SHIPPED / name).read_bytes(), name
+
+    def config(folder):  # the writer stamps its own transformers version; everything else must match
+        data = json.loads((folder / "config.json").read_text())
+        data.pop("transformers_version", None)
+        return data
+
+    assert config(tmp_path) == config(SHIPPED)
     assert sum(p.stat().st_size for p in SHIPPED.iterdir()) < 400_000
 
 
@@ -154,3 +162,31 @@ def test_blind_lm_is_mean_token_log_likelihood(tmp_path):
             logp = torch.log_softmax(m.model(input_ids=ids).logits[0, :-1], -1)
         ref = logp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].mean().item()
         assert abs(got - ref) < 1e-4
+
+
+def test_builtin_adapter_table_matches_what_the_modules_register():
+    """`BUILTIN_ADAPTERS` (name -> module) is the registry's only list of built-ins: each module registers exactly
+    the names the table gives it."""
+    import importlib
+
+    from hardneg.models import registration, registry
+
+    registry.available_models()
+    for module in set(registry.BUILTIN_ADAPTERS.values()):
+        mod = importlib.import_module(module)
+        registered = {n for n, (cls, _) in registration.ADAPTERS.items() if cls.__module__ == mod.__name__}
+        assert registered == {n for n, m in registry.BUILTIN_ADAPTERS.items() if m == module}, module
+
+
+def test_loading_one_builtin_adapter_imports_no_other_adapter():
+    import subprocess
+    import sys
+
+    code = ("import sys; from hardneg.models import load_model; load_model('constant'); "
+            "print(sorted(m for m in sys.modules if m.startswith('hardneg.models.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = eval(out.stdout)
+    assert "hardneg.models.chance" in loaded
+    assert not {"hardneg.models.blind", "hardneg.models.clip", "hardneg.models.xclip",
+                "hardneg.models.sentence_transformers_adapter"} & set(loaded), loaded

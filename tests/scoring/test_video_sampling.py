@@ -258,5 +258,5 @@ def test_decode_chunks_keeps_order_reports_bad_files_and_raises_setup_errors(vid
     for i in (0, 2, 3):
         assert np.array_equal(got[i], old_decode_frames(paths[i], settings)[0])
     monkeypatch.setitem(sys.modules, "torchcodec.decoders", None)  # as if torchcodec were not installed
-    with pytest.raises(DecoderUnavailable, match="video-hardneg\\[torchcodec\\]"):
+    with pytest.raises(DecoderUnavailable, match=r"pip install -e '\.\[torchcodec\]'"):
         list(decode_chunks(paths[:1], FrameSettings(decoder="torchcodec")))

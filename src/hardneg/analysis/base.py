@@ -99,7 +99,7 @@ class AnalysisResult:
             matplotlib.use("Agg", force=False)
             from matplotlib.figure import Figure
         except ImportError as exc:
-            raise ImportError("plots need matplotlib: pip install 'video-hardneg[plots]'") from exc
+            raise ImportError("plots need matplotlib: pip install -e '.[plots]' (from the clone; video-hardneg is not on PyPI)") from exc
         fig = Figure(figsize=self.figure_size(), layout="constrained")
         self._draw(fig)
         buf = io.BytesIO()

@@ -90,18 +90,21 @@ def _right(fraction: float, rule: str) -> bool:
 
 
 def _accuracy(part: Part, videos: set[str] | None, ties: str, n_resamples: int, seed: int) -> dict[str, Any]:
-    """R@1 (with the engine's interval) on the items of `videos` (all items when None)."""
-    from hardneg.items import subset_items
-    from hardneg.results import evaluate_scores
+    """Share of items right (the engine's per-item R@1, `part.correct`) on the items of `videos` (all items when
+    None), with the one cluster bootstrap's interval. Computed from the per-item values because a benchmark's own
+    headline may weigh items otherwise (VITATECS: a mean over aspects) and names it `Accuracy`."""
+    from hardneg.ranking import bootstrap_ci
 
     sel = np.arange(len(part.correct)) if videos is None else np.nonzero(np.isin(part.video_ids, list(videos)))[0]
     if sel.size == 0:
         return {"n_items": 0, "n_videos": 0, "value": None, "low": None, "high": None}
-    mask = None if part.mask is None else part.mask[sel]
-    r = evaluate_scores(subset_items(part.items, sel), part.scores[sel], mask, ties=ties, n_resamples=n_resamples, seed=seed)
-    entry = r.metrics["R@1"]
+    value = float(np.mean(part.correct[sel]))
+    low = high = None
+    if n_resamples:
+        ci = bootstrap_ci(part.correct[sel], clusters=part.video_ids[sel], n_resamples=n_resamples, seed=seed)
+        low, high = min(ci.low, value), max(ci.high, value)
     return {"n_items": int(sel.size), "n_videos": int(len(set(part.video_ids[sel].tolist()))),
-            "value": entry["value"], "low": entry.get("low"), "high": entry.get("high")}
+            "value": value, "low": low, "high": high}
 
 
 def agreement(a: Part, b: Part, rule: str = "all") -> dict[str, Any]:

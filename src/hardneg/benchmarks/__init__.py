@@ -6,7 +6,8 @@ Declarations come from three places, in this order:
 2. installed packages that expose an entry point in the group ``hardneg.benchmarks``
    (the entry point names an object that is a `Benchmark`, as lm-eval and MTEB find tasks);
 3. the environment variable ``HARDNEG_BENCHMARKS``: comma-separated module names or paths to
-   ``.py`` files defining ``BENCHMARK`` (for a local benchmark without packaging).
+   ``.py`` files defining ``BENCHMARK`` (for a local benchmark without packaging). A file is loaded
+   by its location (`load_file`), so it needs no PYTHONPATH.
 
 `register()` adds one at run time. An unknown name is a clear error listing the known ones.
 """
@@ -20,7 +21,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-from hardneg.benchmarks.base import CHANCE_CONSTANT_SCORER, TASKS, Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import CHANCE_CONSTANT_SCORER, TASKS, Benchmark, Metric, ReportedRow, ScoreImporter
 
 ENTRY_POINT_GROUP = "hardneg.benchmarks"
 ENV_VAR = "HARDNEG_BENCHMARKS"
@@ -46,17 +47,53 @@ def _module_benchmark(module) -> None:
         register(bench, replace=True)
 
 
-def load_file(path: str | Path) -> None:
-    """Import a `.py` file that defines `BENCHMARK` and register it (what `HARDNEG_BENCHMARKS` does)."""
-    path = Path(path)
+def _stem_is_this_file(path: Path) -> bool:
+    """Whether `import <file stem>` would import `path` itself (never shadow another module of that name)."""
+    if not path.stem.isidentifier():
+        return False
+    loaded = sys.modules.get(path.stem)
+    if loaded is not None:
+        return getattr(loaded, "__file__", None) == str(path)
+    try:
+        spec = importlib.util.find_spec(path.stem)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and spec.origin == str(path)
+
+
+def load_file(path: str | Path) -> Benchmark:
+    """Import a `.py` file that defines `BENCHMARK` by its location and register it (what a `.py` entry of
+    `HARDNEG_BENCHMARKS` does): no PYTHONPATH needed.
+
+    The module is importable afterwards under its file name (`my_bench.py` -> `my_bench`, unless another module
+    already has that name), so the declaration's `parser="my_bench:parse"` resolves; its folder joins
+    `sys.path`, as when Python runs a script, so it may import a helper module next to it.
+    """
+    path = Path(path).expanduser()
+    if path.suffix != ".py" or not path.is_file():
+        raise ValueError(f"{ENV_VAR}: {path} is not a .py file (cwd {Path.cwd()}); give the path of a .py file "
+                         "that defines BENCHMARK, or a module name importable from sys.path")
+    path = path.resolve()
     name = f"hardneg_user_benchmark_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ValueError(f"{ENV_VAR}: cannot import {path}; give a .py file that defines BENCHMARK")
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
-    _module_benchmark(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    if _stem_is_this_file(path):
+        sys.modules[path.stem] = module  # `parser="<file stem>:parse"` finds this module, not a second copy
+    bench = getattr(module, "BENCHMARK", None)
+    if not isinstance(bench, Benchmark):
+        raise ValueError(f"{ENV_VAR}: {path} defines no module-level BENCHMARK = hardneg.benchmarks.Benchmark(...); "
+                         "see CONTRIBUTING.md, 'Add a benchmark'")
+    return register(bench, replace=True)
 
 
 def _discover() -> None:
@@ -122,6 +159,6 @@ def names_text() -> str:
 
 
 __all__ = [
-    "Benchmark", "CHANCE_CONSTANT_SCORER", "ENTRY_POINT_GROUP", "ENV_VAR", "Metric", "ReportedRow", "TASKS",
+    "Benchmark", "CHANCE_CONSTANT_SCORER", "ENTRY_POINT_GROUP", "ENV_VAR", "Metric", "ReportedRow", "ScoreImporter", "TASKS",
     "all_benchmarks", "by_hub_id", "get", "load_file", "names", "negative_types", "names_text", "register",
 ]

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from hardneg import vocabulary
+
 TASKS = ("multiple_choice", "retrieval")
 
 #: The chance rule every headline metric uses: the value a scorer that gives every candidate
@@ -28,40 +30,115 @@ CHANCE_CONSTANT_SCORER = "constant-scorer"
 
 @dataclass(frozen=True)
 class Metric:
-    """One headline metric: its one display name, where its per-item values come from, how it is read.
+    """One headline metric: its key in the results vocabulary, where its per-item values come from.
 
-    key: the name used everywhere (module output keys, results.json, board, README, cards, charts).
+    key: a key of `hardneg.vocabulary` (module outputs, results.json, board, README, cards, charts all
+        use it). Its unit, direction and range come from the vocabulary, never from the declaration: a
+        key the vocabulary does not define fails here, at import, with the fix.
     source: the per-item value of the ranking core that is averaged (`multiple_choice` gives
         `R@k`, `rank`, `RR`; `retrieval` gives `C@k`, `AP`, `R@k`, `AP_original`, `rank_original`, ...).
     over: None for a mean over items; a column name (e.g. "category") for the unweighted mean over
         that column's groups of the per-group means (PoSRank, Eq. 1 of its paper).
     baseline: for a retrieval metric with FIRE labels, the same metric counting only the original
         single positive (results carry both; the board can show both and their difference).
+    where: (column, value): count only the rows whose item column holds that value (ViLMA's
+        `Proficiency`: the rows with `part` "proficiency"). The column is one of the declaration's
+        `item_columns` or a breakdown column.
+    all_of: a column whose equal values make one group of rows (ViLMA: the main and the proficiency
+        row of one release item share `item_key`). Each group counts once, with the product of its
+        rows' values: 1 when every row is right (ViLMA's combined score, `bin/multi_eval.py`, `main`);
+        under a tie-aware rule the product is the chance that all are right, since each row's ties
+        break independently. Groups are formed from the rows scored.
+    description: one line saying what the metric computes on this benchmark (`hardneg list`, cards).
+    chance: how the chance value is computed (`CHANCE_CONSTANT_SCORER`: a constant scorer, exactly).
+    percent, higher_better: read from the vocabulary. Older declarations may still pass them: a
+        `higher_better` that contradicts the vocabulary is an error; `percent` (how to display) is
+        always the vocabulary's (every fraction is shown in percent).
     """
 
     key: str
     source: str
     description: str
-    percent: bool = True
-    higher_better: bool = True
+    percent: bool | None = None
+    higher_better: bool | None = None
     over: str | None = None
     chance: str = CHANCE_CONSTANT_SCORER
     baseline: "Metric | None" = None
+    where: tuple[str, str] | None = None
+    all_of: str | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            entry = vocabulary.entry(self.key)
+        except vocabulary.UnknownMetricKey as exc:
+            raise ValueError(f"Metric({self.key!r}, ...) in a benchmark declaration: {exc}") from None
+        if self.higher_better is not None and bool(self.higher_better) != entry.higher_better:
+            raise ValueError(
+                f"Metric({self.key!r}, ...): higher_better={self.higher_better} contradicts the results vocabulary "
+                f"({entry.key}: {'higher' if entry.higher_better else 'lower'} is better); drop the argument")
+        object.__setattr__(self, "percent", entry.percent)
+        object.__setattr__(self, "higher_better", entry.higher_better)
+
+    @property
+    def unit(self) -> str:
+        """'fraction' or 'rank' (hardneg.vocabulary)."""
+        return vocabulary.unit(self.key)
+
+    @property
+    def header(self) -> str:
+        """The column header every display uses: 'R@1 (%)', 'MeanR (rank)'."""
+        return vocabulary.header(self.key)
 
     def format(self, value: float | None) -> str:
-        """The value as people read it: percent with one decimal, else three significant decimals."""
-        if value is None:
-            return ""
-        return f"{100 * value:.1f}" if self.percent else f"{value:.3f}" if value < 1.5 else f"{value:.2f}"
+        """The value as people read it (`hardneg.vocabulary.display`): percent with one decimal, ranks with two."""
+        return vocabulary.display(self.key, value)
 
 
 @dataclass(frozen=True)
 class ReportedRow:
     """One model's numbers as a paper reports them: {(config, metric key): value}, never recomputed."""
 
-    model: str
-    source: str
-    values: dict[tuple[str, str], float]
+    model: str  # the model's name as the paper writes it
+    source: str  # where the numbers are (paper, table)
+    values: dict[tuple[str, str], float]  # (config, metric key) -> value, fractions as fractions
+
+
+@dataclass(frozen=True)
+class ScoreImporter:
+    """A released per-item output format that `hardneg import-scores` turns into a predictions file.
+
+    name: what `--format` takes (e.g. "videocon-scores-csv").
+    function: "module:function" taking (file path, `hardneg.items.BenchmarkData` of the chosen config)
+        and returning an `ImportedScores` (below: matched scores, rows that match no item).
+    description: one line for `hardneg import-scores --help` and the predictions' metadata.
+    """
+
+    name: str
+    function: str
+    description: str
+
+    def load(self) -> Callable[..., Any]:
+        module, _, func = self.function.partition(":")
+        return getattr(importlib.import_module(module), func)
+
+
+@dataclass
+class ImportedScores:
+    """What a format's parser found in a released file, joined to the items of one config.
+
+    scores: item (or query) id -> one score per candidate caption (or per video of `video_ids`),
+        None where the file has no row for that candidate.
+    video_ids: retrieval only: the video of each score column (the collection's order).
+    unmatched: one line per row that matches no item of the config ("row 12: video 'x', ...").
+    other_configs: rows that belong to items of another config of the same benchmark (not errors).
+    """
+
+    scores: dict[str, list[float | None]]
+    video_ids: list[str] | None = None
+    rows_read: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    other_configs: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -73,11 +150,11 @@ class Benchmark:
     task: str  # "multiple_choice" | "retrieval"
     hub_id: str  # the Hub dataset repo
     pretty_name: str  # the dataset card's title
-    paper_title: str
-    paper_url: str
+    paper_title: str  # the paper's title (card, board links)
+    paper_url: str  # where the paper is (card, `hardneg list`, board links)
     citation: str  # BibTeX
     licenses: tuple[str, ...]  # Hub license ids
-    license_note: str
+    license_note: str  # one line on the license and the videos' own terms (card, board)
     description: str  # what it tests (card, `hardneg list`)
     negatives: str  # how the negatives were made (card)
     limitations: str  # what the numbers cannot tell (card)
@@ -89,17 +166,29 @@ class Benchmark:
     original_ties: str = "expected"  # the paper's own tie rule (a `hardneg.ranking.TIE_RULES` name)
     original_ties_note: str = ""  # where that rule comes from (file and function of the authors' code)
     breakdowns: tuple[str, ...] = ()  # item columns results are broken down by
+    #: string columns its items carry beyond `hardneg.schema.MC_ITEM_SCHEMA`, read with the items so
+    #: that a metric's `where` / `all_of` can use them (ViLMA: `part`, `item_key`)
+    item_columns: tuple[str, ...] = ()
     sample: str = ""  # folder (relative to this package's data/samples/) of a tiny raw release
     sample_root: str = ""  # absolute folder holding `sample`, for declarations outside this package
-    reported: tuple[ReportedRow, ...] = ()
-    tags: tuple[str, ...] = ()
-    usage_note: str = ""
-    config_descriptions: dict[str, str] = field(default_factory=dict)
+    reported: tuple[ReportedRow, ...] = ()  # the papers' own numbers, shown beside recomputed ones, never recomputed
+    tags: tuple[str, ...] = ()  # Hub card tags
+    usage_note: str = ""  # how to use the built dataset beyond the shared schema (card)
+    #: released per-item output formats `hardneg import-scores` reads for this benchmark (first = default)
+    score_importers: tuple[ScoreImporter, ...] = ()
+    #: retrieval: each query has one original video besides any extra positives (FIRE), so the
+    #: original-only R@k / MeanR / MRR mean something; False when every relevant video counts alike
+    #: (SSv2-Temporal's `match`): then only C@k and mAP are reported
+    original_positive: bool = True
+    config_descriptions: dict[str, str] = field(default_factory=dict)  # config name -> one line for the card
     #: configs that are tables beside a scoreable config (FIRE's `<name>-queries`, `<name>-videos`)
     companion_suffixes: tuple[str, ...] = ()
     order: int = 100  # position in lists, tabs and pickers (lower first)
     #: negative types its items may carry beyond the shared ones (`hardneg.schema.NEGATIVE_TYPES`)
     negative_types: tuple[str, ...] = ()
+    #: per-example views from the benchmark's paper that the demo adds under one example's result, by name
+    #: (`"delta_s"`: Feint6K's Δs of object vs action swaps, Fig. 5); empty: none
+    example_views: tuple[str, ...] = ()
     #: the config of video-caption pairs (`hardneg.schema.PAIR_SCHEMA`) with a `train` split, for
     #: training (`hardneg.items.load_pairs`); "" when there is none. It is never scored.
     pairs_config: str = ""
@@ -112,9 +201,17 @@ class Benchmark:
             raise ValueError(f"benchmark {self.name!r}: task must be one of {TASKS}, got {self.task!r}")
         if ":" not in self.parser:
             raise ValueError(f"benchmark {self.name!r}: parser must be 'module:function', got {self.parser!r}")
+        if any(":" not in i.function for i in self.score_importers):
+            raise ValueError(f"benchmark {self.name!r}: every score importer's function must be 'module:function'")
         keys = [m.key for m in self.metrics]
         if not keys or len(set(keys)) != len(keys):
             raise ValueError(f"benchmark {self.name!r}: needs headline metrics with distinct keys, got {keys}")
+        known = set(self.item_columns) | set(self.breakdowns) | {"category", "source_dataset"}
+        for m in self.metrics:
+            used = [c for c in (m.all_of, m.where[0] if m.where else None) if c]
+            if any(c not in known for c in used):
+                raise ValueError(f"benchmark {self.name!r}: metric {m.key} uses columns {used}; declare the ones "
+                                 f"beyond category/source_dataset in item_columns (has {list(self.item_columns)})")
 
     # ------------------------------------------------------------------ derived facts
 
@@ -135,6 +232,19 @@ class Benchmark:
     def parse_function(self) -> Callable[[Path], Any]:
         module, _, func = self.parser.partition(":")
         return getattr(importlib.import_module(module), func)
+
+    def score_importer(self, name: str | None = None) -> ScoreImporter:
+        """The importer named `name` (default: the first declared); a clear error listing them otherwise."""
+        if not self.score_importers:
+            raise ValueError(f"benchmark {self.name!r} declares no importer of released scores; "
+                             "score a model with `hardneg score` instead")
+        if name is None:
+            return self.score_importers[0]
+        for imp in self.score_importers:
+            if imp.name == name:
+                return imp
+        raise ValueError(f"benchmark {self.name!r} has no score format {name!r}; use one of "
+                         f"{[i.name for i in self.score_importers]}")
 
     def sample_dir(self) -> Path:
         """The folder of this benchmark's tiny built-in raw release."""

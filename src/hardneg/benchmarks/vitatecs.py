@@ -78,7 +78,8 @@ BENCHMARK = Benchmark(
     limitations=(
         "Two candidates per item, so chance is 50% and small differences between models are noise; look at the "
         "intervals. The aspects differ a lot in size (Sequence has about 150 pairs, Type about 6,600), so "
-        "`Accuracy` weighs a Sequence pair about 44 times more than a Type pair; `R@1` is the mean over pairs. "
+        "`Accuracy` weighs a Sequence pair about 44 times more than a Type pair (the `all` config lists every pair; "
+        "its `Accuracy_<aspect>` values are the per-aspect shares). "
         "Captions are the source datasets' own, typos and double spaces included, and kept exactly as published. "
         "The authors count a tie against the caption (`caption_score > counterfactual_score` in "
         "`X-CLIP/eval_vitatecs_xclip.py`, `eval_epoch`); use `ties=\"pessimistic\"` to match their numbers."

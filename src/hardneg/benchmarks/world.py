@@ -71,7 +71,7 @@ BENCHMARK = Benchmark(
         Metric("Accuracy", "R@1", "unweighted mean over the item groups (part of speech, action, temporal aspect) "
                "of the share of items whose true caption scores above all its negatives", over="category"),
         Metric("PoSRank", "RR", "unweighted mean over the item groups of the mean reciprocal rank of the true "
-               "caption (PoSRank, Eq. 1, on the part-of-speech configs)", percent=False, over="category"),
+               "caption (PoSRank, Eq. 1, on the part-of-speech configs)", over="category"),
     ),
     ks=(1,),
     original_ties="expected",

@@ -23,13 +23,25 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "build": ("hardneg.cli.build", "datasets", "build a benchmark's Hub dataset repo from its raw release"),
     "generate": ("hardneg.cli.generate", "generate", "generate hard negatives for a caption corpus"),
     "score": ("hardneg.cli.score", "models", "score a video-text model on a benchmark and write predictions"),
+    "import-scores": ("hardneg.cli.import_scores", "metrics", "turn a paper's released per-item outputs into a predictions file"),
     "evaluate": ("hardneg.cli.evaluate", "metrics", "compute every metric of a predictions file with intervals"),
     "analyze": ("hardneg.cli.analyze", "plots", "run one of the papers' analyses (FIRE, contrast sets, Feint6K, PoSRank)"),
     "train": ("hardneg.cli.train", "models", "train a video-text model against hard negatives (PoSRank, LLM-teacher)"),
-    "submit": ("hardneg.cli.submit", "demo", "submit a predictions file to the leaderboard"),
+    "submit": ("hardneg.cli.submit", "demo", "submit predictions (a file or a `hardneg run` folder) to the leaderboard"),
+    "leaderboard": ("hardneg.cli.leaderboard", "demo", "run the leaderboard locally (serve) or print its Overall table (show)"),
     "world": ("hardneg.cli.world", "models", "generate a synthetic video world with ground truth (the `world` benchmark)"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra: from the clone (video-hardneg is not on PyPI; see README "Install")."""
+    return (f"Install it from your clone of video-hardneg with: pip install -e '.[{extra}]' "
+            "(the package is not on PyPI)")
+
+
+#: options that name a folder: '-' (standard output) is only for files, so it is refused there
+FOLDER_OPTIONS = ("out",)
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
@@ -48,9 +60,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
             try:
                 module = importlib.import_module(module_name)
             except ImportError as exc:  # a missing optional dependency
-                raise SystemExit(
-                    f"hardneg {name}: missing dependency ({exc}). Install it with: pip install 'video-hardneg[{extra}]'"
-                ) from exc
+                raise SystemExit(f"hardneg {name}: missing dependency ({exc}). {install_hint(extra)}") from exc
             module.add_parser(sub)
         else:
             sub.add_parser(name, help=help_text)
@@ -64,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0 if args.command is None else 2
+    for option in FOLDER_OPTIONS:
+        if getattr(args, option, None) == "-" and not getattr(args, "out_may_be_stdout", False):
+            print(f"hardneg {args.command}: error: --{option} names a folder here; '-' (standard output) only "
+                  "stands for a file. Give a folder path.", file=sys.stderr)
+            return 2
     try:
         return int(args.func(args) or 0)
     except (ValueError, FileExistsError, FileNotFoundError) as exc:

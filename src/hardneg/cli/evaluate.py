@@ -30,13 +30,19 @@ def add_parser(subparsers) -> None:
     p.add_argument("--trust-metadata-dataset", action="store_true",
                    help="load a Hub dataset named only by the file's metadata (off: only --dataset, the file's local "
                         "folder or the benchmark's declared repo are loaded)")
-    p.add_argument("--ties", default="expected", choices=TIE_RULES,
-                   help="tie rule (default expected: exact expectation over random orders of tied candidates)")
+    p.add_argument("--ties", default="expected", choices=[*TIE_RULES, "original"],
+                   help="tie rule (default expected: exact expectation over random orders of tied candidates); "
+                        "original: the benchmark authors' own rule (its declaration), with the tie-aware values "
+                        "and their difference printed beside it to two decimals")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0 turns intervals off)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--json", default=None, help="result JSON (default: <predictions>.metrics.json)")
-    p.add_argument("--plot", default=None, help="bar chart PNG (default: <predictions>.metrics.png)")
+    p.add_argument("--json", default=None,
+                   help="result JSON (default: <predictions>.metrics.json; '-': standard output, the report goes to "
+                        "standard error)")
+    p.add_argument("--plot", default=None,
+                   help="bar chart PNG (default: <predictions>.metrics.png; '-': standard output, the report goes to "
+                        "standard error)")
     p.add_argument("--overwrite", action="store_true", help="replace existing --json/--plot files")
     p.set_defaults(func=run)
 
@@ -74,16 +80,21 @@ def write_together(files: dict[Path, bytes]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from hardneg.evaluation import evaluate_predictions, format_result, render_chart
-    from hardneg.io import refuse_overwrite
+    from hardneg.io import is_stdout, refuse_overwrite, write_stdout
 
     stem = Path(args.predictions)
+    if is_stdout(args.json) and is_stdout(args.plot):
+        raise ValueError("--json - and --plot - both ask for standard output; give one of them a file path")
     json_path = Path(args.json or stem.with_suffix(".metrics.json"))
     png_path = Path(args.plot or stem.with_suffix(".metrics.png"))
-    if json_path.resolve() == png_path.resolve():
+    files = {name: path for name, path in (("json", json_path), ("plot", png_path)) if not is_stdout(path)}
+    if len(files) == 2 and json_path.resolve() == png_path.resolve():
         raise ValueError(f"--json and --plot both name {json_path}; give them different paths")
-    refuse_overwrite(json_path, args.overwrite)
-    refuse_overwrite(png_path, args.overwrite)
+    for path in files.values():
+        refuse_overwrite(path, args.overwrite)
     result = evaluate_predictions(args.predictions, dataset=args.dataset, ties=args.ties,
                                   n_resamples=args.resamples, seed=args.seed, confidence=args.confidence,
                                   trust_metadata_dataset=args.trust_metadata_dataset)
@@ -92,7 +103,13 @@ def run(args: argparse.Namespace) -> int:
     report = format_result(result)
     payload = (json.dumps(result, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8")
     chart = render_chart(result)
-    print(report)
-    write_together({json_path: payload, png_path: chart})
-    print(f"wrote {json_path} and {png_path}")
+    to_stdout = len(files) < 2
+    # with `-` standard output carries the file alone (pipeable); the report then goes to standard error
+    print(report, file=sys.stderr if to_stdout else sys.stdout)
+    write_together({path: payload if name == "json" else chart for name, path in files.items()})
+    if is_stdout(args.json):
+        write_stdout(payload)
+    elif is_stdout(args.plot):
+        write_stdout(chart)
+    print(f"wrote {' and '.join(str(p) for p in files.values())}", file=sys.stderr if to_stdout else sys.stdout)
     return 0

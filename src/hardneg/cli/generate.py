@@ -130,7 +130,7 @@ def read_captions(args: argparse.Namespace) -> Any:
         try:
             import datasets
         except ImportError as exc:
-            raise ValueError(f"{args.input} looks like a Hub dataset; pip install 'video-hardneg[datasets]'") from exc
+            raise ValueError(f"{args.input} looks like a Hub dataset; pip install -e '.[datasets]' (from the clone; video-hardneg is not on PyPI)") from exc
         ds = datasets.load_dataset(args.input, args.config, split=args.split)
         table = ds.with_format("arrow")[:]
         if args.id_column not in table.column_names:

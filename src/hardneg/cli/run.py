@@ -28,6 +28,10 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model name, Hub id or local folder (as hardneg score)")
     p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
+    p.add_argument("--model-id", default=None, metavar="ORG/NAME",
+                   help="the model's name in the predictions (what `hardneg submit` and the leaderboard use): "
+                        "your Hub user or organization and a name, e.g. alice/my-clip; local/NAME for a board of "
+                        "your own (default: the model's own name)")
     p.add_argument("--benchmarks", default="all", help="'all' (default) or comma-separated names (hardneg list)")
     p.add_argument("--data", default=None, help="folder of built benchmarks (<data>/<benchmark>/) or one built "
                                                 "folder (default: the built-in samples)")
@@ -63,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
                         frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=args.device,
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
                         overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
-                        batch_size=args.batch_size)
+                        batch_size=args.batch_size, model_id=args.model_id)
     where = "built-in samples" if args.data is None else args.data
-    print(format_table(results, f"model: {args.model} ({where}; ties={args.ties})"))
+    print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")
     return 0

@@ -29,6 +29,10 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model name, Hub id or local folder (see below)")
     p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
+    p.add_argument("--model-id", default=None, metavar="ORG/NAME",
+                   help="the model's name in the predictions (what `hardneg submit` and the leaderboard use): "
+                        "your Hub user or organization and a name, e.g. alice/my-clip; local/NAME for a board of "
+                        "your own (default: the model's own name)")
     p.add_argument("--dataset", required=True, help="built dataset folder or Hub dataset id (e.g. video-hardneg/feint6k)")
     p.add_argument("--config", required=True, help="dataset config (e.g. msrvtt, verb_human, vln_uvo)")
     p.add_argument("--split", default=None,
@@ -36,8 +40,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--benchmark", default=None, help="benchmark name when the dataset does not say (`hardneg list` shows them)")
     p.add_argument("--data-revision", default=None, help="Hub revision of the dataset")
     p.add_argument("--videos", default=None, help="folder of videos named by video id (not needed for blind baselines)")
-    p.add_argument("--out", required=True, help="predictions Parquet to write")
+    p.add_argument("--out", required=True,
+                   help="predictions Parquet to write ('-': standard output, the summary goes to standard error; "
+                        "no resume)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.set_defaults(out_may_be_stdout=True)
     g = p.add_argument_group("frames and device")
     g.add_argument("--frames", type=int, default=8, help="frames sampled uniformly per video (default 8)")
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling (default: all frames)")
@@ -55,6 +62,12 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from hardneg.io import is_stdout, write_stdout
     from hardneg.runner import backend_kwargs
     from hardneg.scoring import score_benchmark
     from hardneg.video import FrameSettings
@@ -63,10 +76,18 @@ def run(args: argparse.Namespace) -> int:
                            scaler=args.scaler)
     kw = backend_kwargs(args)
     splits = [s for s in args.split.split(",") if s] if args.split else None
+    if is_stdout(args.out):  # score into a temporary file, then send its bytes to standard output
+        with tempfile.TemporaryDirectory(prefix="hardneg-score-") as tmp:
+            out = Path(tmp) / "predictions.parquet"
+            args = argparse.Namespace(**{**vars(args), "out": str(out), "overwrite": True})
+            with contextlib.redirect_stdout(sys.stderr):
+                code = run(args)
+            write_stdout(out.read_bytes())
+            return code
     res = score_benchmark(
         args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
         cache_dir=args.cache_dir, device=args.device, fp16=args.fp16, revision=args.model_revision,
-        benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite,
+        benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
         progress=not args.no_progress, **kw)
     print(res.summary())
     vr = res.video_report

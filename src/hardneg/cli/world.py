@@ -16,7 +16,7 @@ H.264 video. Deterministic in --seed and the frame settings; an interrupted run 
 
   hardneg world generate world-raw --train 1000 --test 200 --seed 0
   hardneg build world --raw world-raw --out world-built
-  hardneg world check world-raw --scene world-v1-s0-test-00000 "a small red square moves slowly left above ..."
+  hardneg world check world-raw --scene world-v2-s0-test-00000 "a small red square moves slowly left above ..."
 """
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from hardneg import benchmarks
-from hardneg.datasets.hub_layout import BenchmarkBuild, write_hub_folder
+from hardneg.datasets.hub_layout import BenchmarkBuild, with_declaration, write_hub_folder
+from hardneg.datasets.table_checks import check_tables
+from hardneg.datasets.videos import coverage_report
 from hardneg.io import aside_path, recover_interrupted_replace, refuse_overwrite
 
 log = logging.getLogger("hardneg.build")
@@ -26,9 +28,15 @@ class BuildResult:
     report: dict[str, Any]
 
 
-def parse_raw(benchmark: str, raw: str | Path) -> BenchmarkBuild:
-    """Read and validate the raw release of `benchmark`; raises before anything is written."""
-    decl = benchmarks.get(benchmark)  # a clear error for an unknown name
+def parse_raw(benchmark, raw: str | Path) -> BenchmarkBuild:
+    """Read and validate the raw release of `benchmark` (a name or its `Benchmark` declaration); raises before
+    anything is written.
+
+    The one build path: the declaration's parser reads the files, the declaration's card facts are added
+    (`with_declaration`), and every table gets the shared checks (`table_checks.check_tables`: no NUL byte in
+    any string, only declared negative types), so a new benchmark's parser is covered without calling them.
+    """
+    decl = benchmarks.get(benchmark) if isinstance(benchmark, str) else benchmark  # a clear error for an unknown name
     raw = Path(raw)
     if not raw.is_dir():
         raise FileNotFoundError(f"raw folder {raw} does not exist; pass the folder holding the authors' release files")
@@ -36,10 +44,12 @@ def parse_raw(benchmark: str, raw: str | Path) -> BenchmarkBuild:
         build = decl.parse_function()(raw)
     except RecursionError:  # the readers bound JSON nesting; this is the last line of defence
         raise ValueError(
-            f"{raw}: a {benchmark} raw file is nested too deeply to read (damaged JSON?); re-download the release files"
+            f"{raw}: a {decl.name} raw file is nested too deeply to read (damaged JSON?); re-download the release files"
         ) from None
+    with_declaration(build, decl)
+    check_tables(build, raw)
     if "files" not in build.report:
-        build.report["files"] = file_report(raw, build.raw_files, benchmark)
+        build.report["files"] = file_report(raw, build.raw_files, decl.name)
     return build
 
 
@@ -73,14 +83,14 @@ def check_strict(build: BenchmarkBuild, raw: str | Path) -> None:
 
 
 def build_benchmark(
-    benchmark: str,
+    benchmark,
     raw: str | Path,
     out: str | Path,
     overwrite: bool = False,
     videos: str | Path | None = None,
     strict: bool = False,
 ) -> BuildResult:
-    """Validate the raw files of `benchmark` and write its Hub repo folder to `out`.
+    """Validate the raw files of `benchmark` (a name or its declaration) and write its Hub repo folder to `out`.
 
     `videos`: optional local video folder; its coverage of the referenced videos goes in the report.
     `strict`: fail when any file of `raw` would be ignored (the report's `files` list says why each one is).
@@ -96,8 +106,6 @@ def build_benchmark(
         check_strict(build, raw)
     extra: dict[str, Any] = {}
     if videos is not None:
-        from hardneg.datasets.videos import coverage_report
-
         ids = sorted({v for c in build.configs for t in c.splits.values() if "video_id" in t.column_names for v in t.column("video_id").to_pylist()})
         cov = coverage_report(ids, videos)
         cov["video_dir"] = Path(videos).name

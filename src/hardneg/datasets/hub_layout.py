@@ -21,7 +21,7 @@ import yaml
 
 from hardneg import __version__
 from hardneg.io import atomic_directory
-from hardneg.schema import SCHEMA_VERSION
+from hardneg.schema import NEGATIVE_TYPES, SCHEMA_VERSION
 
 #: Fixed Parquet writer settings (part of the byte-identical-output promise).
 PARQUET_OPTIONS: dict[str, Any] = {
@@ -49,43 +49,91 @@ class ConfigData:
 
 @dataclass
 class BenchmarkBuild:
-    """Everything a Hub repo of one benchmark holds, before it is written."""
+    """Everything a Hub repo of one benchmark holds, before it is written.
+
+    A parser fills `benchmark`, `configs`, `raw_files` and `report` (`release_build`); the card facts come
+    from the declaration, which the build path passes in (`with_declaration`): this module never looks a
+    benchmark up, so `hardneg.benchmarks` can use it without a cycle.
+    """
 
     benchmark: str
-    pretty_name: str
-    hub_repo: str
-    configs: list[ConfigData]
-    licenses: list[str]
-    license_note: str
-    citation: str
-    description: str
-    negatives: str
-    task: str  # "multiple_choice" | "retrieval"
+    configs: list[ConfigData] = field(default_factory=list)
     raw_files: list[str] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
+    pretty_name: str = ""
+    hub_repo: str = ""
+    licenses: list[str] = field(default_factory=list)
+    license_note: str = ""
+    citation: str = ""
+    description: str = ""
+    negatives: str = ""
+    task: str = "multiple_choice"  # "multiple_choice" | "retrieval"
     tags: list[str] = field(default_factory=list)
     usage_note: str = ""
     limitations: str = ""
     source_datasets: list[str] = field(default_factory=list)
     paper_title: str = ""
     paper_url: str = ""
+    #: the headline metrics as the card lists them: (key, header, definition, chance), from the declaration's
+    #: keys and the results vocabulary (`hardneg.vocabulary`)
+    metrics: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: the negative types an item of this benchmark may carry (the shared ones plus the declaration's)
+    negative_types: list[str] = field(default_factory=lambda: list(NEGATIVE_TYPES))
 
 
-def release_build(benchmark: str, configs: list[ConfigData], raw_files: list[str], report: dict[str, Any]) -> BenchmarkBuild:
-    """A parsed release with the card facts of its declaration (`hardneg.benchmarks.<name>`)."""
-    from hardneg import benchmarks
+def release_build(benchmark, configs: list[ConfigData], raw_files: list[str], report: dict[str, Any]) -> BenchmarkBuild:
+    """What a parser returns: its configs and files under the benchmark's name (a name or its declaration);
+    the build path adds the declaration's card facts (`with_declaration`)."""
+    name = benchmark if isinstance(benchmark, str) else benchmark.name
+    return BenchmarkBuild(benchmark=name, configs=configs, raw_files=raw_files, report=report)
 
-    d = benchmarks.get(benchmark)
-    for c in configs:
+
+def with_declaration(build: BenchmarkBuild, decl) -> BenchmarkBuild:
+    """Fill the card facts of `build` from its declaration `decl` (a `hardneg.benchmarks.Benchmark`, passed in).
+
+    Text a parser put in `usage_note` or `limitations` (a build-specific note) is kept after the declaration's.
+    """
+    if build.benchmark != decl.name:
+        raise ValueError(f"the {decl.name} parser returned a build named {build.benchmark!r}; "
+                         f"pass the declaration's name ({decl.name!r}) to release_build")
+    for c in build.configs:
         if not c.description:
-            c.description = d.config_descriptions.get(c.name, "")
-    return BenchmarkBuild(
-        benchmark=d.name, pretty_name=d.pretty_name, hub_repo=d.hub_id, configs=configs, licenses=list(d.licenses),
-        license_note=d.license_note, citation=d.citation, description=d.description, negatives=d.negatives,
-        task=d.task, raw_files=raw_files, report=report, tags=list(d.tags), usage_note=d.usage_note,
-        limitations=d.limitations, source_datasets=list(d.source_datasets), paper_title=d.paper_title,
-        paper_url=d.paper_url,
-    )
+            c.description = decl.config_descriptions.get(c.name, "")
+    build.pretty_name, build.hub_repo, build.task = decl.pretty_name, decl.hub_id, decl.task
+    build.licenses, build.license_note, build.citation = list(decl.licenses), decl.license_note, decl.citation
+    build.description, build.negatives, build.tags = decl.description, decl.negatives, list(decl.tags)
+    # what a parser wrote into these two (e.g. its validation against the paper) follows the declaration's text
+    build.usage_note = "\n\n".join(t for t in (decl.usage_note, build.usage_note.strip()) if t)
+    build.limitations = "\n\n".join(t for t in (decl.limitations, build.limitations.strip()) if t)
+    build.source_datasets = list(decl.source_datasets)
+    build.paper_title, build.paper_url, build.metrics = decl.paper_title, decl.paper_url, card_metrics(decl.metrics)
+    build.negative_types = list(dict.fromkeys([*NEGATIVE_TYPES, *decl.negative_types]))
+    return build
+
+
+def card_metrics(declared) -> list[tuple[str, str, str, str]]:
+    """(key, header, definition, chance) of each declared metric and its original-label twin, from the vocabulary."""
+    from hardneg import vocabulary
+
+    out = []
+    for m in declared:
+        for one in (m, m.baseline):
+            if one is not None:
+                e = vocabulary.entry(one.key)
+                per_group = f" (`{one.key}_<{m.over}>` for one {m.over})" if one.over else ""
+                out.append((one.key, vocabulary.header(one.key), one.description + per_group, e.chance))
+    return out
+
+
+def _metrics_section(build: BenchmarkBuild) -> list[str]:
+    if not build.metrics:
+        return []
+    lines = ["## Metrics", "",
+             "Machine outputs (`evaluate` modules, `results.json`, submissions) hold fractions in [0, 1]; "
+             "displays show them in percent with one decimal, ranks as ranks (`hardneg.vocabulary`).", "",
+             "| key | shown as | what it computes | chance |", "|---|---|---|---|"]
+    lines += [f"| `{k}` | {h} | {d} | {c} |" for k, h, d, c in build.metrics]
+    return lines + [""]
 
 
 def parquet_path(config: str, split: str) -> str:
@@ -193,11 +241,12 @@ def render_card(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> str
         "",
         build.negatives.strip(),
         "",
+        *_metrics_section(build),
         *(["## Limitations", "", build.limitations.strip(), ""] if build.limitations else []),
         *(["## Paper", "", f"[{build.paper_title}]({build.paper_url})", ""] if build.paper_url else []),
         "## Schema",
         "",
-        _schema_text(build.task),
+        _schema_text(build.task, build.negative_types),
         "",
         "Videos are referenced by `video_id`, never copied. Source videos (YouTube) disappear over time: "
         "`hardneg.datasets.videos.coverage_report` lists which ones your local copy lacks, and results "
@@ -223,15 +272,13 @@ def render_card(build: BenchmarkBuild, sizes: dict[tuple[str, str], int]) -> str
     return "\n".join(lines)
 
 
-def _schema_text(task: str) -> str:
-    from hardneg.benchmarks import negative_types
-
+def _schema_text(task: str, negative_types: list[str]) -> str:
     if task == "multiple_choice":
         return (
             "One row per item: `id`, `video_id`, `source_dataset`, `source_split`, `category` (item group), "
             "`captions` (all candidates), `label` (index of the positive), `manipulated_index` (contrast sets: "
             "the manipulated option, else null), `negative_types` (one per candidate: "
-            + ", ".join(f"`{t}`" for t in negative_types()) + ") and "
+            + ", ".join(f"`{t}`" for t in negative_types) + ") and "
             "`provenance` (one record per candidate: origin human/dataset/generator, generator and version, rule, "
             "part of speech, replaced span with its character offsets `span_start`/`span_end` in the positive, "
             "replacement, seed, JSON details)."

@@ -15,10 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
+from hardneg.benchmarks import Metric
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
+#: the Overall column's header: the mean over every benchmark of each one's first fraction headline metric, in
+#: percent, taken only for models that cover every benchmark (`hardneg.leaderboard.overall`)
+AVERAGE = "Average over benchmarks (%), full coverage only"
 REPORTED_STATUS = "reported, not recomputed"
 
 
@@ -33,6 +37,8 @@ class Column:
     percent: bool = True
     higher_better: bool = True
     headline: bool = True  # shown by default; the others are one click away
+    #: the declared metric this column shows (its `format` is how every display writes the value)
+    spec: Metric | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -57,6 +63,8 @@ class BoardRow:
     coverage: dict[str, str] = field(default_factory=dict)  # part label -> "n/N"
     submitted: str = ""  # date
     link: str = ""  # the model's Hub page
+    model_meta: dict = field(default_factory=dict)  # params, model_type, license, link, revision (at submission)
+    ids: tuple[str, ...] = ()  # stored submission ids behind the row (cache keys: submissions never change)
 
 
 def _part_label(config: str, split: str) -> str:
@@ -76,15 +84,15 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
             continue
         part = _part_label(config, split)
         for m in decl.metrics:
-            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better))
+            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m))
         for m in decl.metrics:
             if m.over and m.over in items.groups:
                 for g in sorted(set(items.groups[m.over].tolist())):
                     cols.append(Column(f"{m.key}_{g} · {part}", config, split, f"{m.key}_{g}", m.percent,
-                                       m.higher_better, headline=False))
+                                       m.higher_better, headline=False, spec=m))
             if m.baseline is not None:
                 cols.append(Column(f"{m.baseline.key} · {part}", config, split, m.baseline.key, m.baseline.percent,
-                                   m.baseline.higher_better, headline=False))
+                                   m.baseline.higher_better, headline=False, spec=m.baseline))
     return cols
 
 
@@ -98,14 +106,44 @@ def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, s
     return cells
 
 
+def fmt_cell(cell: Cell | None, metric: Metric) -> str:
+    """'estimate [low, high]' written by the declared metric's own `format` (one vocabulary on every display)."""
+    if cell is None:
+        return ""
+    return vocabulary.display(metric.key, cell.estimate, cell.low, cell.high)  # one vocabulary on every display
+
+
+def _spec(col: Column) -> Metric:
+    return col.spec or Metric(col.metric, col.metric, "")
+
+
 def _fmt(cell: Cell | None, col: Column) -> str:
     if cell is None:
         return ""
-    scale, digits = (100.0, 1) if col.percent else (1.0, 2 if col.metric.startswith(("MeanR", "MedianR")) else 3)
-    est = f"{cell.estimate * scale:.{digits}f}"
-    if cell.low is None:
-        return est
-    return f"{est} [{cell.low * scale:.{digits}f}, {cell.high * scale:.{digits}f}]"
+    return vocabulary.display(col.metric, cell.estimate, cell.low, cell.high)  # per-group keys resolve too
+
+
+def shown_header(col: Column) -> str:
+    """A column's header on the page: its name and its unit ('R@1 · msrvtt (%)', 'MeanR · msrvtt (rank)')."""
+    return vocabulary.header(col.metric, col.name)
+
+
+def unit_suffix(metric: Metric) -> str:
+    """What a header adds to say the unit: ' (%)' for a fraction, ' (rank)' for a rank."""
+    return vocabulary.header(metric.key, "")
+
+
+def md_escape(text: str) -> str:
+    """Text placed inside Markdown cells: characters that would start markup or HTML are escaped."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+!|~" else ch for ch in str(text))
+
+
+def md_link(text: str, url: str) -> str:
+    """A Markdown link for a table cell; only http(s) URLs become links (anything else stays plain text)."""
+    if not url or not str(url).startswith(("https://", "http://")):
+        return md_escape(text)
+    safe = "".join(f"%{ord(ch):02X}" if ch in '<>"\' \\`' or ord(ch) < 32 else ch for ch in str(url))
+    return f"[{md_escape(text)}](<{safe}>)"
 
 
 def _sort_value(row: BoardRow, col: Column) -> float:
@@ -115,8 +153,17 @@ def _sort_value(row: BoardRow, col: Column) -> float:
     return cell.estimate if col.higher_better else -cell.estimate
 
 
-def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000) -> tuple[dict[int, str], dict[int, float]]:
-    """Status and paired p-value (vs the leader) per row index, for one column."""
+#: rows (after the leader) that get a paired p-value: the test resamples items, so a board of 1,000 models
+#: computes it for the top of the ranking only (each result is cached: stored submissions never change)
+MAX_PAIRED = 50
+
+
+def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
+              cache: dict | None = None) -> tuple[dict[int, str], dict[int, float]]:
+    """Status and paired p-value (vs the leader) per row index, for one column.
+
+    p-values go to the `MAX_PAIRED` best rows after the leader; `cache` (a dict the caller keeps) holds them by
+    (column, leader's submissions, row's submissions)."""
     status: dict[int, str] = {}
     pvals: dict[int, float] = {}
     ranked = [i for i, r in enumerate(rows) if r.kind != "reported" and r.cells.get(col.name) is not None
@@ -126,30 +173,71 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000) -> tup
             status[i] = REPORTED_STATUS
     if not ranked:
         return status, pvals
-    leader = max(ranked, key=lambda i: _sort_value(rows[i], col))
+    ranked.sort(key=lambda i: _sort_value(rows[i], col), reverse=True)
+    leader = ranked[0]
     lc = rows[leader].cells[col.name]
     status[leader] = "leader"
-    for i in ranked:
-        if i == leader:
-            continue
+    for n, i in enumerate(ranked[1:]):
         c = rows[i].cells[col.name]
         tied = c.low <= lc.high and lc.low <= c.high
         status[i] = "tied with leader (intervals overlap)" if tied else ""
+        if n >= MAX_PAIRED:
+            continue
         a, b = rows[leader].per_example.get(col.name), rows[i].per_example.get(col.name)
         if a is not None and b is not None and a.shape == b.shape:
+            key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
+                   rows[i].ids, n_resamples)
+            if cache is not None and key in cache:
+                pvals[i] = cache[key]
+                continue
             pvals[i] = paired_test(a, b, rows[leader].clusters[col.name], n_resamples=n_resamples).p_value
+            if cache is not None:
+                cache[key] = pvals[i]
     return status, pvals
 
 
+#: the model types a submission may declare (the shared `model_meta` contract); anything else shows as "other"
+MODEL_TYPES = ("contrastive", "generative", "text-only", "other")
+
+
+def model_type(meta: dict) -> str:
+    """The declared type, "unknown" when none was given, "other" for a value outside the contract."""
+    value = meta.get("model_type") if isinstance(meta, dict) else None
+    if value in (None, ""):
+        return "unknown"
+    return value if value in MODEL_TYPES else "other"
+
+
+def meta_text(meta: dict) -> tuple[str, str, str]:
+    """(type, parameters, license) of a row's model metadata, as the tables show them: submitted text is
+    escaped (the tables render Markdown) and cut."""
+    lic = meta.get("license")
+    lic = md_escape(str(lic)[:40]) if isinstance(lic, str) and lic else ""
+    mtype = model_type(meta)
+    return ("" if mtype == "unknown" and not meta else mtype, format_params(meta.get("params")), lic)
+
+
+def format_params(params) -> str:
+    """1.5e8 -> '150M', 7e9 -> '7.0B' (the size filter's unit); '' when unknown."""
+    if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
+        return ""
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if params >= scale:
+            v = params / scale
+            return f"{v:.1f}{unit}" if v < 10 else f"{v:.0f}{unit}"
+    return str(int(params))
+
+
 def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = None, descending: bool | None = None,
-           search: str = "", kinds=KINDS, shown: list[str] | None = None) -> pd.DataFrame:
+           search: str = "", kinds=KINDS, shown: list[str] | None = None, pvalue_cache: dict | None = None) -> pd.DataFrame:
     """The table a person sees: recomputed rows ranked among themselves, then the papers' reported rows
-    (apart, never ranked or labelled leader); scores as 'estimate [low, high]'; coverage per part."""
+    (apart, never ranked or labelled leader); scores as 'estimate [low, high]'; coverage per part; the
+    Hub page as a Markdown link (the Space's table renders Markdown)."""
     by_name = {c.name: c for c in columns}
     sort_col = by_name.get(sort_by) if sort_by else next((c for c in columns if c.headline), None)
     needle = (search or "").strip().lower()
     keep = [r for r in rows if r.kind in set(kinds or KINDS) and (not needle or needle in r.model.lower())]
-    status, pvals = mark_ties(keep, sort_col) if sort_col else ({}, {})
+    status, pvals = mark_ties(keep, sort_col, cache=pvalue_cache) if sort_col else ({}, {})
     ranked = [i for i, r in enumerate(keep) if r.kind != "reported"]
     reported = [i for i, r in enumerate(keep) if r.kind == "reported"]
     for group in (ranked, reported):
@@ -161,60 +249,57 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     records = []
     for rank, i in enumerate(ranked + reported, 1):
         r = keep[i]
+        mtype, params, lic = meta_text(r.model_meta)
         rec = {"#": rank if r.kind != "reported" else "", "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
-        rec.update({c.name: _fmt(r.cells.get(c.name), c) for c in show})
+        rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
-                    "Hub page": f"[{r.model}]({r.link})" if r.link else "", "Submitted": r.submitted, "Version": r.version, "Submitter": r.submitter,
-                    "Source": r.source or r.note})
+                    "Type": mtype, "Params": params, "License": lic,
+                    "Hub page": md_link(r.model, r.link) if r.link else "", "Submitted": r.submitted,
+                    "Version": r.version, "Submitter": r.submitter, "Source": r.source or r.note})
         records.append(rec)
-    info = ["n / items", "Hub page", "Submitted", "Version", "Submitter", "Source"]
+    info = ["n / items", "Type", "Params", "License", "Hub page", "Submitted", "Version", "Submitter", "Source"]
     # an information column no shown row fills is left out (an empty column only squeezes the others)
     info = [h for h in info if any(rec.get(h) for rec in records)] or ["Source"]
-    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [c.name for c in show] + info
+    head = ["#", "Model", "Kind", "Status", "p vs #1"] + [shown_header(c) for c in show] + info
     return pd.DataFrame.from_records(records, columns=head)
 
 
-def average_table(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchmark: dict[str, list[Column]]) -> pd.DataFrame:
-    """Overall view: per submitted model that has every benchmark, each benchmark's first headline metric
-    (averaged over its parts) and their mean; only models with every benchmark are averaged."""
-    firsts: dict[str, list[Column]] = {}
-    for b, cols in columns_by_benchmark.items():
-        key = benchmarks.get(b).metrics[0].key
-        firsts[b] = [c for c in cols if c.metric == key]
-    per_model: dict[str, dict[str, float]] = {}
-    for b, rows in rows_by_benchmark.items():
-        for r in rows:
-            if r.kind == "reported":
-                continue
-            vals = [r.cells[c.name].estimate for c in firsts[b] if c.name in r.cells]
-            if firsts[b] and len(vals) == len(firsts[b]):
-                per_model.setdefault(r.model, {})[b] = float(np.mean(vals))
-    names = list(rows_by_benchmark)
+def machine_table(rows: list[BoardRow], columns: list[Column], search: str = "", kinds=KINDS) -> pd.DataFrame:
+    """The board's download (CSV): one row per model, every column's estimate, low and high as fractions
+    (machine outputs hold fractions; the page shows percent), and the row's facts."""
+    needle = (search or "").strip().lower()
     records = []
-    for model, vals in per_model.items():
-        if all(b in vals for b in names):
-            rec = {"Model": model}
-            for b in names:
-                m = benchmarks.get(b).metrics[0]
-                rec[f"{benchmarks.get(b).title} ({m.key})"] = round(100 * vals[b], 1) if m.percent else round(vals[b], 3)
-            rec["Average"] = round(100 * float(np.mean([vals[b] for b in names])), 1)
-            records.append(rec)
-    records.sort(key=lambda r: r["Average"], reverse=True)
-    head = ["Model"] + [f"{benchmarks.get(b).title} ({benchmarks.get(b).metrics[0].key})" for b in names] + ["Average"]
-    return pd.DataFrame.from_records(records, columns=head)
+    for r in rows:
+        if r.kind not in set(kinds or KINDS) or (needle and needle not in r.model.lower()):
+            continue
+        rec = {"model": r.model, "kind": r.kind}
+        for c in columns:
+            cell = r.cells.get(c.name)
+            rec[c.name] = None if cell is None else cell.estimate
+            rec[f"{c.name} low"] = None if cell is None else cell.low
+            rec[f"{c.name} high"] = None if cell is None else cell.high
+        rec.update({"coverage": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
+                    "model_type": r.model_meta.get("model_type"), "params": r.model_meta.get("params"),
+                    "license": r.model_meta.get("license"), "link": r.link or r.model_meta.get("link") or "",
+                    "submitted": r.submitted, "version": r.version, "submitter": r.submitter,
+                    "source": r.source or r.note})
+        records.append(rec)
+    return pd.DataFrame.from_records(records)
 
 
-def bar_chart(rows: list[BoardRow], col: Column, title: str):
-    """Horizontal bars of one column with interval whiskers; reported numbers hatched, no whiskers."""
+def bar_chart(rows: list[BoardRow], col: Column, title: str, chance: float | None = None):
+    """Horizontal bars of one column with interval whiskers, chance as a dashed line; reported numbers
+    hatched, no whiskers. Bars start at zero (a negative value extends to the left)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    spec = _spec(col)
     data = [(r, r.cells[col.name]) for r in rows if col.name in r.cells]
     data.sort(key=lambda rc: rc[1].estimate, reverse=not col.higher_better)
-    scale = 100.0 if col.percent else 1.0
+    scale = vocabulary.scale(col.metric)
     fig, ax = plt.subplots(figsize=(7, max(2.0, 0.35 * len(data) + 1)))
     colors = {"submitted": "#1f77b4", "baseline": "#7f7f7f", "reported": "#ffffff"}
     for y, (r, c) in enumerate(data):
@@ -223,9 +308,53 @@ def bar_chart(rows: list[BoardRow], col: Column, title: str):
             err = [[max(0.0, c.estimate - c.low) * scale], [max(0.0, c.high - c.estimate) * scale]]
         ax.barh(y, c.estimate * scale, xerr=err, color=colors[r.kind], edgecolor="#333333",
                 hatch="//" if r.kind == "reported" else None, capsize=3)
+    if chance is not None:
+        ax.axvline(chance * scale, color="#d62728", linestyle="--", linewidth=1.2,
+                   label=f"chance {spec.format(chance)}{'%' if vocabulary.is_percent(col.metric) else ''}")
+        ax.legend(loc="lower right", fontsize=7)
+    ax.axvline(0, color="#333333", linewidth=0.6)
     ax.set_yticks(range(len(data)))
     ax.set_yticklabels([f"{r.model} ({r.kind})" for r, _ in data], fontsize=8)
-    ax.set_xlabel(col.name + (" (%)" if col.percent else ""))
-    ax.set_title(f"{title}: {col.name}\nwhiskers: 95% bootstrap interval; hatched: reported, not recomputed", fontsize=8)
+    ax.set_xlabel(vocabulary.header(col.metric, col.name))
+    ax.set_title(f"{title}: {col.name}\nwhiskers: 95% interval · dashed: chance · hatched: reported", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def negative_type_chart(per_model: dict[str, dict[str, dict]], title: str, metric: Metric):
+    """Grouped bars: per negative type, each model's accuracy against that type alone, with intervals, and
+    chance per type as a dashed tick. per_model: model -> {type: {"estimate", "low", "high", "chance"}}."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    types = sorted({t for d in per_model.values() for t in d})
+    models = list(per_model)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(types) + 3), 4))
+    if not types or not models:
+        ax.text(0.5, 0.5, "no per-negative-type values (no multiple-choice submissions with typed negatives)",
+                ha="center", va="center", fontsize=9)
+        ax.set_axis_off()
+        return fig
+    width = 0.8 / len(models)
+    x = np.arange(len(types))
+    for k, m in enumerate(models):
+        vals = [per_model[m].get(t) for t in types]
+        est = [100 * v["estimate"] if v else np.nan for v in vals]
+        err = [[100 * max(0.0, v["estimate"] - v["low"]) if v and v.get("low") is not None else 0 for v in vals],
+               [100 * max(0.0, v["high"] - v["estimate"]) if v and v.get("high") is not None else 0 for v in vals]]
+        ax.bar(x - 0.4 + width * (k + 0.5), est, width, yerr=err, capsize=2, label=m)
+    for j, t in enumerate(types):
+        ch = next((d[t]["chance"] for d in per_model.values() if t in d and d[t].get("chance") is not None), None)
+        if ch is not None:
+            ax.hlines(100 * ch, j - 0.45, j + 0.45, colors="#d62728", linestyles="--", linewidth=1.2,
+                      label="chance" if j == 0 else None)
+    ax.set_xticks(x, types, fontsize=8, rotation=20)
+    ax.set_ylabel(f"{metric.key} against one negative type{unit_suffix(metric)}")
+    ax.set_title(f"{title}: the positive against each negative type alone; whiskers: 95% bootstrap interval",
+                 fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     return fig

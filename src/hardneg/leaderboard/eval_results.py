@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import yaml
 
-from hardneg import benchmarks
+from hardneg import benchmarks, vocabulary
 from hardneg.leaderboard.store import Store
 
 DEFAULT_SPACE_URL = "https://huggingface.co/spaces/video-hardneg/leaderboard"
 
-#: metrics shown as percentages
-_PERCENT = ("R@", "C@", "mAP")
 
 
 def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPACE_URL) -> dict[str, str]:
@@ -30,7 +28,7 @@ def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPA
         for metric, m in sorted(sub.results["metrics"].items()):
             if m.get("estimate") is None:
                 continue
-            scale = 100.0 if metric.startswith(_PERCENT) else 1.0
+            scale = vocabulary.scale(metric) if vocabulary.is_metric(metric) else 1.0  # shown on the Hub: percent
             files.setdefault(sub.benchmark, []).append({
                 "dataset": {"id": benchmarks.get(sub.benchmark).hub_id,
                             "task_id": f"{sub.config}/{sub.split}/{metric}"},

@@ -23,6 +23,9 @@ _HUB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,95}$")
 #: the access token of Gradio's local sign-in mock (outside a Space): not a Hub token, never sent to the Hub
 GRADIO_LOCAL_MOCK_TOKEN = "mock-oauth-token-for-local-dev"
 
+#: the namespace every local identity may write (`--model-id local/<name>`), and what its rows are labelled
+LOCAL_NAMESPACE = "local"
+
 #: `whoami(token) -> dict` as `huggingface_hub.whoami` returns it (`name`, `type`, `orgs: [{name}]`)
 Whoami = Callable[[str], Mapping[str, Any]]
 
@@ -37,6 +40,9 @@ class Identity:
 
     username: str
     orgs: tuple[str, ...] = field(default_factory=tuple)
+    #: a board's local mode (`hardneg leaderboard serve`, `hardneg submit` into a folder): no Hub behind the name;
+    #: its rows are shown as "local" and it may also write the `local/` namespace
+    local: bool = False
 
     def __post_init__(self):
         if not _HUB_NAME.match(self.username or ""):
@@ -45,7 +51,7 @@ class Identity:
 
     @property
     def namespaces(self) -> tuple[str, ...]:
-        return (self.username, *self.orgs)
+        return (self.username, *self.orgs, *((LOCAL_NAMESPACE,) if self.local else ()))
 
     def may_write(self, model_id: str) -> bool:
         """True when `model_id` is `<namespace>/<name>` in one of this identity's namespaces (case-insensitive,
@@ -57,6 +63,20 @@ class Identity:
 def as_identity(who: "Identity | str") -> Identity:
     """An Identity as is; a plain name (a local board's operator, tests) as a user with no orgs."""
     return who if isinstance(who, Identity) else Identity((who or "").strip())
+
+
+def local_identity(name: str | None = None) -> Identity:
+    """The identity of a local board: `name` (default: the OS user), marked local. No Hub, no sign-in: used only
+    where the board is not public (`hardneg leaderboard serve`, a store folder of one's own)."""
+    import getpass
+
+    if not name:
+        try:
+            name = getpass.getuser()
+        except Exception:  # no user name in the environment (some containers)
+            name = "local-user"
+    clean = re.sub(r"[^A-Za-z0-9._\-]", "-", name.strip())[:96].strip("-._") or "local-user"
+    return Identity(clean, (), local=True)
 
 
 def reserved_names() -> set[str]:

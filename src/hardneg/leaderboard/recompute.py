@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hardneg.items import ItemSet
-from hardneg.results import standard_specs, constant_scores, evaluate_scores
+from hardneg.results import constant_scores, evaluate_scores, per_row_values, standard_specs
 
 #: the tie rule every board number uses
 TIES = "expected"
@@ -49,14 +49,9 @@ def recompute(items: ItemSet, scores: np.ndarray, mask: np.ndarray | None = None
                      "n_clusters": n_clusters} for key, e in result.metrics.items()}
     per: dict[str, np.ndarray] = {}
     for spec in standard_specs(items.declaration):
-        values = result.per_example[spec.source]
-        if spec.kind == "mean":
-            per[spec.key] = values
-        elif spec.kind == "mean_of_group_means":
-            # weights that make the plain mean equal the mean of group means (for the paired test)
-            g = items.groups[spec.over]
-            labels, inverse, counts = np.unique(g, return_inverse=True, return_counts=True)
-            per[spec.key] = values * len(g) / (labels.size * counts[inverse])
+        if spec.kind in ("mean", "mean_of_group_means"):
+            # weights that make the plain mean equal the metric (group means, `where`, `all_of`; for the paired test)
+            per[spec.key] = per_row_values(spec, result.per_example, items.groups)
     return PartResult(metrics, per, TIES, n_resamples, confidence)
 
 

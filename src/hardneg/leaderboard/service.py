@@ -16,13 +16,16 @@ from pathlib import Path
 
 from hardneg.leaderboard.baselines import BLIND_MODEL, Baseline, blind_baseline, random_baseline
 from hardneg import benchmarks as registry
-from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, average_table, bar_chart, board_columns,
-                                       cells_from_results, render)
+from hardneg import vocabulary
+from hardneg.leaderboard import overall as overall_view
+from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
+                                       machine_table, negative_type_chart, render)
 from hardneg.leaderboard.eval_results import eval_results_files
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
+from hardneg.leaderboard.model_meta import clean_model_meta
 from hardneg.leaderboard.store import Store, StoredSubmission
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
@@ -37,6 +40,91 @@ class SubmitOutcome:
     message: str
     submission: StoredSubmission | None = None  # the first part stored
     submissions: list[StoredSubmission] | None = None  # every part of the file
+
+
+class LazyValues(dict):
+    """column name -> per-item values, read from the store on first use (a page load of a board with many
+    submissions reads only the rows its paired tests compare)."""
+
+    def __init__(self, load):
+        super().__init__()
+        self._load = load
+        self._refs: dict[str, tuple[str, str]] = {}
+
+    def refer(self, column: str, submission_id: str, metric: str) -> None:
+        self._refs[column] = (submission_id, metric)
+
+    def _fetch(self, column: str):
+        if column in self._refs and not dict.__contains__(self, column):
+            sub_id, metric = self._refs[column]
+            values = self._load(sub_id).get(metric)
+            if values is None:
+                del self._refs[column]
+                return
+            dict.__setitem__(self, column, values)
+
+    def __contains__(self, column) -> bool:
+        return column in self._refs or dict.__contains__(self, column)
+
+    def __getitem__(self, column):
+        self._fetch(column)
+        return dict.__getitem__(self, column)
+
+    def get(self, column, default=None):
+        self._fetch(column)
+        return dict.get(self, column, default)
+
+
+def model_meta(subs: list[StoredSubmission]) -> dict:
+    """The model metadata stored with the newest part (`model_meta`: params, model_type, license, link, revision)."""
+    for s in sorted(subs, key=lambda s: s.created_at, reverse=True):
+        meta = getattr(s, "model_meta", None) or (s.metadata or {}).get("model_meta")
+        if isinstance(meta, dict):
+            return meta
+    return {}
+
+
+def model_link(model: str, subs: list[StoredSubmission]) -> str:
+    """The link the submitter gave (http(s) only), else the model's Hub page."""
+    link = model_meta(subs).get("link")
+    if isinstance(link, str) and link.startswith(("https://", "http://")):
+        return link
+    return f"https://huggingface.co/{model}" if "/" in model else ""
+
+
+def _type_chance(items, negative_type: str) -> float:
+    """Chance of 'the positive above every negative of this type' for items that have one: mean of 1/(1+k)."""
+    import numpy as np
+
+    ks = [sum(t == negative_type for t in types) for types in (items.negative_types or [])]
+    ks = [k for k in ks if k]
+    return float(np.mean([1.0 / (1 + k) for k in ks])) if ks else None
+
+
+def _pool(entries: list[dict]) -> dict:
+    """One value per negative type over a benchmark's parts: item-weighted mean; the interval from the parts'
+    (independent items: standard errors from the 95% half-widths, combined in quadrature, as Overall does).
+    Each entry holds the engine's top-1 value under its benchmark's own key (R@1 or Accuracy)."""
+    import math
+
+    from hardneg.leaderboard.overall import Z95
+
+    def top1(e: dict) -> dict:
+        return next(v for k, v in e.items() if isinstance(v, dict) and k != "MRR")
+
+    total = sum(e["n"] for e in entries)
+    est = sum(e["n"] * top1(e)["value"] for e in entries) / total
+    low = high = None
+    if all(top1(e).get("low") is not None for e in entries):
+        if len(entries) == 1:
+            low, high = top1(entries[0])["low"], top1(entries[0])["high"]
+        else:
+            se = math.sqrt(sum((e["n"] / total * (top1(e)["high"] - top1(e)["low"]) / (2 * Z95)) ** 2
+                               for e in entries))
+            low, high = est - Z95 * se, est + Z95 * se
+    chances = [(e["n"], e["chance"]) for e in entries if e.get("chance") is not None]
+    chance = sum(n * c for n, c in chances) / sum(n for n, _ in chances) if chances else None
+    return {"estimate": est, "low": low, "high": high, "n": total, "chance": chance}
 
 
 class Leaderboard:
@@ -57,6 +145,11 @@ class Leaderboard:
         self._blind_model = blind_model
         self._compute_blind = compute_blind
         self._baselines: dict[tuple, list[Baseline]] | None = None
+        self._rows_cache: dict[str, tuple[tuple, list[BoardRow]]] = {}
+        self._pvalues: dict = {}
+        self._by_type: dict = {}
+        self._per_cache: dict[str, dict] = {}
+        self._details: tuple | None = None
 
     @property
     def benchmarks(self) -> list[str]:
@@ -69,21 +162,34 @@ class Leaderboard:
         """The largest file any config of this board can need (Gradio's `max_file_size` for the Space)."""
         return upload_limit(self.item_sets, self.max_bytes)
 
-    def submit(self, data, submitter: Identity | str) -> SubmitOutcome:
+    def submit(self, data, submitter: Identity | str, model_meta: dict | None = None) -> SubmitOutcome:
         """Validate, recompute and store one predictions file; the message says what happened or what to fix.
 
         data: the file's bytes or its path. submitter: the verified identity (`hardneg.leaderboard.identity`);
-        a plain name is a user with no organizations (a local board, tests). The same file under the same model
-        name returns the versions it made before and stores nothing new. Never raises for a bad file: any
-        unexpected error is logged here and answered with a plain message.
+        a plain name is a user with no organizations (a local board, tests). model_meta: the model's metadata
+        (`hardneg.leaderboard.model_meta`), stored with it. The same file under the same model name returns the
+        versions it made before and stores nothing new. Never raises for a bad file: any unexpected error is
+        logged here and answered with a plain message.
         """
+        return self.submit_files([data], submitter, model_meta)
+
+    def submit_files(self, files: list, submitter: Identity | str, model_meta: dict | None = None) -> SubmitOutcome:
+        """Several predictions files of ONE model (a `hardneg run` folder) as one submission: every file is
+        checked and scored first, then all are stored in one transaction, or none is (a refusal lists every
+        file's problems)."""
         try:
             identity = as_identity(submitter)
         except IdentityError:
             return SubmitOutcome(False, "submission refused:\n- sign in with your Hugging Face account first; "
                                         "nothing was stored")
         try:
-            return self._submit(data, identity)
+            meta = clean_model_meta(model_meta)
+        except ValueError as exc:
+            return SubmitOutcome(False, f"submission refused:\n- {quote(str(exc), 300)}; nothing was stored")
+        if not files:
+            return SubmitOutcome(False, "submission refused:\n- no predictions file; nothing was stored")
+        try:
+            return self._submit(list(files), identity, meta)
         except Exception:  # a bug or an unexpected input: logged with its traceback, never shown to the submitter
             ref = uuid.uuid4().hex[:12]
             log.exception("submission by %s failed unexpectedly (reference %s)", identity.username, ref)
@@ -91,29 +197,65 @@ class Leaderboard:
                                         f"error, reference {ref}); nothing was stored. Try again later, and report "
                                         "the reference if it persists")
 
-    def _submit(self, data, identity: Identity) -> SubmitOutcome:
-        try:
-            sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
-        except SubmissionError as exc:
-            return SubmitOutcome(False, str(exc))
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            data = Path(data).read_bytes()  # validated, so its size is bounded
-        data = bytes(data)
-        sha = hashlib.sha256(data).hexdigest()
-        wanted = {(p.items.benchmark, p.items.config, p.items.split) for p in sub.parts}
-        before = [s for s in self.store.find_file(sub.model_id, sha) if (s.benchmark, s.config, s.split) in wanted]
-        if len(before) == len(wanted):  # a retry or a resubmission of the same file: nothing new
-            return SubmitOutcome(True, self._already(before), before[0], before)
-        results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples) for part in sub.parts]
-        stored, created = self.store.add_file(
-            model_id=sub.model_id, submitter=identity.username, metadata=strip_local_paths(sub.metadata),
-            file_bytes=data,
-            parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
-                        data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
-                        per_example=r.per_example) for p, r in zip(sub.parts, results)],
-        )
-        if not created:  # an identical file landed between the check and the write
-            return SubmitOutcome(True, self._already(stored), stored[0], stored)
+    def _submit(self, files: list, identity: Identity, model_meta: dict) -> SubmitOutcome:
+        checked, problems = [], []
+        for k, data in enumerate(files):
+            try:
+                sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
+            except SubmissionError as exc:
+                problems.append(str(exc) if len(files) == 1 else f"file {k + 1} of {len(files)}: {exc}")
+                continue
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                data = Path(data).read_bytes()  # validated, so its size is bounded
+            checked.append((sub, bytes(data)))
+        if problems:
+            return SubmitOutcome(False, "\n".join(problems) + ("\nnothing was stored" if len(files) > 1 else ""))
+        models = sorted({sub.model_id for sub, _ in checked})
+        if len(models) > 1:
+            return SubmitOutcome(False, "submission refused:\n- the files name different models ("
+                                        f"{', '.join(quote(m, 80) for m in models[:5])}); one submission is one "
+                                        "model: pass --model-id to name them all, or submit them apart; nothing "
+                                        "was stored")
+        parts_seen: dict[tuple, int] = {}
+        for sub, _ in checked:
+            for p in sub.parts:
+                key = (p.items.benchmark, p.items.config, p.items.split)
+                parts_seen[key] = parts_seen.get(key, 0) + 1
+        twice = [k for k, n in parts_seen.items() if n > 1]
+        if twice:
+            return SubmitOutcome(False, "submission refused:\n- " + "; ".join("/".join(k) for k in twice[:5]) +
+                                 " is in more than one file; keep one file per part; nothing was stored")
+        model_id = models[0]
+        before_all, todo = [], []
+        for sub, data in checked:
+            sha = hashlib.sha256(data).hexdigest()
+            wanted = {(p.items.benchmark, p.items.config, p.items.split) for p in sub.parts}
+            before = [s for s in self.store.find_file(model_id, sha) if (s.benchmark, s.config, s.split) in wanted]
+            if len(before) == len(wanted):  # a retry or a resubmission of the same file: nothing new
+                before_all += before
+            else:
+                todo.append((sub, data))
+        if not todo:
+            return SubmitOutcome(True, self._already(before_all), before_all[0], before_all)
+        given = {k: v for k, v in model_meta.items() if v is not None}  # checked; wins over the file's own
+        files, all_results = [], []
+        for sub, data in todo:
+            in_file = sub.metadata.get("model_meta")  # shown within the contract whatever it holds (board.meta_text)
+            extra = {"identity": "local" if identity.local else "hub",
+                     "model_meta": {**(in_file if isinstance(in_file, dict) else {}), **given}}
+            results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples)
+                       for part in sub.parts]
+            all_results += results
+            files.append(dict(
+                metadata={**strip_local_paths(sub.metadata), **extra}, file_bytes=data,
+                parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
+                            data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
+                            per_example=r.per_example) for p, r in zip(sub.parts, results)]))
+        stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files)
+        if not created:  # identical files landed between the check and the write
+            everything = before_all + stored
+            return SubmitOutcome(True, self._already(everything), everything[0], everything)
+        new_ids = {s.id for s in before_all}
         if self.mirror is not None:
             for s in stored:
                 try:
@@ -121,13 +263,17 @@ class Leaderboard:
                 except Exception as exc:  # the store is the source of truth; `sync` retries later
                     log.warning("mirror push of %s failed: %s", s.id, exc)
         lines = []
-        for s, r in zip(stored, results):
-            head = ", ".join(f"{k} {v['estimate']:.4g} [{v['low']:.4g}, {v['high']:.4g}]"
+        for s, r in zip(stored, all_results):
+            if s.id in new_ids:
+                continue
+            head = ", ".join(f"{vocabulary.header(k)} {vocabulary.display_entry(k, v)}"
                              for k, v in list(r.metrics.items())[:4]
                              if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
-                         f"(submission {s.id}): {head}")
-        return SubmitOutcome(True, "\n".join(lines), stored[0], stored)
+                         f"(submission {s.id}){' [local]' if identity.local else ''}: {head}")
+        if before_all:
+            lines.append(self._already(before_all))
+        return SubmitOutcome(True, "\n".join(lines), stored[0], before_all + stored)
 
     @staticmethod
     def _already(subs: list[StoredSubmission]) -> str:
@@ -194,7 +340,30 @@ class Leaderboard:
     def columns(self, benchmark: str) -> list[Column]:
         return board_columns(benchmark, self.item_sets)
 
+    def _per_example(self, submission_id: str) -> dict:
+        """A submission's stored per-item values (cached: a stored submission never changes)."""
+        hit = self._per_cache.get(submission_id)
+        if hit is None:
+            hit = self._per_cache[submission_id] = self.store.per_example(submission_id)
+            if len(self._per_cache) > 4096:  # bounded: the oldest reads go first
+                self._per_cache.pop(next(iter(self._per_cache)))
+        return hit
+
+    def state(self) -> tuple[int, int]:
+        """Changes whenever a submission or a moderation lands (what the page's live refresh watches)."""
+        return self.store.state_token()
+
     def rows(self, benchmark: str) -> list[BoardRow]:
+        """The board's rows of one benchmark, read from the store as it is now (cached until it changes)."""
+        token = self.state()
+        hit = self._rows_cache.get(benchmark)
+        if hit is not None and hit[0] == token:
+            return hit[1]
+        rows = self._rows(benchmark)
+        self._rows_cache[benchmark] = (token, rows)
+        return rows
+
+    def _rows(self, benchmark: str) -> list[BoardRow]:
         cols = self.columns(benchmark)
         by_part: dict[tuple[str, str], list[Column]] = {}
         for c in cols:
@@ -208,16 +377,19 @@ class Leaderboard:
             results = {(s.config, s.split): s.results["metrics"] for s in subs}
             row = BoardRow(model, "submitted", cells_from_results(cols, results),
                            version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
-                           submitter=subs[0].submitter, submitted=max(s.created_at for s in subs)[:10],
-                           link=f"https://huggingface.co/{model}" if "/" in model else "")
+                           submitter="local" if any(s.local for s in subs) else subs[0].submitter,
+                           source="local" if any(s.local for s in subs) else "",
+                           submitted=max(s.created_at for s in subs)[:10],
+                           link=model_link(model, subs), model_meta=model_meta(subs),
+                           ids=tuple(sorted(s.id for s in subs)))
+            row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             for s in subs:
-                per = self.store.per_example(s.id)
                 items = self.item_sets[(benchmark, s.config, s.split)]
                 n = next(iter(s.results["metrics"].values()), {}).get("n", len(items))
                 row.coverage[f"{s.config}/{s.split}"] = f"{n}/{len(items)}"
                 for c in by_part.get((s.config, s.split), []):
-                    if c.metric in per:
-                        row.per_example[c.name] = per[c.metric]
+                    if c.metric in s.results["metrics"]:
+                        row.per_example.refer(c.name, s.id, c.metric)
                         row.clusters[c.name] = items.clusters
             rows.append(row)
         # computed baselines: one row each, whatever the number of parts
@@ -249,18 +421,124 @@ class Leaderboard:
 
     def table(self, benchmark: str, sort_by: str | None = None, descending: bool | None = None, search: str = "",
               kinds=KINDS, shown: list[str] | None = None):
-        return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown)
+        return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown,
+                      pvalue_cache=self._pvalues)
+
+    def table_frame(self, benchmark: str, search: str = "", kinds=KINDS):
+        """The download of one benchmark's board: fractions with their intervals (machine output)."""
+        return machine_table(self.rows(benchmark), self.columns(benchmark), search, kinds)
+
+    def chance(self, benchmark: str, column: str) -> float | None:
+        """The exact chance value of one column (the random baseline's, computed by the core)."""
+        row = next((r for r in self.rows(benchmark) if r.kind == "baseline" and r.model.startswith("random")), None)
+        cell = row.cells.get(column) if row else None
+        return None if cell is None else cell.estimate
 
     def chart(self, benchmark: str, column: str | None = None, search: str = "", kinds=KINDS):
         cols = self.columns(benchmark)
         col = next((c for c in cols if c.name == column), cols[0])
         needle = (search or "").lower()
         rows = [r for r in self.rows(benchmark) if r.kind in kinds and needle in r.model.lower()]
-        return bar_chart(rows, col, registry.get(benchmark).title)
+        return bar_chart(rows, col, registry.get(benchmark).title, chance=self.chance(benchmark, col.name))
+
+    # --- Overall ------------------------------------------------------------------------------
+    def overall_rows(self) -> list[overall_view.OverallRow]:
+        return overall_view.overall_rows({b: self.rows(b) for b in self.benchmarks},
+                                         {b: self.columns(b) for b in self.benchmarks})
+
+    def overall_names(self) -> list[str]:
+        """The benchmarks Overall averages: every benchmark on this board with a fraction headline metric."""
+        return [b for b in self.benchmarks if overall_view.overall_metric(b) is not None]
+
+    def overall(self, sort_by: str = overall_view.AVERAGE, descending: bool = True, search: str = "", types=None,
+                sizes=None, kinds=("submitted", "baseline"), links: bool = True):
+        """The Overall table a person sees (see `hardneg.leaderboard.overall`); `links=False`: plain model names
+        (a terminal, `hardneg leaderboard show`)."""
+        names = self.overall_names()
+        rows = overall_view.select(self.overall_rows(), names, sort_by, descending, search, types, sizes, kinds)
+        return overall_view.render_overall(rows, names, links)
+
+    def overall_frame(self, sort_by: str = overall_view.AVERAGE, descending: bool = True, search: str = "",
+                      types=None, sizes=None, kinds=("submitted", "baseline")):
+        """The Overall download: fractions with intervals, coverage, metadata."""
+        names = self.overall_names()
+        rows = overall_view.select(self.overall_rows(), names, sort_by, descending, search, types, sizes, kinds)
+        return overall_view.machine_overall(rows, names)
 
     def average(self):
-        """The overall view: models with every benchmark, each benchmark's first headline metric, their mean."""
-        return average_table({b: self.rows(b) for b in self.benchmarks}, {b: self.columns(b) for b in self.benchmarks})
+        """The Overall table with its default order and plain model names (every model, coverage, the average
+        over fully covered models): what a terminal prints."""
+        return self.overall(links=False)
+
+    # --- per-item details ---------------------------------------------------------------------
+    def parts_of(self, model_id: str) -> list[StoredSubmission]:
+        """The current (shown) submissions of a model, one per part."""
+        return [s for s in self.store.current() if s.model_id == model_id]
+
+    def details_parquet(self, model_id: str | None = None) -> bytes:
+        """Per-item scores and values of every stored submission (or one model's), as Parquet; built once per
+        store state (repeated clicks, many visitors: one build)."""
+        from hardneg.leaderboard.details import details_parquet
+
+        key = (self.state(), model_id or "")
+        if self._details is not None and self._details[0] == key:
+            return self._details[1]
+        subs = self.store.all_submissions() if not model_id else self.store.history(model_id)
+        subs = [s for s in subs if s.state == "visible"]  # hidden or deleted by a moderator: not published
+        data = details_parquet(self.store, subs, self.item_sets)
+        self._details = (key, data)
+        return data
+
+    def failures(self, model_id: str, benchmark: str, config: str, split: str, limit: int = 200):
+        """The drill-down: the items of one part where the model's positive was beaten or tied."""
+        from hardneg.leaderboard.details import failures
+
+        sub = next((s for s in self.parts_of(model_id) if (s.benchmark, s.config, s.split) == (benchmark, config, split)),
+                   None)
+        if sub is None:
+            raise ValueError(f"{model_id} has no shown submission on {benchmark}/{config}/{split}")
+        return failures(self.store, sub, self.item_sets[(benchmark, config, split)], limit)
+
+    def by_negative_type(self, benchmark: str, search: str = "", limit: int = 8) -> dict[str, dict[str, dict]]:
+        """Per model (the `limit` best by the first column), accuracy of the positive against each negative type
+        alone, over every multiple-choice part, with interval and chance: the engine's `by_negative_type`."""
+        from hardneg.evaluation import by_negative_type
+        from hardneg.items import Aligned
+        from hardneg.leaderboard.details import stored_scores
+
+        if registry.get(benchmark).is_retrieval:
+            return {}
+        cols = self.columns(benchmark)
+        first = next((c for c in cols if c.headline), None)
+        needle = (search or "").lower()
+        rows = [r for r in self.rows(benchmark) if r.kind == "submitted" and needle in r.model.lower()]
+        if first is not None:
+            rows.sort(key=lambda r: r.cells[first.name].estimate if first.name in r.cells else -1, reverse=True)
+        out: dict[str, dict[str, dict]] = {}
+        for r in rows[:limit]:
+            per: dict[str, list] = {}
+            for sub in self.parts_of(r.model):
+                if sub.benchmark != benchmark:
+                    continue
+                key = (sub.id, self.n_resamples)
+                if key not in self._by_type:
+                    items = self.item_sets[(sub.benchmark, sub.config, sub.split)]
+                    scores, mask = stored_scores(self.store, sub, items)
+                    types, _ = by_negative_type(Aligned(items, scores, mask, len(items)), "expected",
+                                                min(self.n_resamples, 500), 0, 0.95)
+                    for t, e in types.items():
+                        e["chance"] = _type_chance(items, t)
+                    self._by_type[key] = types
+                for t, e in self._by_type[key].items():
+                    per.setdefault(t, []).append(e)
+            out[r.model] = {t: _pool(es) for t, es in per.items()}
+        return out
+
+    def negative_type_chart(self, benchmark: str, search: str = ""):
+        from hardneg.benchmarks import Metric
+
+        return negative_type_chart(self.by_negative_type(benchmark, search), registry.get(benchmark).title,
+                                   Metric("Accuracy", "R@1", "the positive above every negative of one type"))
 
     def counts(self) -> dict[str, int]:
         """Stored versions, and board rows of submitted models, per benchmark."""

@@ -120,6 +120,18 @@ class StoredSubmission:
     created_at: str
     state: str = "visible"  # visible | hide | delete
 
+    @property
+    def model_meta(self) -> dict:
+        """The model metadata given at submission (params, model_type, license, link, revision; see
+        `hardneg.leaderboard.model_meta`): stored inside `metadata`, {} for older submissions."""
+        meta = (self.metadata or {}).get("model_meta")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def local(self) -> bool:
+        """Submitted in a board's local mode (no Hub sign-in): shown as "local"."""
+        return (self.metadata or {}).get("identity") == "local"
+
     @classmethod
     def from_row(cls, row: sqlite3.Row, state: str | None = None) -> "StoredSubmission":
         return cls(
@@ -212,31 +224,47 @@ class Store:
                  parts: list[dict]) -> tuple[list[StoredSubmission], bool]:
         """`add_submissions`, also saying whether anything new was stored (False: the same file was stored before
         under this model name; its versions are returned)."""
-        sha = hashlib.sha256(file_bytes).hexdigest()
-        meta_json = json.dumps(metadata, sort_keys=True)
-        rows = [(uuid.uuid4().hex, p, pack_arrays(p["per_example"]), json.dumps(p["results"], sort_keys=True))
-                for p in parts]
-        wanted = {(p["benchmark"], p["config"], p["split"]) for p in parts}
+        return self.add_files(model_id=model_id, submitter=submitter,
+                              files=[dict(metadata=metadata, file_bytes=file_bytes, parts=parts)])
+
+    def add_files(self, *, model_id: str, submitter: str, files: list[dict]) -> tuple[list[StoredSubmission], bool]:
+        """Store several files of one model (`metadata`, `file_bytes`, `parts` each: a `hardneg run` folder) in ONE
+        transaction: every part of every file becomes the next version of its (model, part), or nothing is stored.
+        A file stored before under this model name keeps its versions (returned, nothing new for it); the flag
+        says whether anything new was stored."""
+        prepared = []
+        for f in files:
+            sha = hashlib.sha256(f["file_bytes"]).hexdigest()
+            rows = [(uuid.uuid4().hex, p, pack_arrays(p["per_example"]), json.dumps(p["results"], sort_keys=True))
+                    for p in f["parts"]]
+            prepared.append((sha, json.dumps(f["metadata"], sort_keys=True), f["file_bytes"], rows,
+                             {(p["benchmark"], p["config"], p["split"]) for p in f["parts"]}))
 
         def work(con: sqlite3.Connection):
-            before = self._same_file(con, model_id, sha)
-            if before and wanted <= {(r["benchmark"], r["config"], r["split"]) for r in before}:
-                return [r["id"] for r in before if (r["benchmark"], r["config"], r["split"]) in wanted], False
-            if con.execute("SELECT 1 FROM owners WHERE model_id = ?", (model_id,)).fetchone() is None:
-                con.execute("INSERT INTO owners VALUES (?, ?, ?)", (model_id, submitter, now()))
-            for sub_id, p, blob, results_json in rows:
-                version = con.execute(
-                    "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions"
-                    " WHERE model_id=? AND benchmark=? AND config=? AND split=?",
-                    (model_id, p["benchmark"], p["config"], p["split"]),
-                ).fetchone()[0]
-                con.execute(
-                    "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version, data_revision,"
-                    " metadata, results, per_example, file_sha256, file, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (sub_id, model_id, submitter, p["benchmark"], p["config"], p["split"], version, p["data_revision"],
-                     meta_json, results_json, blob, sha, file_bytes, now()),
-                )
-            return [sub_id for sub_id, *_ in rows], True
+            ids, created = [], False
+            for sha, meta_json, file_bytes, rows, wanted in prepared:
+                before = self._same_file(con, model_id, sha)
+                if before and wanted <= {(r["benchmark"], r["config"], r["split"]) for r in before}:
+                    ids += [r["id"] for r in before if (r["benchmark"], r["config"], r["split"]) in wanted]
+                    continue
+                created = True
+                if con.execute("SELECT 1 FROM owners WHERE model_id = ?", (model_id,)).fetchone() is None:
+                    con.execute("INSERT INTO owners VALUES (?, ?, ?)", (model_id, submitter, now()))
+                for sub_id, p, blob, results_json in rows:
+                    version = con.execute(
+                        "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions"
+                        " WHERE model_id=? AND benchmark=? AND config=? AND split=?",
+                        (model_id, p["benchmark"], p["config"], p["split"]),
+                    ).fetchone()[0]
+                    con.execute(
+                        "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version,"
+                        " data_revision, metadata, results, per_example, file_sha256, file, created_at)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (sub_id, model_id, submitter, p["benchmark"], p["config"], p["split"], version,
+                         p["data_revision"], meta_json, results_json, blob, sha, file_bytes, now()),
+                    )
+                    ids.append(sub_id)
+            return ids, created
 
         ids, created = self._write(work)
         return [self.get(sub_id) for sub_id in ids], created
@@ -328,6 +356,13 @@ class Store:
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM submissions")[0][0])
+
+    def state_token(self) -> tuple[int, int]:
+        """(last submission seq, last tombstone seq): changes whenever what the board shows can change (the
+        board's caches and the page's live refresh compare it; one indexed read)."""
+        row = self._query("SELECT (SELECT COALESCE(MAX(seq), 0) FROM submissions) AS s,"
+                          " (SELECT COALESCE(MAX(seq), 0) FROM tombstones) AS t")[0]
+        return int(row["s"]), int(row["t"])
 
     def integrity_check(self) -> str:
         return str(self._query("PRAGMA integrity_check")[0][0])

@@ -69,6 +69,8 @@ class VideoTextModel(ABC):
 
     adapter: str = "base"
     uses_video: bool = True
+    #: what a score is, for people reading one (the demo's chart axis): the default `similarity` is a cosine
+    score_name: str = "cosine similarity"
     model_id: str = ""
     revision: str = ""
     device: str = "cpu"

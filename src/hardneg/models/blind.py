@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, l2_normalize, pick_device, torch_dtype
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -45,6 +45,7 @@ class _BlindModel(VideoTextModel):
 @register("blind-unigram", "text-only baseline: mean word log-probability under a unigram model (no video)")
 class UnigramBlindModel(_BlindModel):
     adapter = "blind-unigram"
+    score_name = "mean word log-probability (text only)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, zipf_shift: float = 2.7):
@@ -99,7 +100,10 @@ def _glove_vocabulary() -> list[str]:
 
 @register("blind-lm", "text-only baseline: mean token log-likelihood under a causal LM (default gpt2)")
 class CausalLMBlindModel(_BlindModel):
+    default_model_id = "gpt2"  # the Hub id loaded when none is given
+    hub_model = True  # loads from_pretrained: checked before loading (hardneg.hub_access)
     adapter = "blind-lm"
+    score_name = "mean token log-likelihood (text only)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, batch: int = 64):
@@ -141,6 +145,7 @@ class CausalLMBlindModel(_BlindModel):
 @register("blind-st", "text-only baseline: a caption's mean cosine to the other candidates (sentence-transformers)")
 class TypicalityBlindModel(_BlindModel):
     adapter = "blind-st-typicality"
+    score_name = "mean cosine to the other candidates (text only)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None):

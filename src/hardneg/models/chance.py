@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 _KEY_BITS = 24  # a caption's key is exact in float32, so a cast anywhere on the way changes nothing
 
@@ -41,6 +41,7 @@ class _ChanceModel(VideoTextModel):
 @register("constant", "chance check: the same score for every caption (exactly chance under the default ties; no video)")
 class ConstantModel(_ChanceModel):
     adapter = "constant"
+    score_name = "constant score (chance)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None):
@@ -66,6 +67,7 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
 @register("random", "chance check: a seeded pseudo-random score per caption, 'random:<seed>' (default seed 0; no video)")
 class RandomModel(_ChanceModel):
     adapter = "random"
+    score_name = "random score (chance)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None):

@@ -17,7 +17,7 @@ import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
 from hardneg.models.preprocess import PixelPipeline
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 from hardneg.threads import chunks, thread_map
 
 DEFAULT_CLIP = "openai/clip-vit-base-patch32"
@@ -44,6 +44,8 @@ def _is_clip_id(model: str) -> bool:
 
 @register("clip", f"CLIP image-text model, frame embeddings mean-pooled (default {DEFAULT_CLIP})", matches=_is_clip_id)
 class CLIPVideoModel(VideoTextModel):
+    default_model_id = DEFAULT_CLIP  # the Hub id loaded when none is given
+    hub_model = True  # loads from_pretrained: checked before loading (hardneg.hub_access)
     adapter = "clip-mean-pool"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
@@ -111,6 +113,8 @@ class CLIPVideoModel(VideoTextModel):
 
 @register("tiny-clip", "built-in tiny random-weight CLIP (offline quickstart, tests, demo default)")
 class TinyCLIPVideoModel(CLIPVideoModel):
+    default_model_id = None  # built in: nothing to download
+    hub_model = False
     adapter = "clip-mean-pool"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,

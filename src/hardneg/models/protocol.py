@@ -14,7 +14,8 @@ so `as_model` wraps what it gets into one (see docs/models.md for the protocol):
 
 Optional attributes on either: `model_id` (a name for results), `revision` (a version string,
 e.g. a checkpoint hash), `uses_video = False` (a text-only model: no video is decoded and
-`score` gets `video=None`). Every output is checked (shape, finite numbers) with an error that
+`score` gets `video=None`), `score_name` (what a score is, e.g. "log-probability": the demo's chart
+names it). Every output is checked (shape, finite numbers) with an error that
 names the method.
 """
 
@@ -71,10 +72,16 @@ class _UserModel(VideoTextModel):
         self.obj = obj
         self.model_id = _name_of(obj)
         self.uses_video = bool(getattr(obj, "uses_video", True))
+        given = getattr(obj, "score_name", None)  # what the user's scores are, if the object says
+        self.score_name = given if isinstance(given, str) and given else self.default_score_name(obj)
         revision = getattr(obj, "revision", None)
         self.versioned = revision not in (None, "")
         # without a version, each adapter is its own model: no resume, no embedding reuse across calls
         self.revision = str(revision) if self.versioned else f"unversioned-{uuid.uuid4().hex[:12]}"
+
+    @staticmethod
+    def default_score_name(obj: Any) -> str:
+        return "the model's own score"
 
     def close(self) -> None:
         """Free what the adapter holds on disk (nothing here)."""
@@ -84,6 +91,10 @@ class EmbeddingAdapter(_UserModel):
     """A user's `encode_video`/`encode_text` (+ optional `similarity`) object as a `VideoTextModel`."""
 
     adapter = "user-embeddings"
+
+    @staticmethod
+    def default_score_name(obj: Any) -> str:
+        return "the model's own similarity" if hasattr(obj, "similarity") else "cosine similarity"
 
     def __init__(self, obj: Any):
         super().__init__(obj)

@@ -3,43 +3,61 @@
 `load_model("openai/clip-vit-base-patch32")`, `load_model("tiny-clip")`,
 `load_model("st:sentence-transformers/clip-ViT-B-32")`, `load_model("blind-unigram")`,
 `load_model("constant")`, `load_model("random:7")` (chance checks).
-A new adapter registers itself with `@register("name", matches=...)`.
+A new adapter registers itself with `@register("name", matches=...)` from `hardneg.models.registration`
+(which imports no adapter); built-in ones are found by `BUILTIN_ADAPTERS` (name -> module), others by
+the entry-point group `hardneg.models`.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
-from typing import Callable
 
+from hardneg.hub_access import ensure_loadable
 from hardneg.models.base import VideoTextModel
+from hardneg.models.registration import ADAPTERS as _ADAPTERS
+from hardneg.models.registration import MATCHERS as _MATCHERS
+from hardneg.models.registration import register
 
-#: name -> (loader class, one-line description)
-_ADAPTERS: dict[str, tuple[type, str]] = {}
-#: (predicate on the model string, adapter name), tried in order
-_MATCHERS: list[tuple[Callable[[str], bool], str, int]] = []
+#: built-in adapter name -> the module that registers it (imported on first use, never at import time)
+BUILTIN_ADAPTERS: dict[str, str] = {
+    "blind-unigram": "hardneg.models.blind",
+    "blind-lm": "hardneg.models.blind",
+    "blind-st": "hardneg.models.blind",
+    "constant": "hardneg.models.chance",
+    "random": "hardneg.models.chance",
+    "clip": "hardneg.models.clip",
+    "tiny-clip": "hardneg.models.clip",
+    "st": "hardneg.models.sentence_transformers_adapter",
+    "xclip": "hardneg.models.xclip",
+    "trained": "hardneg.models.trained",
+}
+#: entry-point group of adapters in other packages: each entry point names a module that calls `register`
+ENTRY_POINT_GROUP = "hardneg.models"
+
+_ALL_LOADED = False
 
 
-def register(name: str, description: str, matches: Callable[[str], bool] | None = None, priority: int = 0):
-    """Class decorator: make an adapter loadable by `name` (and by any id `matches` accepts).
-
-    Matchers with a higher `priority` are tried first (e.g. "sentence-transformers/clip-..."
-    must reach the sentence-transformers adapter before the CLIP one sees "clip").
-    """
-
-    def wrap(cls):
-        _ADAPTERS[name] = (cls, description)
-        if matches is not None:
-            _MATCHERS.append((matches, name, priority))
-            _MATCHERS.sort(key=lambda m: -m[2])
-        return cls
-
-    return wrap
+def _load_builtin(name: str) -> None:
+    """Import the module that registers built-in adapter `name` (nothing for other names)."""
+    if name in BUILTIN_ADAPTERS and name not in _ADAPTERS:
+        importlib.import_module(BUILTIN_ADAPTERS[name])
 
 
 def _ensure_builtin() -> None:
-    # importing the adapter modules registers them
-    from hardneg.models import blind, chance, clip, sentence_transformers_adapter, trained, xclip  # noqa: F401
+    """Register every adapter: the built-in modules, then the `hardneg.models` entry points (needed before
+    matching a Hub id or listing adapters)."""
+    global _ALL_LOADED
+    if _ALL_LOADED:
+        return
+    for module in dict.fromkeys(BUILTIN_ADAPTERS.values()):
+        importlib.import_module(module)
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        ep.load()
+    _ALL_LOADED = True
 
 
 def available_models() -> dict[str, str]:
@@ -62,7 +80,10 @@ def _local_model_type(path: Path) -> str | None:
 
 def resolve(model: str) -> tuple[str, str]:
     """(adapter name, model id) for what a user typed."""
-    _ensure_builtin()
+    head = model.split(":", 1)[0]
+    _load_builtin(head)  # a built-in adapter named outright needs only its own module
+    if head not in _ADAPTERS:
+        _ensure_builtin()  # a Hub id or folder: every matcher must be registered
     if ":" in model and model.split(":", 1)[0] in _ADAPTERS and not Path(model).exists():
         name, model_id = model.split(":", 1)
         return name, model_id
@@ -90,7 +111,13 @@ def resolve(model: str) -> tuple[str, str]:
 
 
 def load_model(model: str, device: str | None = None, fp16: bool = False, revision: str | None = None) -> VideoTextModel:
-    """Load a model once (call this once per worker)."""
+    """Load a model once (call this once per worker).
+
+    A Hub model that can be neither found locally nor downloaded fails at once with what to do
+    (`hardneg.hub_access`), instead of after huggingface_hub's half a minute of retries.
+    """
     name, model_id = resolve(model)
     cls = _ADAPTERS[name][0]
+    if getattr(cls, "hub_model", False):  # adapters that call from_pretrained on a Hub id or folder
+        ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
     return cls(model_id or None, device=device, fp16=fp16, revision=revision)

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 
 def _is_st_id(model: str) -> bool:

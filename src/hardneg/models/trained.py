@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, pick_device
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 
 HEADS = ("cls", "prompt")
 

@@ -16,7 +16,7 @@ import numpy as np
 from hardneg.models.base import VideoTextModel, hub_revision, pick_device, torch_dtype
 from hardneg.models.clip import as_numpy_frames, preprocess_frames
 from hardneg.models.preprocess import PixelPipeline
-from hardneg.models.registry import register
+from hardneg.models.registration import register
 from hardneg.video import uniform_indices
 
 DEFAULT_XCLIP = "microsoft/xclip-base-patch32"
@@ -34,6 +34,8 @@ def _is_xclip_id(model: str) -> bool:
 
 @register("xclip", f"X-CLIP video-text model with video-specific prompting (default {DEFAULT_XCLIP})", matches=_is_xclip_id)
 class XCLIPVideoModel(VideoTextModel):
+    default_model_id = DEFAULT_XCLIP  # the Hub id loaded when none is given
+    hub_model = True  # loads from_pretrained: checked before loading (hardneg.hub_access)
     adapter = "xclip"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,

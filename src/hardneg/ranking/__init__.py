@@ -6,6 +6,7 @@ items with one or more relevant items) return a ``RankingResult``; ``bootstrap_c
 """
 
 from .bootstrap import BootstrapCI, PairedTest, bootstrap_ci, paired_test
+from .grouped import all_right, first_of_group
 from .measures import AP, ALL_MEASURES, MRR, CorrectAt, MeanR, MedianR, Measure, R, TieRate, parse_measure
 from .multiple_choice import multiple_choice
 from .qrels import Qrels
@@ -29,7 +30,9 @@ __all__ = [
     "RankingResult",
     "TIE_RULES",
     "TieRate",
+    "all_right",
     "bootstrap_ci",
+    "first_of_group",
     "multiple_choice",
     "paired_test",
     "pad_ragged",

@@ -180,6 +180,7 @@ class Stat:
     kind `"mean"`: mean of `values` (optionally only rows where `select` is True);
     `"median"`: median of `values` (NumPy's rule: mean of the two middle values when even);
     `"mean_of_group_means"`: mean over the groups in `groups` of each group's mean.
+    `select` (any kind): only the rows where it is True count.
     """
 
     __slots__ = ("kind", "values", "select", "groups")
@@ -223,14 +224,18 @@ def joint_intervals(stats: Mapping[str, Stat], clusters: np.ndarray, n_resamples
             plan[name] = ("ratio", add(np.where(sel, v, 0.0)), add(sel.astype(np.float64)))
             estimates[name] = float(v[sel].mean()) if sel.any() else float("nan")
         elif st.kind == "mean_of_group_means":
-            labels, g = np.unique(st.groups, return_inverse=True)
-            parts = [(add(np.where(g == i, v, 0.0)), add((g == i).astype(np.float64))) for i in range(labels.size)]
+            labels, g = np.unique(np.asarray(st.groups)[sel], return_inverse=True)
+            full = np.full(v.shape[0], -1)
+            full[sel] = g
+            parts = [(add(np.where(full == i, v, 0.0)), add((full == i).astype(np.float64))) for i in range(labels.size)]
             plan[name] = ("group_means", parts)
-            estimates[name] = float(np.mean([v[g == i].mean() for i in range(labels.size)]))
+            estimates[name] = float(np.mean([v[full == i].mean() for i in range(labels.size)]))
         else:  # median: per-cluster histogram over the distinct values
-            uniq, inv = np.unique(v, return_inverse=True)
-            plan[name] = ("median", uniq, [add((inv == i).astype(np.float64)) for i in range(uniq.size)])
-            estimates[name] = float(np.median(v))
+            uniq, inv = np.unique(v[sel], return_inverse=True)
+            full = np.full(v.shape[0], -1)
+            full[sel] = inv
+            plan[name] = ("median", uniq, [add((full == i).astype(np.float64)) for i in range(uniq.size)])
+            estimates[name] = float(np.median(v[sel]))
     sums = np.stack(columns, axis=1)
     # counts = 1 per cluster: the divisor is the (constant) number of clusters drawn, so scaling back
     # by k recovers the exact resampled sums.

@@ -16,6 +16,8 @@ import numpy as np
 
 from .results import Aggregation, RankingResult, aggregate_counts
 from .ties import (
+    INDEX_ORDER_RULES,
+    argsort_positions,
     check_tie_rule,
     expected_rank,
     expected_recall_at,
@@ -147,13 +149,27 @@ def tied_before_index(scores, positive_score, positive, mask):
     return count_per_row(into, n, c)
 
 
+def tied_before_key(scores, positive_score, positive, mask, keys):
+    """Per row, candidates tied with the positive whose tie-break key is lower than the positive's."""
+    n, c = scores.shape
+    own = np.take_along_axis(keys, positive[:, None], axis=1)
+
+    def into(out):
+        np.equal(scores, positive_score[:, None], out=out)
+        out &= keys < own
+        if mask is not None:
+            out &= mask
+
+    return count_per_row(into, n, c)
+
+
 def places_above(h, t, ties, seed=None, index_tied_before=None):
     """``a``: candidates placed above the positive. For "expected" it is h (ties stay open)."""
     if ties in ("expected", "optimistic", "feint6k"):
         return h
     if ties in ("pessimistic", "posrank"):
         return h + t
-    if index_tied_before is not None:  # "fire" (index order) or "random" with given keys
+    if index_tied_before is not None:  # "fire"/"argmax" (index order), "argsort" or "random" with given keys
         return h + index_tied_before
     if ties == "random":
         return h + np.random.default_rng(seed).integers(0, t + 1)
@@ -279,7 +295,11 @@ def multiple_choice(
         code = LazyArray(code_of_rows)
     else:
         h, t = h.astype(np.int64), e.astype(np.int64) - 1
-        before = tied_before_index(s, p, pos, m) if ties == "fire" else None
+        before = None
+        if ties in INDEX_ORDER_RULES:
+            before = tied_before_index(s, p, pos, m)
+        elif ties == "argsort":
+            before = tied_before_key(s, p, pos, m, argsort_positions(np.where(m, s, -np.inf) if m is not None else s))
         code = places_above(h, t, ties, seed, before) * c + t
         if c * c <= _MAX_TABLE:
             a_tab, t_tab = np.divmod(np.arange(c * c, dtype=np.int64), c)

@@ -15,6 +15,9 @@ from .qrels import Qrels
 from .results import Aggregation, RankingResult, aggregate, breakdown
 from .ties import (
     FIRE_AP_CUTOFF,
+    INDEX_ORDER_RULES,
+    KEYED_ORDER_RULES,
+    argsort_positions,
     check_tie_rule,
     expected_precision_terms,
     harmonic_table,
@@ -173,7 +176,7 @@ def score_relevant(scores, q, d, s, h, e, n_rel, ks, ties, tiebreak, logfact, ha
     # grouped by query, and sorting by (q, h) keeps q as it is.
     order = np.argsort(q * (n_v + 1) + h, kind="stable")
     h, e = h[order], e[order]
-    if ties in ("fire", "random"):
+    if ties in INDEX_ORDER_RULES + KEYED_ORDER_RULES:
         d, s = d[order], s[order]
     idx = np.arange(q.size)
     new_query = np.r_[True, q[1:] != q[:-1]]
@@ -200,7 +203,7 @@ def score_relevant(scores, q, d, s, h, e, n_rel, ks, ties, tiebreak, logfact, ha
         pos = h + 1 + within
     elif ties in ("pessimistic", "posrank"):
         pos = h + (e - r) + 1 + within
-    else:  # "fire" (index order) or "random" (random keys)
+    else:  # "fire"/"argmax" (index order), "random" (random keys) or "argsort" (NumPy's argsort positions)
         pos = h + 1
         sel = np.nonzero(e > 1)[0]
         if sel.size:
@@ -257,7 +260,11 @@ def retrieval(
     if m is not None:
         s = np.where(m, s, -np.inf).astype(s.dtype, copy=False)
 
-    tiebreak = np.random.default_rng(seed).random(s.shape) if ties == "random" else None
+    tiebreak = None  # index order for "fire" / "argmax"
+    if ties == "random":
+        tiebreak = np.random.default_rng(seed).random(s.shape)
+    elif ties == "argsort":
+        tiebreak = argsort_positions(s)
     logfact = log_factorial_table(n_v)
     harmonic = harmonic_table(n_v + 1)
     flat = q * n_v + d  # sorted: relevant_pairs orders the pairs by query, then item
@@ -287,7 +294,7 @@ def retrieval(
         )
         per["AP_original"] = orig_only["AP"]
         before = None
-        if ties in ("fire", "random"):
+        if ties in INDEX_ORDER_RULES + KEYED_ORDER_RULES:
             before = np.zeros(n_q, dtype=np.int64)
             sel = np.nonzero(e > 1)[0]
             if sel.size:

@@ -20,6 +20,10 @@ TIE_RULES: dict[str, str] = {
     "posrank": "PoSRank script: ties count against the positive (same order as 'pessimistic')",
     "fire": "FIRE code: stable descending argsort by score, so tied items keep item-index order; "
     "AP divided by the relevant items found in the top 20",
+    "argmax": "np.argmax (ViLMA bin/eval.py, VideoCon src/eval_atphard.py): the lowest candidate index wins a tie, "
+    "so tied items keep item-index order; AP over every relevant item",
+    "argsort": "VideoCon src/calc_ssv2.py: np.argsort(-scores) with NumPy's default (unstable) sort, so tied items "
+    "keep the order that sort leaves them in (NumPy-version dependent); AP over every relevant item",
 }
 
 #: Rules that fix one order: which way tied items go relative to the relevant one(s).
@@ -29,8 +33,15 @@ ORDER_OF_RULE = {
     "optimistic": "optimistic",
     "feint6k": "optimistic",
     "fire": "index",
+    "argmax": "index",
+    "argsort": "argsort",
     "random": "random",
 }
+
+#: Rules that break ties by item index (lower index first) or by the position NumPy's default
+#: argsort of the negated scores gives each item.
+INDEX_ORDER_RULES = ("fire", "argmax")
+KEYED_ORDER_RULES = ("random", "argsort")
 
 #: FIRE's original code averages precision over hits found within this cut-off.
 FIRE_AP_CUTOFF = 20
@@ -46,6 +57,22 @@ def check_tie_rule(ties: str, seed) -> str:
     if ties == "random" and seed is None:
         raise ValueError("ties='random' needs seed=<int> so the result is reproducible; pass seed=0 or another int")
     return ties
+
+
+def argsort_positions(scores: np.ndarray) -> np.ndarray:
+    """Per row, each item's position in ``np.argsort(-row)`` (NumPy's default, unstable sort).
+
+    VideoCon's ``src/calc_ssv2.py`` (``main``) ranks a query's videos with ``np.argsort(-pred)``;
+    tied videos come out in whatever order that sort leaves them. Sorting each row of the
+    matrix along axis 1 gives the same order as sorting the row alone (checked in the tests
+    against the authors' one-row-at-a-time loop). A lower position means ranked first, so the
+    result is a tie-break key (as the random keys of ``ties="random"``).
+    """
+    s = np.asarray(scores)
+    order = np.argsort(-s, axis=1)
+    keys = np.empty(order.shape, dtype=np.int64)
+    np.put_along_axis(keys, order, np.arange(s.shape[1], dtype=np.int64)[None, :], axis=1)
+    return keys
 
 
 def harmonic_table(n: int) -> np.ndarray:

@@ -11,7 +11,7 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default_batch_size: i
     g = parser.add_argument_group("execution (local or Ray)")
     g.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: this machine (process pool for --workers > 1); ray: a Ray cluster "
-                        "(needs pip install 'video-hardneg[distributed]'). Output is identical either way.")
+                        "(needs pip install -e '.[distributed]' in the clone). Output is identical either way.")
     g.add_argument("--ray-address", default=None, metavar="ADDR",
                    help="Ray cluster to join, e.g. auto or ray://head:10001 (default: start a local "
                         "Ray instance with max(2, --workers) CPUs)")
@@ -22,8 +22,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default_batch_size: i
     g.add_argument("--num-gpus", type=float, default=0, metavar="G",
                    help="GPUs per Ray actor when the model runs on a GPU (Ray backend only, default 0)")
     g.add_argument("--ray-runtime-env", default=None, metavar="JSON",
-                   help='Ray runtime_env as JSON, e.g. \'{"pip": ["video-hardneg[generate]"]}\' for a cluster '
-                        "whose nodes lack the package")
+                   help='Ray runtime_env as JSON, e.g. \'{"pip": ["/shared/video-hardneg[generate]"]}\' (a clone '
+                        "every node can read; the package is not on PyPI) for a cluster whose nodes lack the package")
 
 
 def backend_kwargs(args: argparse.Namespace) -> dict:

@@ -6,7 +6,7 @@ Ray can never split or merge a shard: every actor task writes whole shards with 
 dies is restarted and its task retried by Ray, and the retry rewrites the same shard file
 atomically, so its rows land exactly once.
 
-Imported only for `backend="ray"`; needs `pip install 'video-hardneg[distributed]'`.
+Imported only for `backend="ray"`; needs `pip install -e '.[distributed]' (from the clone; video-hardneg is not on PyPI)`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ try:
     import ray
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError(
-        "the Ray backend needs Ray Data: pip install 'video-hardneg[distributed]' (or use --backend local)"
+        "the Ray backend needs Ray Data: pip install -e '.[distributed]' (from the clone; video-hardneg is not on PyPI) (or use --backend local)"
     ) from exc
 
 #: CPUs of the local Ray instance started when no --ray-address is given (at least this many).

@@ -26,7 +26,9 @@ Stable API (other code builds on it; change only with its callers):
     sample_scene(seed, split, index, config) -> Scene  # one scene, no files
     render_frames(scene) -> (T, H, W, 3) uint8;  write_scene_video(scene, path)
     hardneg.world.negatives: the verified negatives of the benchmark `world` (PoSRank-style per part of
-        speech, counterfactual actions, temporal pairs).
+        speech, counterfactual actions, temporal pairs: `scene_items(scene)`), and for training
+        `word_negatives(scene, pos, k=16, seed=0) -> list[str]` (any slot of the part of speech, checked false).
+    hardneg.world.audit: judge any generator's negatives (`judge_negative(scene, text)`).
 
 The command line: `hardneg world generate OUT --train N --test N --seed S` (and `hardneg build world OUT`).
 Modules: vocab (words and what they mean in pixels), grammar (text <-> facts), scene (drawing a

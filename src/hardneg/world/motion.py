@@ -64,7 +64,7 @@ def subject_offsets(events, n_frames: int, side: float) -> dict[str, np.ndarray]
         p = progress(T, s, e)
         inside = (np.arange(T) >= s) & (np.arange(T) < e)
         cyc = vocab.CYCLES[manner]
-        wave = np.where(inside, np.sin(2 * math.pi * cyc * p), 0.0)
+        wave = np.where(inside, np.sin(2 * math.pi * vocab.SWING_CYCLES[manner] * p), 0.0)
         if verb == "moves":
             ux, uy = vocab.DIRECTIONS[direction]
             dist = vocab.MOVE_DISTANCE[manner] * side * p

@@ -63,7 +63,9 @@ class Item:
 def _rng(scene, family: str) -> np.random.Generator:
     import hashlib
 
-    code = int.from_bytes(hashlib.sha256(f"{scene.id}/{family}".encode()).digest()[:8], "little")
+    # keyed by the scene's numbers, not its id (which names the world version): same items across versions
+    code = int.from_bytes(hashlib.sha256(f"{scene.seed}/{scene.split}/{scene.index}/{family}".encode()).digest()[:8],
+                          "little")
     return np.random.default_rng(code)
 
 
@@ -202,3 +204,24 @@ def item_row(scene, item: Item, item_id: str) -> dict:
     return {"id": item_id, "video_id": scene.id, "source_dataset": "world", "source_split": scene.split,
             "category": item.category, "captions": captions, "label": 0, "manipulated_index": None,
             "negative_types": types, "provenance": prov}
+
+
+def word_negatives(scene, pos: str, k: int = 16, seed: int = 0) -> list[str]:
+    """Up to `k` single-slot negatives of part of speech `pos` for TRAINING (PoSRank Eq. 3's N per part of
+    speech): any slot of that part of speech may change, antonyms first, each checked false of `scene`.
+
+    Unlike the benchmark's items (one slot per item, so that no text-only model can spot the positive),
+    these follow the paper's scheme; use them for L_fine, not for evaluation.
+    """
+    from hardneg.world.grammar import pos_of
+
+    if pos not in POS_ORDER:
+        raise ValueError(f"pos must be one of {POS_ORDER}, got {pos!r}")
+    caption = scene.caption
+    rng = _rng(scene, f"training/{pos}/{seed}")
+    alts = [(slot, w) for slot in caption.filled_slots() if pos_of(slot) == pos for w in slot_alternatives(caption, slot)]
+    ants = [a for a in alts if vocab.ANTONYMS.get(caption.get(a[0])) == a[1]]
+    rest = [a for a in alts if a not in ants]
+    chosen = ants + [rest[i] for i in rng.permutation(len(rest))]
+    cands = [Candidate(caption.with_slot(slot, w), "training", slot, pos) for slot, w in chosen[:k]]
+    return [render_spans(c.caption)[0] for c in _verified(scene, cands)]

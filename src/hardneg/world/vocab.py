@@ -59,8 +59,11 @@ ROTATE_DEGREES = {"slowly": 60.0, "quickly": 200.0}
 GROW_FACTOR = {"slowly": 1.2, "quickly": 1.5}
 #: per event, by manner: share of the colour lost by `fades`
 FADE_SHARE = {"slowly": 0.35, "quickly": 0.7}
-#: per event, by manner: cycles of the periodic actions (bounces, blinks, shakes, pulses, wobbles)
+#: per event, by manner: cycles of bounces, blinks and pulses
 CYCLES = {"slowly": 1, "quickly": 2}
+#: per event, by manner: cycles of the swings (shakes, wobbles). Not 2: with 8 of 16 frames sampled (4 per
+#: event, at a quarter of each event apart) two full swings would be sampled at their zeros and vanish
+SWING_CYCLES = {"slowly": 1, "quickly": 2.5}
 BOUNCE_HEIGHT = 0.12  # units of S
 SHAKE_AMPLITUDE = 0.06  # units of S
 PULSE_AMPLITUDE = 0.3  # extra scale at the top of a pulse

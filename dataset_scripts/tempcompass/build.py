@@ -1,0 +1,12 @@
+"""Build the tempcompass Hub dataset repo from the authors' raw release (thin wrapper over `hardneg build tempcompass`).
+
+    python dataset_scripts/tempcompass/build.py --raw RAW_DIR --out OUT_DIR [--overwrite] [--strict] [--push video-hardneg/<name>]
+    python dataset_scripts/tempcompass/build.py --sample --out OUT_DIR      # the tiny built-in sample
+"""
+
+import sys
+
+from hardneg.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["build", "tempcompass", *sys.argv[1:]]))

@@ -1,0 +1,347 @@
+"""TempCompass caption matching (Liu et al., ACL Findings 2024): which of two captions fits the video.
+
+The declaration and the parser of the release (github.com/llyx97/TempCompass, CC BY-NC 4.0,
+NON-COMMERCIAL): `questions/caption_matching.json` maps a video id to temporal aspects (action,
+direction, speed, order, attribute_change), each a list of `{"question", "answer"}`. The question's
+first line is an instruction and the next two lines the options, written "Option 1: ...",
+"Sentence A: ..." or "Caption B: ..." (templates in `utils/eval_utils.py`, `parse_llm_output`);
+the answer repeats one option line. 1,503 questions over 410 videos. `meta_info.json` (optional)
+gives each video's fine-grained aspect (`eval_dim[aspect]["type"]`; "order" for order).
+
+Each question is one item: captions = the two option sentences in the question's order (the text
+after the first ": " of each option line, as `eval_caption_matching.py`, `eval_rule`, splits them),
+label = the option the answer repeats (`check_ans`: the answer must be one of the option lines).
+Configs: `all`, then one per aspect. `Accuracy` is the share of questions answered right over all
+of them, per aspect within it: `utils/eval_utils.py`, `print_result` (its `avg` is over questions,
+not over aspects).
+
+How the authors judge a model: a generative model answers in words; `eval_rule` matches the answer
+to an option (or ChatGPT judges it) and stores a 0/1 `rating` per question
+(`auto_eval_results/<model>/caption_matching.json`). `hardneg import-scores tempcompass` turns those
+ratings into scores (the right option 1 and the other 0 when rated 1, the reverse when rated 0), so
+the authors' numbers come back exactly and with intervals. For a model that scores both captions,
+`original` is `argmax` (the first option wins a tie): the authors' judging never ties.
+
+Validation: an entry that is not `{"question", "answer"}`, a question without exactly two options
+"<label>: <sentence>", two identical options, an answer that matches neither option, an unknown
+aspect, a repeated video id, or a video missing from meta_info.json is an error naming the file,
+the entry and the fix; nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter
+
+ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
+ALL = "all"
+QUESTIONS_FILE = "caption_matching.json"
+META_FILE = "meta_info.json"
+_VIDEO = re.compile(r"[A-Za-z0-9_-]+")
+
+ASPECT_TEXT = {
+    "action": "which action happens (fine- and coarse-grained actions)",
+    "direction": "the direction of a movement (object or camera motion)",
+    "speed": "how fast something moves (absolute or relative speed)",
+    "order": "the order of events",
+    "attribute_change": "how an attribute changes over time (colour, light, size, shape)",
+}
+
+BENCHMARK = Benchmark(
+    negative_types=("temporal",),
+    name="tempcompass",
+    title="TempCompass",
+    order=70,
+    task="multiple_choice",
+    hub_id="video-hardneg/tempcompass",
+    pretty_name="TempCompass caption matching: temporal aspects of short videos, two captions each",
+    paper_title="TempCompass: Do Video LLMs Really Understand Videos?",
+    paper_url="https://arxiv.org/abs/2403.00476",
+    citation="""@inproceedings{liu2024tempcompass,
+  title     = {{TempCompass}: Do Video {LLMs} Really Understand Videos?},
+  author    = {Liu, Yuanxin and Li, Shicheng and Liu, Yi and Wang, Yuxiang and Ren, Shuhuai and Li, Lei and Chen, Sishuo and Sun, Xu and Hou, Lu},
+  booktitle = {Findings of the Association for Computational Linguistics: ACL 2024},
+  year      = {2024}
+}""",
+    licenses=("cc-by-nc-4.0",),
+    license_note=(
+        "CC BY-NC 4.0, NON-COMMERCIAL: the authors release TempCompass for academic research only "
+        "(github.com/llyx97/TempCompass, LICENSE and README). You may share and adapt it with attribution, but not "
+        "for commercial purposes; results computed on it carry the same restriction. The videos keep their own terms."
+    ),
+    description=(
+        "TempCompass tests whether a video model perceives temporal aspects: the same or closely matched videos "
+        "(some played in reverse, at another speed or concatenated) are described by two captions that differ in "
+        "one aspect: action, direction, speed, order or attribute change. The model must pick the caption that "
+        "fits. `Accuracy` is the share of the 1,503 questions answered right (chance 50%), and per aspect. "
+        "License: CC BY-NC 4.0, non-commercial use only."
+    ),
+    negatives=(
+        "The authors wrote a true caption and false (conflicting) captions per video and aspect with an LLM from "
+        "their meta information and checked them by hand; each question pairs the true caption with one false one "
+        "in a random order. The false caption has type `temporal`, its aspect as the item's `category`, and the "
+        "question, answer and fine-grained aspect in its provenance."
+    ),
+    limitations=(
+        "Two captions per question: chance is 50% and small differences are noise; read the intervals. Released "
+        "results of generative models are judged answers (a rule match, else ChatGPT), imported as 0/1 ratings: "
+        "they have no ties and no scores, so only accuracy can be compared. Non-commercial license (CC BY-NC 4.0)."
+    ),
+    source_datasets=("TempCompass (ShutterStock clips)",),
+    parser="hardneg.benchmarks.tempcompass:parse",
+    raw_files="caption_matching.json (the release's questions/: video -> aspect -> [{question, answer}]) and,\n"
+              "optionally, meta_info.json (fine-grained aspect of each video)",
+    metrics=(
+        Metric("Accuracy", "R@1", "share of questions whose right caption scores above the other "
+               "(utils/eval_utils.py print_result: over all questions)"),
+    ),
+    ks=(1,),
+    original_ties="argmax",
+    original_ties_note=(
+        "TempCompass eval_caption_matching.py judges one generated answer per question (eval_rule, else ChatGPT): "
+        "no ties; for scored captions the first option wins a tie, like np.argmax"
+    ),
+    breakdowns=("category",),
+    sample="tempcompass",
+    tags=("tempcompass", "temporal", "caption-matching", "non-commercial"),
+    config_descriptions={ALL: "every question (1,503 in the release)",
+                         **{a: f"{a.replace('_', ' ')}: {t}" for a, t in ASPECT_TEXT.items()}},
+    score_importers=(
+        ScoreImporter("tempcompass-judged-json", "hardneg.benchmarks.tempcompass:import_judged",
+                      "TempCompass auto_eval_results/<model>/caption_matching.json (a 0/1 'rating' per question, "
+                      "joined by video, aspect and question text)"),
+    ),
+)
+
+
+# ----------------------------------------------------------------------------- the parser
+
+
+def options_of(question: str) -> list[tuple[str, str]] | None:
+    """[(line, sentence)] of the option lines of a question ("Option 1: ..." -> sentence), or None."""
+    lines = question.split("\n")[1:]
+    out = []
+    for line in lines:
+        label, sep, sentence = line.partition(": ")
+        if not sep or not label.strip() or not sentence.strip():
+            return None
+        out.append((line, sentence))
+    return out
+
+
+def _entry(obj, path: Path, where: str) -> tuple[str, str, list[tuple[str, str]], int]:
+    """(question, answer, options, label) of one question entry, checked."""
+    from hardneg.datasets.raw_common import RawFormatError, check_text
+
+    if not isinstance(obj, dict) or set(obj) != {"question", "answer"}:
+        shown = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
+        raise RawFormatError(path, f"entry is {shown}, not an object with exactly 'question' and 'answer'",
+                             "each question is {\"question\": ..., \"answer\": ...}; re-download the file", where)
+    question = check_text(obj["question"], path, where, "question", "write the question and its options as a string")
+    answer = check_text(obj["answer"], path, where, "answer", "write the answer as one of the option lines")
+    options = options_of(question)
+    if options is None or len(options) != 2:
+        raise RawFormatError(path, f"question {question[:80]!r} does not have two option lines '<label>: <sentence>'",
+                             "write the instruction on the first line, then 'Option 1: ...' and 'Option 2: ...' (or "
+                             "'Sentence A/B: ', 'Caption A/B: ') on the next two", where)
+    if options[0][1] == options[1][1]:
+        raise RawFormatError(path, f"both options are {options[0][1][:60]!r}", "the two captions must differ", where)
+    label = [j for j, (line, _) in enumerate(options) if line == answer]
+    if len(label) != 1:
+        raise RawFormatError(path, f"answer {answer[:80]!r} matches neither option ({options[0][0][:40]!r}, "
+                             f"{options[1][0][:40]!r})", "the answer repeats one option line exactly, label "
+                             "included (check_ans in eval_caption_matching.py)", where)
+    return question, answer, options, label[0]
+
+
+def _fine_aspect(meta: dict | None, video: str, aspect: str, path: Path | None) -> str | None:
+    """The fine-grained aspect as `print_result` finds it ("order" for order)."""
+    from hardneg.datasets.raw_common import RawFormatError
+
+    if meta is None:
+        return None
+    if aspect == "order":
+        return "order"
+    try:
+        return str(meta[video]["eval_dim"][aspect]["type"])
+    except (KeyError, TypeError):
+        raise RawFormatError(path, f"video {video!r} has no eval_dim.{aspect}.type", f"give every video of "
+                             f"{QUESTIONS_FILE} its entry in {META_FILE} (the release's own file)") from None
+
+
+def read_questions(path: Path, meta: dict | None, meta_path: Path | None) -> tuple[list[dict], list[str]]:
+    """One item per question, in file order (videos, then aspects, then questions)."""
+    from hardneg.datasets.raw_common import RawFormatError, load_json_strict, provenance
+
+    data = load_json_strict(path)  # a repeated video id or aspect is an error naming it
+    if not isinstance(data, dict):
+        raise RawFormatError(path, f"top level is {type(data).__name__}", "the file maps video ids to aspects")
+    items, where = [], []
+    for video, aspects in data.items():
+        if not _VIDEO.fullmatch(video):
+            raise RawFormatError(path, f"video id {video[:40]!r} has characters other than letters, digits, _ and -",
+                                 "use the release's video ids (e.g. 1034419625, 1034419625_reverse)", video)
+        if not isinstance(aspects, dict):
+            raise RawFormatError(path, f"video {video}: {type(aspects).__name__}, not an object of aspects",
+                                 f"map each video to {{aspect: [questions]}} with aspects {list(ASPECTS)}", video)
+        for aspect, questions in aspects.items():
+            if aspect not in ASPECTS:
+                raise RawFormatError(path, f"video {video}: unknown aspect {aspect[:40]!r}", f"use one of "
+                                     f"{list(ASPECTS)}", video)
+            if not isinstance(questions, list):
+                raise RawFormatError(path, f"video {video}, aspect {aspect}: {type(questions).__name__}, not a list",
+                                     "each aspect holds a list of questions", video)
+            fine = _fine_aspect(meta, video, aspect, meta_path)
+            for i, obj in enumerate(questions):
+                at = f"{video}.{aspect}[{i}]"
+                question, answer, options, label = _entry(obj, path, at)
+                details = {"question": question, "answer": answer, "options": [line for line, _ in options],
+                           "aspect": aspect, "fine_grained_aspect": fine, "release_file": path.name, "entry": at}
+                items.append({
+                    "id": f"{video}:{aspect}:{i}", "video_id": video, "source_dataset": "tempcompass",
+                    "source_split": "test", "category": aspect, "captions": [s for _, s in options], "label": label,
+                    "manipulated_index": None,
+                    "negative_types": ["positive" if j == label else "temporal" for j in range(2)],
+                    "provenance": [provenance("positive", details=details) if j == label else
+                                   provenance("generator", generator="tempcompass-llm-conflicting-caption",
+                                              rule=aspect, details=details) for j in range(2)],
+                })
+                where.append(at)
+    if not items:
+        raise RawFormatError(path, "no question", "re-download questions/caption_matching.json")
+    return items, where
+
+
+def _kind(path: Path) -> str | None:
+    """'questions', 'judged' (a model's auto_eval_results) or None, from the first question entry."""
+    from hardneg.datasets.raw_common import RawFormatError, load_json_strict
+
+    try:
+        data = load_json_strict(path, check_duplicate_keys=False)
+    except RawFormatError:
+        return None
+    first = next((q for a in (data.values() if isinstance(data, dict) else []) if isinstance(a, dict)
+                  for qs in a.values() if isinstance(qs, list) for q in qs[:1]), None)
+    if not isinstance(first, dict):
+        return None
+    return "judged" if "rating" in first or "gt-answer" in first else "questions"
+
+
+def parse(raw: Path):
+    """`caption_matching.json` (+ `meta_info.json`) under `raw` -> configs `all` and one per aspect."""
+    from hardneg.datasets.hub_layout import ConfigData, release_build
+    from hardneg.datasets.raw_common import RawFolder, load_json_strict, mc_table
+
+    folder = RawFolder(raw, BENCHMARK.name)
+    questions, metas = [], []
+    for p in folder.files:
+        name = p.name.lower()
+        if name == META_FILE:
+            metas.append(p)
+        elif name.endswith(QUESTIONS_FILE) and p.suffix == ".json":
+            kind = _kind(p)
+            if kind == "questions":
+                questions.append(p)
+            elif kind == "judged":
+                folder.ignore(p, "a model's judged answers, not part of the benchmark: import them with "
+                              "`hardneg import-scores tempcompass`")
+        elif name == "license":
+            folder.ignore(p, "the release's license (CC BY-NC 4.0), recorded in the card")
+    if len(questions) > 1 or len(metas) > 1:
+        raise ValueError(f"{raw}: several {QUESTIONS_FILE if len(questions) > 1 else META_FILE} files "
+                         f"{[folder.rel(p) for p in (questions if len(questions) > 1 else metas)]}; keep one release")
+    if not questions:
+        raise folder.nothing_found(BENCHMARK.raw_files.replace("\n", " "))
+    path = questions[0]
+    meta_path = metas[0] if metas else None
+    meta = load_json_strict(meta_path) if meta_path else None
+    items, where = read_questions(path, meta, meta_path)
+    folder.use(path, f"caption matching questions: {len(items):,}")
+    if meta_path:
+        folder.use(meta_path, "meta information: the fine-grained aspect of each question")
+    configs = [ConfigData(ALL, {"test": mc_table(items, path, where)})]
+    per_aspect, fine = {}, {}
+    for aspect in ASPECTS:
+        keep = [k for k, it in enumerate(items) if it["category"] == aspect]
+        if keep:
+            configs.append(ConfigData(aspect, {"test": mc_table([items[k] for k in keep], path,
+                                                                [where[k] for k in keep])}))
+            per_aspect[aspect] = len(keep)
+    for it in items:
+        f = json.loads(it["provenance"][0]["details"])["fine_grained_aspect"]
+        if f:
+            fine[f] = fine.get(f, 0) + 1
+    report = {"questions": len(items), "videos": len({it["video_id"] for it in items}), "per_aspect": per_aspect,
+              "per_fine_grained_aspect": dict(sorted(fine.items())),
+              "answer_position": {"first": sum(it["label"] == 0 for it in items),
+                                  "second": sum(it["label"] == 1 for it in items)},
+              "license": "CC BY-NC 4.0 (non-commercial)", "files": folder.report()}
+    raw_files = [folder.rel(path)] + ([folder.rel(meta_path)] if meta_path else [])
+    return release_build(BENCHMARK.name, configs, raw_files, report)
+
+
+# ----------------------------------------------------------------------------- judged answers
+
+
+def import_judged(path: Path, data):
+    """A model's `auto_eval_results/<model>/caption_matching.json` -> one score per option.
+
+    Each judged entry (`question`, `gt-answer`, `rating` 0/1, written by `eval_caption_matching.py`,
+    `main`) is joined to its item by (video, aspect, question text); its `gt-answer` must be the
+    item's answer. Rated 1: the right caption scores 1 and the other 0; rated 0: the reverse, so
+    `argmax` accuracy equals the mean rating, as `print_result` computes it.
+    """
+    from hardneg.datasets.raw_common import RawFormatError, load_json_strict
+    from hardneg.benchmarks.base import ImportedScores
+
+    t = data.items
+    ids = [str(i) for i in t.column("id").to_pylist()]
+    labels = t.column("label").to_pylist()
+    index: dict[tuple[str, str, str], int] = {}
+    answers: list[str] = []
+    for k, (video, prov) in enumerate(zip(t.column("video_id").to_pylist(), t.column("provenance").to_pylist())):
+        d = json.loads(prov[labels[k]]["details"])
+        index[(str(video), d["aspect"], d["question"])] = k
+        answers.append(d["answer"])
+    config_aspects = set(ASPECTS) if data.config == ALL else {data.config}
+    judged = load_json_strict(path)
+    if not isinstance(judged, dict):
+        raise RawFormatError(path, f"top level is {type(judged).__name__}", "give the judged results file: video -> "
+                             "aspect -> [{question, gt-answer, rating, ...}]")
+    scores: dict[str, list[float | None]] = {i: [None, None] for i in ids}
+    unmatched: list[str] = []
+    rows = other = 0
+    for video, aspects in judged.items():
+        if not isinstance(aspects, dict):
+            raise RawFormatError(path, f"video {video}: not an object of aspects", "re-download the file", video)
+        for aspect, entries in aspects.items():
+            if not isinstance(entries, list):
+                raise RawFormatError(path, f"video {video}, aspect {aspect}: not a list", "re-download the file", video)
+            for i, e in enumerate(entries):
+                at = f"{video}.{aspect}[{i}]"
+                rows += 1
+                if not isinstance(e, dict) or "question" not in e or "rating" not in e:
+                    raise RawFormatError(path, "entry without 'question' and 'rating'", "give the judged results "
+                                         "as eval_caption_matching.py writes them", at)
+                rating = e["rating"]
+                if isinstance(rating, bool) or rating not in (0, 1):
+                    raise RawFormatError(path, f"rating is {rating!r}, not 0 or 1", "a rating is 1 (right) or 0", at)
+                if aspect not in config_aspects and aspect in ASPECTS:
+                    other += 1
+                    continue
+                k = index.get((video, aspect, e["question"]))
+                if k is None:
+                    unmatched.append(f"{at}: question {str(e['question'])[:60]!r} is not in this config")
+                    continue
+                if e.get("gt-answer", answers[k]) != answers[k]:
+                    unmatched.append(f"{at}: gt-answer {str(e.get('gt-answer'))[:50]!r} differs from the release's "
+                                     f"answer {answers[k][:50]!r}")
+                    continue
+                if scores[ids[k]][0] is not None:
+                    raise RawFormatError(path, f"question {ids[k]} is judged twice", "keep one entry per question", at)
+                right = float(rating)
+                scores[ids[k]] = [right if j == labels[k] else 1.0 - right for j in range(2)]
+    return ImportedScores(scores=scores, rows_read=rows, unmatched=unmatched, other_configs=other)

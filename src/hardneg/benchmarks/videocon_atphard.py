@@ -1,0 +1,248 @@
+"""VideoCon ATP-Hard (Bansal et al., CVPR 2024): NExT-QA's hardest questions as five statements each.
+
+The declaration and the parser of the release (github.com/Hritikbansal/videocon, `datasets/`):
+`nextqa-atphard-statements.csv` (`vid_id,question,answer,s0,...,s4`: each question's five answers
+rewritten as statements by an LLM, `src/atp_hard_prompt.py`; `answer` is the index of the right one)
+and `nextqa-atphard.csv` (the original NExT-QA validation QA of the ATP-Hard subset, with `qid`
+and `type`: C* causal, T* temporal). 1,846 questions over 553 videos.
+
+How the authors score it (`src/create_data_for_eval_nextqa.py` writes one prompt per statement,
+options 0..4 in order; `src/eval_atphard.py`, `main`): per (video, question) the five entailment
+scores in option order, `np.argmax` picks the statement (the first index wins a tie: the
+`argmax` tie rule), and accuracy is split by the first letter of the question's `type` (C / T).
+Each item here is one question: captions = the statements s0..s4 in order, label = `answer`,
+`category` = causal / temporal, id = `<vid_id>-<qid>` (NExT-QA's own question key).
+
+One departure, on purpose: video 3562017845 asks "what did the bird do after stepping into the
+water" twice (qid 0, TN, and qid 1, CW, different answers). `eval_atphard.py` groups rows by
+(videopath, question), finds 10 rows instead of 5 and skips both, so its accuracy is over 1,844
+questions; here both are kept (1,846, as the release has them), told apart by their answer in
+`nextqa-atphard.csv`, and listed in the build report.
+
+Validation: a row without its question in `nextqa-atphard.csv`, an ambiguous match, a type that is
+neither C* nor T*, an answer outside 0..4, an empty statement or a duplicate id is an error naming
+the file, the row and the fix. Questions whose statements repeat (the same text twice: a tie the
+first copy always wins under `argmax`) are kept and listed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter
+from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
+
+STATEMENT_COLUMNS = ["vid_id", "question", "answer", "s0", "s1", "s2", "s3", "s4"]
+QA_COLUMNS = ["video", "question", "answer", "qid", "type"]
+QA_OPTIONAL = ["frame_count", "width", "height", "a0", "a1", "a2", "a3", "a4"]
+TYPES = {"C": "causal", "T": "temporal"}
+ALL = "atp-hard"
+_VID = re.compile(r"[0-9]+")
+
+BENCHMARK = Benchmark(
+    negative_types=("qa_distractor",),
+    name="videocon-atphard",
+    title="VideoCon ATP-Hard",
+    order=61,
+    task="multiple_choice",
+    hub_id="video-hardneg/videocon-atphard",
+    pretty_name="VideoCon ATP-Hard: NExT-QA's hardest causal and temporal questions as entailment statements",
+    paper_title="VideoCon: Robust Video-Language Alignment via Contrast Captions",
+    paper_url="https://arxiv.org/abs/2311.10111",
+    citation=CITATION,
+    licenses=("mit",),
+    license_note=LICENSE_NOTE,
+    description=(
+        "ATP-Hard is the subset of NExT-QA validation questions that a single well-chosen frame cannot answer "
+        "(Buch et al., CVPR 2022). VideoCon rewrites each question's five answers as statements; a video-text model "
+        "must score the right statement above the four wrong ones. `Accuracy` is the share of questions answered "
+        "right (chance 20%), also split into causal and temporal questions as the authors report it."
+    ),
+    negatives=(
+        "The four wrong answers of the original NExT-QA question, each rewritten with its question into a statement "
+        "by an LLM (`src/atp_hard_prompt.py`); negative type `qa_distractor`, with the original answer text, the "
+        "question, its NExT-QA `qid` and `type` in each candidate's provenance."
+    ),
+    limitations=(
+        "The statements are LLM rewrites and a few repeat (the same text for two options of one question): under "
+        "the authors' `np.argmax` the first copy always wins that tie. The authors' `eval_atphard.py` skips the one "
+        "question asked twice about the same video (both copies), so its accuracy is over 1,844 questions; here "
+        "all 1,846 count. Statements often repeat the question, so a text-only model can exploit wording."
+    ),
+    source_datasets=("NExT-QA",),
+    parser="hardneg.benchmarks.videocon_atphard:parse",
+    raw_files="nextqa-atphard-statements.csv (vid_id,question,answer,s0..s4) and nextqa-atphard.csv\n"
+              "(NExT-QA QA rows with qid and type; C* causal, T* temporal)",
+    metrics=(
+        Metric("Accuracy", "R@1", "share of questions whose right statement scores above the four others"),
+    ),
+    ks=(1,),
+    original_ties="argmax",
+    original_ties_note=(
+        "VideoCon src/eval_atphard.py, main: prediction = np.argmax(entailment scores of options 0..4), so the "
+        "first index wins a tie"
+    ),
+    breakdowns=("category",),
+    sample="videocon_atphard",
+    tags=("videocon", "next-qa", "atp-hard", "video-qa", "causal", "temporal"),
+    config_descriptions={ALL: "every question (1,846 in the release)",
+                         "causal": "causal questions (NExT-QA type C*: why, how)",
+                         "temporal": "temporal questions (NExT-QA type T*: before, after, when)"},
+    score_importers=(
+        ScoreImporter("videocon-scores-csv", "hardneg.benchmarks.videocon_release:import_scores_csv",
+                      "VideoCon entailment_inference.py output on eval-nextqa-atphard.csv (no header: videopath, "
+                      "caption prompt, entailment score, two ignored columns), joined by video file name and prompt"),
+    ),
+)
+
+
+# ----------------------------------------------------------------------------- the parser
+
+
+def _qa_rows(path: Path) -> dict[tuple[str, str], list[tuple[int, dict]]]:
+    """The original QA rows, by (video, question)."""
+    from hardneg.datasets.raw_common import RawFormatError, read_delimited
+
+    out: dict[tuple[str, str], list[tuple[int, dict]]] = {}
+    for row_no, row in read_delimited(path, ",", QA_COLUMNS, optional=QA_OPTIONAL):
+        video, qtype = row["video"].strip(), row["type"].strip()
+        if not _VID.fullmatch(video):
+            raise RawFormatError(path, f"column 'video' is {video[:30]!r}, not a NExT-QA video id", "video ids are "
+                                 "digits", row_no)
+        if qtype[:1] not in TYPES:
+            raise RawFormatError(path, f"column 'type' is {qtype[:10]!r}, neither causal (C*) nor temporal (T*)",
+                                 "ATP-Hard holds causal and temporal questions only; fix the type or drop the row",
+                                 row_no)
+        out.setdefault((video, row["question"].strip()), []).append((row_no, row))
+    return out
+
+
+def _match_qa(qa, video: str, question: str, answer: int, path: Path, row_no: int, qa_path: Path) -> tuple[int, dict]:
+    from hardneg.datasets.raw_common import RawFormatError
+
+    found = qa.get((video, question.strip()), [])
+    if len(found) > 1:  # the same question asked twice about one video: told apart by the answer
+        found = [(n, r) for n, r in found if r["answer"].strip() == str(answer)]
+    if not found:
+        raise RawFormatError(path, f"question {question[:60]!r} of video {video} is not in {qa_path.name}",
+                             f"give {qa_path.name} the question's NExT-QA row (video, question, qid, type)", row_no)
+    if len(found) > 1:
+        raise RawFormatError(path, f"question {question[:60]!r} of video {video} matches rows "
+                             f"{[n for n, _ in found]} of {qa_path.name}", "keep one QA row per question and answer",
+                             row_no)
+    return found[0]
+
+
+def read_items(path: Path, qa_path: Path) -> tuple[list[dict], list[int], dict]:
+    """One item per statements row, in file order, with its QA row's qid and type."""
+    from hardneg.datasets.raw_common import RawFormatError, check_text, parse_int, provenance, read_delimited
+
+    qa = _qa_rows(qa_path)
+    items, where, repeated = [], [], []
+    used_qa: dict[int, int] = {}
+    asked: dict[tuple[str, str], list[str]] = {}
+    for row_no, row in read_delimited(path, ",", STATEMENT_COLUMNS):
+        video = row["vid_id"].strip()
+        if not _VID.fullmatch(video):
+            raise RawFormatError(path, f"column 'vid_id' is {video[:30]!r}, not a NExT-QA video id",
+                                 "video ids are digits", row_no)
+        question = check_text(row["question"], path, row_no, "question", "every row needs its question")
+        answer = parse_int(row["answer"], path, row_no, "answer", 0, 4)
+        statements = [check_text(row[f"s{j}"], path, row_no, f"s{j}", "every option needs its statement; "
+                                 "regenerate it (src/atp_hard_prompt.py)") for j in range(5)]
+        qa_no, qa_row = _match_qa(qa, video, question, answer, path, row_no, qa_path)
+        if qa_no in used_qa:
+            raise RawFormatError(path, f"duplicate question: row {qa_no} of {qa_path.name} is already matched by row "
+                                 f"{used_qa[qa_no]} (the same id {video}-{qa_row['qid'].strip()})",
+                                 "remove the repeated row", row_no)
+        used_qa[qa_no] = row_no
+        qtype = qa_row["type"].strip()
+        category = TYPES[qtype[0]]
+        qid = qa_row["qid"].strip()
+        item_id = f"{video}-{qid}"
+        asked.setdefault((video, question.strip()), []).append(item_id)
+        twins = [j for j in range(5) if statements.count(statements[j]) > 1]
+        if twins:
+            repeated.append({"id": item_id, "row": row_no, "options": twins, "answer": answer})
+        base = {"release_file": path.name, "row": row_no, "question": question, "qid": qid, "type": qtype,
+                "qa_row": qa_no}
+        prov = [provenance("positive" if j == answer else "generator",
+                           generator=None if j == answer else "videocon-llm-statement",
+                           rule=None if j == answer else "qa-to-statement",
+                           details={**base, "option": j, "qa_answer": qa_row.get(f"a{j}", "").strip() or None})
+                for j in range(5)]
+        items.append({
+            "id": item_id, "video_id": video, "source_dataset": "nextqa", "source_split": "val",
+            "category": category, "captions": statements, "label": answer, "manipulated_index": None,
+            "negative_types": ["positive" if j == answer else "qa_distractor" for j in range(5)],
+            "provenance": prov,
+        })
+        where.append(row_no)
+    twice = {f"{v}: {q}": ids for (v, q), ids in asked.items() if len(ids) > 1}
+    found = {"repeated_statements": repeated, "question_asked_twice": twice,
+             "qa_rows_without_statements": sum(len(rows) for rows in qa.values()) - len(used_qa)}
+    return items, where, found
+
+
+def _find(folder, header: list[str], name: str) -> Path | None:
+    """The file whose header has `header` (by content), preferring the authors' file name."""
+    from hardneg.datasets.raw_common import first_line, match_header, read_head
+
+    hits = [p for p in folder.files if p.suffix.lower() == ".csv" and match_header(first_line(read_head(p)), header)]
+    named = [p for p in hits if p.name.lower() == name]
+    if len(hits) > 1 and len(named) != 1:
+        raise ValueError(f"{folder.root}: several files have the header {','.join(header)}: "
+                         f"{[folder.rel(p) for p in hits]}; keep one")
+    return (named or hits or [None])[0]
+
+
+def parse(raw: Path):
+    """The statements and the original QA under `raw` -> configs `atp-hard`, `causal`, `temporal`."""
+    from hardneg.datasets.hub_layout import ConfigData, release_build
+    from hardneg.datasets.raw_common import RawFolder, mc_table
+
+    folder = RawFolder(raw, BENCHMARK.name)
+    statements = _find(folder, STATEMENT_COLUMNS, "nextqa-atphard-statements.csv")
+    qa = _find(folder, QA_COLUMNS, "nextqa-atphard.csv")
+    if statements is None or qa is None:
+        for p in folder.files:
+            if p not in (statements, qa):
+                folder.ignore(p, "not an ATP-Hard file (statements or NExT-QA QA table)")
+        if statements is not None or qa is not None:
+            have = statements or qa
+            lack = "nextqa-atphard.csv (video,question,answer,qid,type,...)" if qa is None else \
+                "nextqa-atphard-statements.csv (vid_id,question,answer,s0..s4)"
+            raise FileNotFoundError(f"{raw}: found {folder.rel(have)} but not {lack}; both come from the authors' "
+                                    "datasets/ folder")
+        raise folder.nothing_found(BENCHMARK.raw_files.replace("\n", " "))
+    items, where, found = read_items(statements, qa)
+    folder.use(statements, f"ATP-Hard statements: {len(items):,} questions")
+    folder.use(qa, "NExT-QA QA rows: qid and type (causal / temporal) of each question")
+    for p in folder.files:
+        if p not in (statements, qa):
+            folder.ignore(p, SCORES_FILE
+                          if p.name.lower().endswith("_scores.csv") else
+                          "not an ATP-Hard file (SSv2 files build as videocon-ssv2)")
+    configs = [ConfigData(ALL, {"test": mc_table(items, statements, where)})]
+    for category in TYPES.values():
+        keep = [k for k, it in enumerate(items) if it["category"] == category]
+        if keep:
+            configs.append(ConfigData(category, {"test": mc_table([items[k] for k in keep], statements,
+                                                                  [where[k] for k in keep])}))
+    types: dict[str, int] = {}
+    for it in items:
+        t = json.loads(it["provenance"][0]["details"])["type"]
+        types[t] = types.get(t, 0) + 1
+    report = {
+        "questions": len(items), "videos": len({it["video_id"] for it in items}),
+        "per_category": {c.name: c.splits["test"].num_rows for c in configs[1:]},
+        "per_type": dict(sorted(types.items())),
+        "repeated_statements": {"count": len(found["repeated_statements"]), "questions": found["repeated_statements"]},
+        "question_asked_twice": found["question_asked_twice"],
+        "qa_rows_without_statements": found["qa_rows_without_statements"],
+        "authors_eval_questions": len(items) - sum(len(v) for v in found["question_asked_twice"].values()),
+        "files": folder.report(),
+    }
+    return release_build(BENCHMARK.name, configs, [folder.rel(statements), folder.rel(qa)], report)

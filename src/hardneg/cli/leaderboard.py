@@ -1,0 +1,146 @@
+"""`hardneg leaderboard serve|show`: the board on your own machine, and its Overall table in a terminal.
+
+`serve` starts the Space app (`spaces/leaderboard/app.py`) on loopback in LOCAL mode: no Hub sign-in, one
+identity (`--as NAME`, default your OS user) for every submission, shown as "local". It refuses to start where
+it would be public (SPACE_ID set): there, sign-in must be Hugging Face OAuth. `show` prints the Overall table
+(percent with one decimal, the header says so) or writes it as CSV (`--csv FILE`, `-` = stdout).
+
+The benchmarks a store is scored against: `--benchmarks DIR` (folders written by `hardneg build`, or a
+`hardneg run` folder's data/), else what `hardneg submit` / `serve` recorded in the store folder
+(`board.json`), else $HARDNEG_LB_BENCHMARKS, else the built-in samples (built into `<data>/benchmarks`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_DATA = "hardneg-board"
+DEFAULT_PORT = 7860
+BOARD_FILE = "board.json"
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("leaderboard", help="run the leaderboard locally (serve) or print its Overall table (show)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="action", metavar="<action>", required=True)
+    s = sub.add_parser("serve", help="start the board on this machine (local mode, no sign-in)")
+    _common(s)
+    s.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port on 127.0.0.1 (default {DEFAULT_PORT})")
+    s.add_argument("--as", dest="as_name", default=None, metavar="NAME",
+                   help="the identity every submission is stored under (default: your OS user name)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    s.set_defaults(func=serve)
+    w = sub.add_parser("show", help="print the Overall table (or write it as CSV)")
+    _common(w)
+    w.add_argument("--csv", default=None, metavar="FILE|-", help="write CSV to FILE (`-`: stdout) instead of a table")
+    w.set_defaults(func=show)
+
+
+def _common(p) -> None:
+    p.add_argument("--data", default=DEFAULT_DATA, help=f"the board's store folder (default ./{DEFAULT_DATA})")
+    p.add_argument("--benchmarks", default=None,
+                   help="folder of built benchmarks (default: recorded in the store folder, $HARDNEG_LB_BENCHMARKS, "
+                        "or the built-in samples)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval (default 1000)")
+
+
+def remember_benchmarks(data: str | Path, benchmarks: str | Path) -> None:
+    """Record which benchmark folders a store is scored against (so `show` and `serve` need only --data)."""
+    from hardneg.io import atomic_write_text
+
+    data = Path(data)
+    data.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(data / BOARD_FILE, json.dumps({"benchmarks": str(Path(benchmarks).resolve())}) + "\n")
+
+
+def benchmarks_folder(data: str | Path, explicit: str | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    try:
+        recorded = json.loads((Path(data) / BOARD_FILE).read_text(encoding="utf-8"))["benchmarks"]
+        if Path(recorded).is_dir():
+            return Path(recorded)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if os.environ.get("HARDNEG_LB_BENCHMARKS"):
+        return Path(os.environ["HARDNEG_LB_BENCHMARKS"])
+    from hardneg.datasets import build_samples, sample_benchmarks
+
+    root = Path(data) / "benchmarks"
+    missing = [b for b in sample_benchmarks() if not (root / b).is_dir()]
+    if missing:
+        print(f"building the built-in samples into {root} ...", file=sys.stderr)
+        build_samples(root, overwrite=True, benchmarks=tuple(missing))
+    return root
+
+
+def open_board(args):
+    from hardneg.leaderboard import Leaderboard
+
+    folder = benchmarks_folder(args.data, args.benchmarks)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"--benchmarks {folder}: no such folder; pass the folder of `hardneg build` outputs "
+                                "(or a `hardneg run` folder's data/)")
+    board = Leaderboard(args.data, benchmarks_dir=folder, n_resamples=args.resamples, compute_blind=False)
+    remember_benchmarks(args.data, folder)
+    return board
+
+
+def show(args) -> int:
+    from hardneg.io import atomic_write_text
+
+    board = open_board(args)
+    table = board.average()
+    if args.csv is None:
+        print(f"Overall ({board.store.count()} stored versions; scores in percent, one decimal, [95% interval])")
+        print(table.to_string(index=False) if len(table) else "(no rows)")
+    elif args.csv == "-":
+        sys.stdout.write(table.to_csv(index=False))
+    else:
+        atomic_write_text(Path(args.csv), table.to_csv(index=False))
+        print(f"wrote {args.csv}: {len(table)} rows")
+    return 0
+
+
+def space_app_path() -> Path:
+    """spaces/leaderboard/app.py of this checkout (the Space is not part of the installed package)."""
+    import hardneg
+
+    path = Path(hardneg.__file__).resolve().parents[2] / "spaces" / "leaderboard" / "app.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: `hardneg leaderboard serve` runs the Space app of a clone of "
+                                "the repository (pip install -e . from the clone)")
+    return path
+
+
+def load_space_app():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hardneg_leaderboard_space", space_app_path())
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def serve(args) -> int:
+    from hardneg.leaderboard.identity import local_identity
+    from hardneg.leaderboard.signin import LocalModeRefused, SignIn, refuse_local_if_public
+
+    try:
+        refuse_local_if_public()
+    except LocalModeRefused as exc:
+        print(f"hardneg leaderboard serve: error: {exc}", file=sys.stderr)
+        return 2
+    who = local_identity(args.as_name)
+    board = open_board(args)
+    app = load_space_app()
+    mode = SignIn("local", "hardneg leaderboard serve", who)
+    print(f"leaderboard: {mode.banner()}", file=sys.stderr)
+    demo = app.create_app(board, sign_in=mode).queue(default_concurrency_limit=4, max_size=64)
+    print(f"serving {args.data} at http://{args.host}:{args.port}/ (Ctrl+C stops)", file=sys.stderr)
+    demo.launch(server_name=args.host, server_port=args.port, quiet=True, **app.launch_options(board))
+    return 0
