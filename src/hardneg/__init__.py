@@ -6,8 +6,9 @@ generators, model scoring, the demo Space and the leaderboard.
 
 __version__ = "0.1.0"
 
-#: the two front-door functions, imported on first use so `import hardneg` stays light
-_LAZY = {"run_model": ("hardneg.run", "run_model"), "metric_path": ("hardneg.metric_modules", "metric_path")}
+#: the front-door functions, imported on first use so `import hardneg` stays light
+_LAZY = {"run_model": ("hardneg.run", "run_model"), "metric_path": ("hardneg.metric_modules", "metric_path"),
+         "train": ("hardneg.training.trainer", "train")}
 
 
 def __getattr__(name: str):

@@ -31,6 +31,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "tiny-clip": "hardneg.models.clip",
     "st": "hardneg.models.sentence_transformers_adapter",
     "xclip": "hardneg.models.xclip",
+    "trained": "hardneg.models.trained",
 }
 #: entry-point group of adapters in other packages: each entry point names a module that calls `register`
 ENTRY_POINT_GROUP = "hardneg.models"
@@ -89,12 +90,16 @@ def resolve(model: str) -> tuple[str, str]:
     if model in _ADAPTERS:
         return model, ""
     path = Path(model)
+    if "@" in model and not path.exists() and Path(model.rsplit("@", 1)[0]).is_dir():  # checkpoint@head
+        path = Path(model.rsplit("@", 1)[0])
+        if _local_model_type(path) == "hardneg-trained":
+            return "trained", model
     if path.is_dir():
         kind = _local_model_type(path)
-        mapping = {"clip": "clip", "xclip": "xclip", "sentence-transformers": "st"}
+        mapping = {"clip": "clip", "xclip": "xclip", "sentence-transformers": "st", "hardneg-trained": "trained"}
         if kind in mapping:
             return mapping[kind], model
-        raise ValueError(f"model folder {model} has model_type {kind!r}; supported: clip, xclip, sentence-transformers "
+        raise ValueError(f"model folder {model} has model_type {kind!r}; supported: clip, xclip, sentence-transformers, hardneg-trained "
                          "(or prefix the path with an adapter name, e.g. clip:/path)")
     for pred, name, _ in _MATCHERS:
         if pred(model):
