@@ -43,7 +43,7 @@ from hardneg.uploads import UPLOAD_GRACE_S, lease, release
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, identity_from_oauth
 from hardneg import benchmarks as registry
-from hardneg.leaderboard.about import about_markdown
+from hardneg.leaderboard.about import about_markdown, data_license
 from hardneg.leaderboard.board import KINDS
 from hardneg.leaderboard.overall import AVERAGE, COVERAGE, MODEL_TYPES, SIZE_BUCKETS, average_header, header
 
@@ -455,6 +455,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 cols = [c.name for c in board.columns(bench)]
                 headline = [c.name for c in board.columns(bench) if c.headline]
                 with gr.Tab(registry.get(bench).title, id=bench):
+                    gr.Markdown(data_license(registry.get(bench)), elem_id=f"license-{bench}")
                     bench_state = gr.State(bench)
                     with gr.Row():
                         search = gr.Textbox(label="Search model", placeholder="part of a model name", scale=2,

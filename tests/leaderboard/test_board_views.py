@@ -152,6 +152,18 @@ def test_about_is_written_from_the_declarations(board):
     assert 'ties="expected"' in text and "cover every benchmark" in text and "How to submit" in text
 
 
+def test_every_benchmark_tab_states_its_data_license():
+    """A non-commercial license (TempCompass: CC BY-NC 4.0) must show on the board, not only on the card."""
+    from hardneg.leaderboard.about import about_markdown, data_license
+
+    text = about_markdown(benchmarks.names())
+    for name in benchmarks.names():
+        decl = benchmarks.get(name)
+        line = data_license(decl)
+        assert line in text and all(f"`{x}`" in line for x in decl.licenses)
+    assert "`cc-by-nc-4.0`" in data_license(benchmarks.get("tempcompass"))
+
+
 def test_negative_type_view_against_chance(board):
     submit_everything(board, "org/t", 2.0, 5, only={"contrast_sets"})
     view = board.by_negative_type("contrast_sets")["org/t"]

@@ -24,6 +24,11 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def data_license(decl) -> str:
+    """The benchmark data's license as its declaration states it (a non-commercial license shows here)."""
+    return f"Data license: {', '.join(f'`{x}`' for x in decl.licenses)}. {_cell(decl.license_note)}"
+
+
 def metric_rows(decl) -> list[str]:
     rows = []
     for m in decl.metrics:
@@ -70,7 +75,8 @@ def about_markdown(names: list[str], upload_mb: float | None = None) -> str:
                 f"Overall uses `{om.key}`." if om else "Not in Overall (no fraction headline metric).",
                 f"The paper's tie rule: `{decl.original_ties}`" + (f" ({_cell(decl.original_ties_note)})."
                                                                    if decl.original_ties_note else "."),
-                f"Data: `{decl.hub_id}`; paper: [{_cell(decl.paper_title)}]({decl.paper_url}).", ""]
+                f"Data: `{decl.hub_id}`; paper: [{_cell(decl.paper_title)}]({decl.paper_url}).",
+                data_license(decl), ""]
     limit = f" (at most {upload_mb:.0f} MB)" if upload_mb else ""
     out += ["## How to submit",
             "1. Score your model: `hardneg run --model <model> --model-id <you>/<name> --out runs/mine` (or "
