@@ -151,19 +151,12 @@ def leaderboard_from_env() -> Leaderboard:
 
 
 def _csv_file(frame, name: str) -> str:
-    """The table as a CSV file for a download button (named by its content, so concurrent pages never clash)."""
-    data = frame.to_csv(index=False).encode("utf-8")
-    folder = Path(tempfile.gettempdir()) / "hardneg-leaderboard-downloads"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:12]}.csv"
-    if not path.exists():
-        tmp = path.with_suffix(f".{uuid.uuid4().hex[:6]}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    return str(path)
+    """The table as a CSV file for a download button."""
+    return _bytes_file(frame.to_csv(index=False).encode("utf-8"), name, ".csv")
 
 
 def _bytes_file(data: bytes, name: str, suffix: str) -> str:
+    """A download file named by its content, so concurrent pages never clash; written atomically."""
     folder = Path(tempfile.gettempdir()) / "hardneg-leaderboard-downloads"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}-{hashlib.sha256(data).hexdigest()[:12]}{suffix}"
