@@ -46,8 +46,8 @@ class StatSpec:
         return [c for c in (self.over, self.all_of, self.where[0] if self.where else None) if c]
 
 
-def standard_specs(decl: Benchmark) -> list[StatSpec]:
-    """Headline metrics first, then the standard ones of the task kind, each once.
+def standard_specs(decl: Benchmark, config: str | None = None) -> list[StatSpec]:
+    """Headline metrics first (those computed on `config`), then the standard ones of the task kind, each once.
 
     A standard statistic is left out when a headline metric already reports the same per-item values
     under its own name: contrast sets' `Accuracy` is the core's per-item R@1, so no `R@1` beside it;
@@ -62,7 +62,7 @@ def standard_specs(decl: Benchmark) -> list[StatSpec]:
         if m.baseline is not None:
             add(m.baseline)
 
-    for m in decl.metrics:
+    for m in decl.metrics_for(config):
         add(m)
     if decl.is_retrieval:
         extra = [StatSpec(f"C@{k}", f"C@{k}") for k in decl.ks] + [StatSpec("mAP", "AP")]
@@ -242,7 +242,7 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
     if int(n_resamples) < 0:
         raise ValueError(f"n_resamples must be >= 0 (0 turns intervals off), got {n_resamples!r}")
     scores = np.asarray(scores)
-    specs = standard_specs(decl)
+    specs = standard_specs(decl, items.config)
     groups = dict(items.groups)
     for s in specs:
         missing = [c for c in s.columns if c not in groups]
@@ -280,7 +280,7 @@ def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark
             breakdowns[column][g or "(none)"] = entry
     return Result(
         benchmark=decl.name, config=items.config, split=items.split, task=decl.task, metrics=metrics,
-        chance=chance, headline=decl.headline, n=len(items), n_items=len(items) if n_items is None else int(n_items),
+        chance=chance, headline=decl.headline_for(items.config), n=len(items), n_items=len(items) if n_items is None else int(n_items),
         tie_rate=tie_rate, ties=ties, n_resamples=int(n_resamples), confidence=float(confidence), seed=int(seed),
         breakdowns=breakdowns, per_example=per if keep_per_example else {}, notes=list(notes or []),
     )

@@ -89,3 +89,18 @@ def test_evaluate_works_from_another_folder(toy, tmp_path, monkeypatch):
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     assert evaluate_predictions("../p.parquet", n_resamples=0)["n"] == 3
+
+
+def test_a_metric_limited_to_configs_must_name_configs_of_its_benchmark():
+    """`Metric.configs` names the configs a metric is computed on; a name the declaration does not describe is
+    an error at import, with the fix; `metrics_for` leaves the metric out elsewhere."""
+    import dataclasses
+
+    world = benchmarks.get("world")
+    posrank = world.metric("PoSRank")
+    assert [m.key for m in world.metrics_for("temporal")] == ["Accuracy"]
+    assert [m.key for m in world.metrics_for("noun")] == ["Accuracy", "PoSRank"]
+    assert world.headline_for(None) == world.headline == ["Accuracy", "PoSRank"]
+    bad = dataclasses.replace(posrank, configs=("nouns",))
+    with pytest.raises(ValueError, match=r"metric PoSRank has configs=\('nouns',\); name configs of this benchmark"):
+        dataclasses.replace(world, metrics=(world.metric("Accuracy"), bad))

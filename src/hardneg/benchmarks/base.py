@@ -50,6 +50,9 @@ class Metric:
         under a tie-aware rule the product is the chance that all are right, since each row's ties
         break independently. Groups are formed from the rows scored.
     description: one line saying what the metric computes on this benchmark (`hardneg list`, cards).
+    configs: the configs the metric is computed on (None: every config). A metric is named by what it
+        computes: the world's `PoSRank` (a mean over parts of speech) is reported on its part-of-speech
+        configs only, not on its counterfactual or temporal ones (`Benchmark.metrics_for`).
     chance: how the chance value is computed (`CHANCE_CONSTANT_SCORER`: a constant scorer, exactly).
     percent, higher_better: read from the vocabulary. Older declarations may still pass them: a
         `higher_better` that contradicts the vocabulary is an error; `percent` (how to display) is
@@ -66,6 +69,7 @@ class Metric:
     baseline: "Metric | None" = None
     where: tuple[str, str] | None = None
     all_of: str | None = None
+    configs: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -212,6 +216,10 @@ class Benchmark:
             if any(c not in known for c in used):
                 raise ValueError(f"benchmark {self.name!r}: metric {m.key} uses columns {used}; declare the ones "
                                  f"beyond category/source_dataset in item_columns (has {list(self.item_columns)})")
+            described = set(self.config_descriptions)
+            if m.configs is not None and (not m.configs or (described and not set(m.configs) <= described)):
+                raise ValueError(f"benchmark {self.name!r}: metric {m.key} has configs={m.configs!r}; name configs "
+                                 f"of this benchmark ({sorted(described)}) or leave it None for every config")
 
     # ------------------------------------------------------------------ derived facts
 
@@ -228,6 +236,13 @@ class Benchmark:
     @property
     def headline(self) -> list[str]:
         return [m.key for m in self.metrics]
+
+    def metrics_for(self, config: str | None) -> tuple[Metric, ...]:
+        """The headline metrics computed on one config (every metric when `config` is None)."""
+        return tuple(m for m in self.metrics if config is None or m.configs is None or config in m.configs)
+
+    def headline_for(self, config: str | None) -> list[str]:
+        return [m.key for m in self.metrics_for(config)]
 
     def parse_function(self) -> Callable[[Path], Any]:
         module, _, func = self.parser.partition(":")

@@ -71,7 +71,8 @@ BENCHMARK = Benchmark(
         Metric("Accuracy", "R@1", "unweighted mean over the item groups (part of speech, action, temporal aspect) "
                "of the share of items whose true caption scores above all its negatives", over="category"),
         Metric("PoSRank", "RR", "unweighted mean over the item groups of the mean reciprocal rank of the true "
-               "caption (PoSRank, Eq. 1, on the part-of-speech configs)", over="category"),
+               "caption (PoSRank, Eq. 1), on the part-of-speech configs", over="category",
+               configs=("posrank", *POS_CONFIGS)),
     ),
     ks=(1,),
     original_ties="expected",

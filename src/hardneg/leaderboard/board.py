@@ -83,9 +83,10 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
         if b != benchmark:
             continue
         part = _part_label(config, split)
-        for m in decl.metrics:
+        metrics = decl.metrics_for(config)
+        for m in metrics:
             cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m))
-        for m in decl.metrics:
+        for m in metrics:
             if m.over and m.over in items.groups:
                 for g in sorted(set(items.groups[m.over].tolist())):
                     cols.append(Column(f"{m.key}_{g} · {part}", config, split, f"{m.key}_{g}", m.percent,

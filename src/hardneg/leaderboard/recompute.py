@@ -48,7 +48,7 @@ def recompute(items: ItemSet, scores: np.ndarray, mask: np.ndarray | None = None
     metrics = {key: {"estimate": e["value"], "low": e.get("low"), "high": e.get("high"), "n": result.n,
                      "n_clusters": n_clusters} for key, e in result.metrics.items()}
     per: dict[str, np.ndarray] = {}
-    for spec in standard_specs(items.declaration):
+    for spec in standard_specs(items.declaration, items.config):
         if spec.kind in ("mean", "mean_of_group_means"):
             # weights that make the plain mean equal the metric (group means, `where`, `all_of`; for the paired test)
             per[spec.key] = per_row_values(spec, result.per_example, items.groups)
