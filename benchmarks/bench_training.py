@@ -313,14 +313,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _cell(entry: dict | None, pct: bool = True) -> str:
+def _cell(entry: dict | None) -> str:
+    """A fraction as every display shows it (`hardneg.vocabulary`): percent with one decimal, interval beside."""
     if not entry or entry.get("value") is None or not np.isfinite(entry["value"]):
         return "–"
-    f = 100.0 if pct else 1.0
-    v = entry["value"] * f
+    v = entry["value"] * 100.0
     if "low" in entry:
-        return f"{v:.1f} [{entry['low'] * f:.1f}, {entry['high'] * f:.1f}]" if pct else f"{v:.3f} [{entry['low']:.3f}, {entry['high']:.3f}]"
-    return f"{v:.1f}" if pct else f"{v:.3f}"
+        return f"{v:.1f} [{entry['low'] * 100.0:.1f}, {entry['high'] * 100.0:.1f}]"
+    return f"{v:.1f}"
 
 
 POS = ("noun", "adj", "verb", "adv", "prep")
@@ -330,7 +330,7 @@ ASPECTS = ("direction", "sequence", "manner")
 def table_columns(results: dict[str, Any]) -> list[tuple[str, str]]:
     """(metric key, header): coarse retrieval, PoSRank per part of speech, RCAD-style R@1, temporal accuracy."""
     cols = [("retrieval/meanR@1,5,10_V2T", "V2T mean R@1/5/10 (%)"), ("retrieval/meanR@1,5,10_T2V", "T2V mean R@1/5/10 (%)")]
-    cols += [(f"posrank/PoSRank_{p}", f"PoSRank {p}") for p in POS] + [("posrank/PoSRank", "PoSRank (mean)")]
+    cols += [(f"posrank/PoSRank_{p}", f"PoSRank {p} (%)") for p in POS] + [("posrank/PoSRank", "PoSRank mean (%)")]
     cols += [("counterfactual/Accuracy", "RCAD-style R@1 (%)"), ("temporal/Accuracy", "temporal Accuracy (%)")]
     cols += [(f"temporal/Accuracy_{a}", f"temporal {a} (%)") for a in ASPECTS]
     have = set(next(iter(results["rows"].values()))["metrics"])
@@ -339,13 +339,12 @@ def table_columns(results: dict[str, Any]) -> list[tuple[str, str]]:
 
 def markdown_table(results: dict[str, Any]) -> str:
     cols = table_columns(results)
-    pct = {k: "PoSRank" not in k for k, _ in cols}
     lines = ["| training | " + " | ".join(h for _, h in cols) + " |", "|---|" + "---|" * len(cols)]
     for name, row in results["rows"].items():
-        lines.append(f"| {name} | " + " | ".join(_cell(row["metrics"].get(k), pct[k]) for k, _ in cols) + " |")
+        lines.append(f"| {name} | " + " | ".join(_cell(row["metrics"].get(k)) for k, _ in cols) + " |")
     blind = results.get("blind-unigram", {})
-    lines.append("| blind text-only (blind-unigram) | " + " | ".join(_cell(blind.get(k), pct[k]) for k, _ in cols) + " |")
-    lines.append("| chance | " + " | ".join(_cell({"value": results["chance"].get(k)}, pct[k]) for k, _ in cols) + " |")
+    lines.append("| blind text-only (blind-unigram) | " + " | ".join(_cell(blind.get(k)) for k, _ in cols) + " |")
+    lines.append("| chance | " + " | ".join(_cell({"value": results["chance"].get(k)}) for k, _ in cols) + " |")
     return "\n".join(lines)
 
 

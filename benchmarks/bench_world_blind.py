@@ -144,15 +144,20 @@ def main() -> int:
             v = blind_text_check(sub, {"surface": (surface[0][rows], surface[1][rows])},
                                  n_resamples=args.resamples).values["surface"]
             acc_key, rr_key = ("Accuracy", "PoSRank") if group is None else (f"Accuracy_{group}", f"PoSRank_{group}")
-            cells = []
-            for key, fmt in ((acc_key, pct), (rr_key, pct)):
+            cells, chances = [], []
+            for key in (acc_key, rr_key):
+                if key not in res["metrics"]:  # PoSRank is declared on the part-of-speech configs only
+                    cells.append("–")
+                    chances.append("–")
+                    continue
                 m, ch = res["metrics"][key], res["chance"][key]
                 if not m["low"] <= ch <= m["high"]:
                     flagged.append(f"{config}/{group or 'all'} {key}")
-                cells.append(f"{fmt(m['value'])} [{fmt(m['low'])}, {fmt(m['high'])}]")
+                cells.append(f"{pct(m['value'])} [{pct(m['low'])}, {pct(m['high'])}]")
+                chances.append(pct(ch))
             if v["verdict"] != "not distinguishable from chance":
                 flagged.append(f"{config}/{group or 'all'} surface classifier")
-            chance = f"{pct(res['chance'][acc_key])} / {pct(res['chance'][rr_key])}"
+            chance = " / ".join(chances)
             print(f"| {config}{'' if group is None else ' / ' + group} | {int(rows.sum())} | {cells[0]} | {cells[1]} | "
                   f"{pct(v['accuracy'])} [{pct(v['ci_low'])}, {pct(v['ci_high'])}] | {chance} |")
     if not args.no_anchor:
