@@ -14,7 +14,7 @@ from .multiple_choice import places_above, rank_metrics, rank_spec
 from .qrels import Qrels
 from .results import Aggregation, RankingResult, aggregate, breakdown
 from .ties import (
-    FIRE_AP_CUTOFF,
+    AP_CUTOFF_OF_RULE,
     INDEX_ORDER_RULES,
     KEYED_ORDER_RULES,
     argsort_positions,
@@ -217,8 +217,9 @@ def score_relevant(scores, q, d, s, h, e, n_rel, ks, ties, tiebreak, logfact, ha
         per[f"C@{k}"] = (first_pos <= k).astype(np.float64)
     per["rank_first"] = first_pos.astype(np.float64)
     precision = hit_number / pos_sorted
-    if ties == "fire":
-        in_top = pos_sorted <= FIRE_AP_CUTOFF
+    ap_cutoff = AP_CUTOFF_OF_RULE.get(ties)
+    if ap_cutoff is not None:
+        in_top = pos_sorted <= ap_cutoff
         hits = np.bincount(q, weights=in_top, minlength=n_q)
         total = np.bincount(q, weights=np.where(in_top, precision, 0.0), minlength=n_q)
         per["AP"] = total / np.maximum(hits, 1)

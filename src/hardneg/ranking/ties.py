@@ -43,8 +43,9 @@ ORDER_OF_RULE = {
 INDEX_ORDER_RULES = ("fire", "argmax")
 KEYED_ORDER_RULES = ("random", "argsort")
 
-#: FIRE's original code averages precision over hits found within this cut-off.
-FIRE_AP_CUTOFF = 20
+#: Rules whose AP averages precision only over the relevant items found within a cut-off
+#: (FIRE's original code: the top 20); every other rule averages over every relevant item.
+AP_CUTOFF_OF_RULE = {"fire": 20}
 
 
 def check_tie_rule(ties: str, seed) -> str:
