@@ -1,6 +1,6 @@
 """Files built to hurt the board: each is refused with a plain, bounded message, in bounded memory.
 
-The bombs come from benchmarks/bench_submission_bombs.py (a minimal Parquet writer, so a file
+The bombs come from perf/bench_submission_bombs.py (a minimal Parquet writer, so a file
 declaring 5*10^8 values takes milliseconds to make); the memory test checks each one in a fresh
 process and asserts its peak resident memory.
 """
@@ -25,7 +25,7 @@ from helpers import ALICE
 
 FEINT = ("feint6k", "msrvtt", "test")
 FIRE = ("fire", "msrvtt", "test")
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_submission_bombs.py"
+BENCH = Path(__file__).resolve().parents[2] / "perf" / "bench_submission_bombs.py"
 PEAK_MB = 300
 
 

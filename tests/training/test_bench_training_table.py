@@ -1,4 +1,4 @@
-"""The training table of `benchmarks/bench_training.py` follows the display rule of the results vocabulary
+"""The training table of `perf/bench_training.py` follows the display rule of the results vocabulary
 (percent with one decimal, '(%)' in every header), and the README and docs/training.md carry its header."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_training", ROOT / "benchmarks" / "bench_training.py")
+    spec = importlib.util.spec_from_file_location("bench_training", ROOT / "perf" / "bench_training.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

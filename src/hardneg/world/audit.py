@@ -11,7 +11,7 @@
                    of its grammar ("moves slowly red", "it shrink quickly")
 `audit_rows` does it for the rows a generator returns (`hardneg.schema.MC_ITEM_SCHEMA`) and
 `summarize` counts per generator and part of speech, with cluster-bootstrap intervals over
-captions (`benchmarks/bench_world_generators.py` prints the README table).
+captions (`perf/bench_world_generators.py` prints the README table).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ the first batch starts: worker start, model loading, Ray Data planning; from per
 timestamps), the busy throughput, Ray's own `ray.init`, and from them (time(N) = start-up +
 N / busy rate) the input size above which each Ray configuration beats the local backend.
 
-    python benchmarks/bench_ray.py                       # real PoSRank captions when present
-    python benchmarks/bench_ray.py --n 960 --batch-size 32 --workers 1,2
+    python perf/bench_ray.py                       # real PoSRank captions when present
+    python perf/bench_ray.py --n 960 --batch-size 32 --workers 1,2
 
 Timings depend on the machine and its load: run it on the machine you plan to use.
 """

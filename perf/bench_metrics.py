@@ -6,8 +6,8 @@ ratio; the target is a ratio under 5 on 1,000,000 x 6. A "naive" module (evaluat
 per-example encoding of the same inputs, Python lists handed to `_compute`) shows what the
 whole-batch Arrow path avoids.
 
-    python benchmarks/bench_metrics.py            # all cases (a few minutes on 2 cores)
-    python benchmarks/bench_metrics.py --quick    # 10x smaller, for a smoke run
+    python perf/bench_metrics.py            # all cases (a few minutes on 2 cores)
+    python perf/bench_metrics.py --quick    # 10x smaller, for a smoke run
 """
 
 from __future__ import annotations

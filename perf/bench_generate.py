@@ -6,7 +6,7 @@ and of the whole five-part generation, with each one's cost as a multiple of the
 "x bare" is best of --repeats (WordNet synsets parsed by then, as in any long run);
 "x first" is the first pass, which also pays for parsing the WordNet entries it touches.
 
-    python3 benchmarks/bench_generate.py [--captions FILE] [--n 2000] [--vocabulary FILE]
+    python3 perf/bench_generate.py [--captions FILE] [--n 2000] [--vocabulary FILE]
 """
 
 from __future__ import annotations

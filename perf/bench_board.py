@@ -10,8 +10,8 @@ store (the same rows `Leaderboard.submit` writes, without re-running the bootstr
   Overall table a new visitor's page load computes right after a submission landed (every row recomputed for
   the new store state), then again from the app's cache.
 
-    python benchmarks/bench_board.py                 # 1,000 submissions
-    python benchmarks/bench_board.py --n 200 --repeat 1
+    python perf/bench_board.py                 # 1,000 submissions
+    python perf/bench_board.py --n 200 --repeat 1
 
 Prints seconds and the ratio to the 2 s target (issue 19). The machine may be shared: run it twice.
 """

@@ -6,9 +6,9 @@ is the floor any builder pays: reading every file of the raw folder once and par
 CSV with the standard library (json.load, csv.reader), in the same process before the build.
 Budget per build: 30 s and 500 MB on 2 cores (issue 20).
 
-    python benchmarks/bench_build.py                      # every benchmark with a release there
-    python benchmarks/bench_build.py --only tempcompass   # one
-    python benchmarks/bench_build.py --realdata DIR       # another realdata folder
+    python perf/bench_build.py                      # every benchmark with a release there
+    python perf/bench_build.py --only tempcompass   # one
+    python perf/bench_build.py --realdata DIR       # another realdata folder
 
 Which realdata folder holds which benchmark's release is the one table below; the benchmarks
 themselves come from the declarations (`hardneg.benchmarks`), so a new declaration is built as

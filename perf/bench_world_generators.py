@@ -11,7 +11,7 @@ Generators that need model weights this machine does not have (verb_phrase: T5 +
 llm_teacher: XLM-RoBERTa) are tried with their default Hub ids and listed as not run, with the
 reason, when the weights cannot be loaded.
 
-    python3 benchmarks/bench_world_generators.py [--n 300] [--seed 0] [--json OUT.json] [--quick]
+    python3 perf/bench_world_generators.py [--n 300] [--seed 0] [--json OUT.json] [--quick]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ speech, negatives that change ANY word of that part of speech (every slot, anton
 still all verified false. There the positive is the one candidate that shares all but one word with
 every other, and the surface classifier finds it: the reason the world changes one slot per item.
 
-    python3 benchmarks/bench_world_blind.py [--n 1000] [--seed 0] [--quick]
+    python3 perf/bench_world_blind.py [--n 1000] [--seed 0] [--quick]
 """
 
 from __future__ import annotations

@@ -28,9 +28,9 @@ rule with never and always seeking, on default keyframes and on keyframes every 
 model is a ViT-B/32-sized CLIP with random weights (the architecture of
 openai/clip-vit-base-patch32; nothing is downloaded). Results and method: docs/scoring-speed.md.
 
-    python benchmarks/bench_scoring.py --quick          # one clip per profile, < 2 min on 2 cores
-    python benchmarks/bench_scoring.py --videos 4 --device cuda --fp16
-    python benchmarks/bench_scoring.py --end-to-end     # also hardneg score, cold and warm cache
+    python perf/bench_scoring.py --quick          # one clip per profile, < 2 min on 2 cores
+    python perf/bench_scoring.py --videos 4 --device cuda --fp16
+    python perf/bench_scoring.py --end-to-end     # also hardneg score, cold and warm cache
 
 Targets (reported, never asserted): decode within 1.5x of the floor on every profile on the CPU,
 and peak memory per video independent of its length.

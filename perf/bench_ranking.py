@@ -5,10 +5,10 @@ One process, the same synthetic scores for everyone. Each library's input conver
 ratio uses conversion + compute. Also printed: the time to read the scores once
 (``scores.sum()``) and one NumPy comparison pass, the floor any exact method pays.
 
-    python benchmarks/bench_ranking.py            # the sizes
-    python benchmarks/bench_ranking.py --quick    # smaller sizes; all anchors: ~8 min on 2 busy cores
-    python benchmarks/bench_ranking.py --skip-slow  # drop ir_measures, ranx (dict), torchmetrics on big cases
-    python benchmarks/bench_ranking.py --quick --skip-slow --slow-limit 0   # ~1 min
+    python perf/bench_ranking.py            # the sizes
+    python perf/bench_ranking.py --quick    # smaller sizes; all anchors: ~8 min on 2 busy cores
+    python perf/bench_ranking.py --skip-slow  # drop ir_measures, ranx (dict), torchmetrics on big cases
+    python perf/bench_ranking.py --quick --skip-slow --slow-limit 0   # ~1 min
 
 Tie-free random float32 scores, so every library computes the same quantity; the
 "value" column shows one shared measure from each as a cross-check.

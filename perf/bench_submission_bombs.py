@@ -7,8 +7,8 @@ Feint6K-sized item set (6,000 items x 6 candidates); the process reports the wal
 the check and its peak resident memory (VmHWM, i.e. `ru_maxrss` of this process image alone; imports and
 item set included).
 
-    python benchmarks/bench_submission_bombs.py            # every bomb, a table at the end
-    python benchmarks/bench_submission_bombs.py --json out.json
+    python perf/bench_submission_bombs.py            # every bomb, a table at the end
+    python perf/bench_submission_bombs.py --json out.json
 
 The files are written by a minimal Parquet writer below (Thrift compact protocol, one row
 group, dictionary + RLE pages, gzip), so a 5*10^8-value file takes milliseconds to make

@@ -16,12 +16,12 @@ videos are resampled, so an interval is the test-set uncertainty of the three-se
 "vs coarse" column is the paired bootstrap difference (`hardneg.ranking.paired_test`). Chance and
 the blind text-only baseline (`blind-unigram`) are reported beside.
 
-    python benchmarks/bench_training.py --quick        # a small world, few steps (a smoke test)
-    python benchmarks/bench_training.py                # the README table (18 runs of 14-64 s each on
+    python perf/bench_training.py --quick        # a small world, few steps (a smoke test)
+    python perf/bench_training.py                # the README table (18 runs of 14-64 s each on
                                                        # 2 quiet CPU cores, measured per run; an
                                                        # uninterrupted full run was not timed)
-    python benchmarks/bench_training.py --scale        # a bigger world and longer runs, on a GPU
-    python benchmarks/bench_training.py --data built/world   # an already built world
+    python perf/bench_training.py --scale        # a bigger world and longer runs, on a GPU
+    python perf/bench_training.py --data built/world   # an already built world
 
 Writes `<out>/results.json` (every run's numbers, settings and timings) and prints the table as
 Markdown. Results and discussion: docs/training.md.
