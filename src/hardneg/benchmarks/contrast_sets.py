@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -56,6 +56,8 @@ BENCHMARK = Benchmark(
     name="contrast_sets",
     title="Contrast sets",
     order=20,
+    #: one number: the unweighted mean of Accuracy over the contrast sets (the paper reports them side by side)
+    overall=Headline("mean", ("random", "gender", "verb_lm", "verb_human", "id")),
     task="multiple_choice",
     hub_id="video-hardneg/contrast-sets",
     pretty_name="Contrast sets for video-text models (MSR-VTT multiple choice)",

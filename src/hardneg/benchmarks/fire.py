@@ -29,7 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -68,6 +68,8 @@ BENCHMARK = Benchmark(
     name="fire",
     title="FIRE",
     order=40,
+    #: one number: the unweighted mean of C@1 over the re-annotated datasets (Table 1 columns)
+    overall=Headline("mean", ("msrvtt", "msvd")),
     task="retrieval",
     hub_id="video-hardneg/fire",
     pretty_name="FIRE: extra relevance labels for MSR-VTT and MSVD text-to-video retrieval",

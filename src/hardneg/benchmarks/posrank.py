@@ -33,7 +33,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     AUTHORS_RELEASE,
@@ -72,6 +72,8 @@ BENCHMARK = Benchmark(
     name="posrank",
     title="PoSRank",
     order=30,
+    #: one number: the unweighted mean of PoSRank over the datasets the release holds (Table 3 columns)
+    overall=Headline("mean"),
     task="multiple_choice",
     hub_id="video-hardneg/posrank",
     pretty_name="PoSRank fine-grained negatives (per part of speech)",

@@ -34,7 +34,7 @@ import json
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -55,6 +55,8 @@ BENCHMARK = Benchmark(
     name="tempcompass",
     title="TempCompass",
     order=70,
+    #: one number: Accuracy on `all` (every question)
+    overall=Headline("config", (ALL,)),
     task="multiple_choice",
     hub_id="video-hardneg/tempcompass",
     pretty_name="TempCompass caption matching: temporal aspects of short videos, two captions each",

@@ -31,7 +31,7 @@ import json
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter
+from hardneg.benchmarks.base import Benchmark, Headline, ItemChoice, Metric, ScoreImporter
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 STATEMENT_COLUMNS = ["vid_id", "question", "answer", "s0", "s1", "s2", "s3", "s4"]
@@ -46,6 +46,14 @@ BENCHMARK = Benchmark(
     name="videocon-atphard",
     title="VideoCon ATP-Hard",
     order=61,
+    #: one number: Accuracy on `atp-hard` (every question; `causal` and `temporal` are its subsets)
+    overall=Headline("config", (ALL,)),
+    #: the two subsets hold `atp-hard` items under the same ids: a file for `atp-hard` gives them too
+    subset_of={"causal": ALL, "temporal": ALL},
+    #: the authors' `eval_atphard.py` item set (`hardneg evaluate --items authors`)
+    item_choices=(ItemChoice("authors", "hardneg.benchmarks.videocon_atphard:authors_items",
+                             "the authors' item set: VideoCon src/eval_atphard.py, main, groups rows by (video, "
+                             "question) and skips a question asked twice about one video (both copies)"),),
     task="multiple_choice",
     hub_id="video-hardneg/videocon-atphard",
     pretty_name="VideoCon ATP-Hard: NExT-QA's hardest causal and temporal questions as entailment statements",
@@ -246,3 +254,19 @@ def parse(raw: Path):
         "files": folder.report(),
     }
     return release_build(BENCHMARK.name, configs, [folder.rel(statements), folder.rel(qa)], report)
+
+
+def authors_items(data) -> list[str]:
+    """The ids of the questions the authors' script scores (`hardneg evaluate --items authors`).
+
+    VideoCon `src/eval_atphard.py`, `main`, groups the entailment rows by (videopath, question) and keeps a group
+    only when it holds the five options of one question; the question asked twice about one video makes a group of
+    ten, so both copies are skipped (1,844 of the release's 1,846 questions). Here: every item whose (video,
+    question text) is shared by another item is left out; the rest are kept in their order.
+    """
+    rows = data.items.select(["id", "video_id", "provenance"]).to_pylist()
+    key = [(r["video_id"], json.loads(r["provenance"][0]["details"])["question"].strip()) for r in rows]
+    seen: dict[tuple[str, str], int] = {}
+    for k in key:
+        seen[k] = seen.get(k, 0) + 1
+    return [r["id"] for r, k in zip(rows, key) if seen[k] == 1]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 HEADER = ["videopath", "caption", "match"]
@@ -39,6 +39,8 @@ BENCHMARK = Benchmark(
     name="videocon-ssv2",
     title="VideoCon SSv2",
     order=60,
+    #: one number: mAP on the one config (the paper's headline for SSv2-Temporal)
+    overall=Headline("config", ("ssv2-temporal",)),
     task="retrieval",
     hub_id="video-hardneg/videocon-ssv2",
     pretty_name="VideoCon SSv2-Temporal: text-to-video retrieval of temporal actions in Something-Something v2",
