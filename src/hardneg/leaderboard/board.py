@@ -39,6 +39,10 @@ class Column:
     headline: bool = True  # shown by default; the others are one click away
     #: the declared metric this column shows (its `format` is how every display writes the value)
     spec: Metric | None = field(default=None, compare=False, repr=False)
+    #: the benchmark's one number (`Benchmark.overall`, computed by `hardneg.results.benchmark_value`): what
+    #: Overall shows and the tab sorts by; `parts` are the parts ("config/split") it is computed from
+    overall: bool = False
+    parts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -79,13 +83,19 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
     """
     decl = benchmarks.get(benchmark)
     cols: list[Column] = []
+    available = sorted({c for b, c, _ in item_sets if b == benchmark})
+    number = number_parts(benchmark, item_sets)
+    metric = decl.overall_metric
     for (b, config, split), items in sorted(item_sets.items()):
         if b != benchmark:
             continue
         part = _part_label(config, split)
         metrics = decl.metrics_for(config)
         for m in metrics:
-            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m))
+            flag = metric is not None and m.key == metric.key and len(number) == 1 and number[0] == (config, split) \
+                and decl.overall_rule(available).rule == "config"
+            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m,
+                               overall=flag, parts=(f"{config}/{split}",) if flag else ()))
         for m in metrics:
             if m.over and m.over in items.groups:
                 for g in sorted(set(items.groups[m.over].tolist())):
@@ -94,7 +104,65 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
             if m.baseline is not None:
                 cols.append(Column(f"{m.baseline.key} · {part}", config, split, m.baseline.key, m.baseline.percent,
                                    m.baseline.higher_better, headline=False, spec=m.baseline))
-    return cols
+    return _with_number(cols, decl, number, available)
+
+
+#: a tab shows every config's headline metrics by default up to this many columns; beyond it only the configs the
+#: benchmark's number is computed from (ViLMA's 33: the rest are one click away, in the column picker)
+MAX_DEFAULT_COLUMNS = 12
+#: the name of a benchmark's number column where it is not one config's column ("R@1 · overall")
+OVERALL_LABEL = "overall"
+
+
+def number_parts(benchmark: str, item_sets) -> list[tuple[str, str]]:
+    """The (config, split) parts a benchmark's one number is computed from, on a board with these item sets
+    (`Benchmark.overall`; the `test` split of each config, else its only one)."""
+    decl = benchmarks.get(benchmark)
+    splits: dict[str, list[str]] = {}
+    for b, c, s in sorted(item_sets):
+        if b == benchmark:
+            splits.setdefault(c, []).append(s)
+    configs = decl.overall_rule(list(splits)).parts(decl.scoreable(list(splits)))
+    return [(c, "test" if "test" in splits.get(c, ["test"]) else splits[c][0]) for c in configs]
+
+
+def _with_number(cols: list[Column], decl, number: list[tuple[str, str]], available: list[str]) -> list[Column]:
+    """The benchmark's number column first (one config's own column, or a computed "· overall" one); the columns
+    shown by default: all headline ones when few, else those of the number's configs."""
+    metric = decl.overall_metric
+    if metric is None or not number:
+        return cols
+    labels = tuple(f"{c}/{s}" for c, s in number)  # as rows' coverage names them
+    flagged = [c for c in cols if c.overall]
+    if flagged:
+        first = flagged[0]
+    else:
+        first = Column(f"{metric.key} · {OVERALL_LABEL}", "", "", metric.key, metric.percent, metric.higher_better,
+                       spec=metric, overall=True, parts=labels)
+    rest = [c for c in cols if c is not first]
+    if sum(c.headline for c in rest) > MAX_DEFAULT_COLUMNS:
+        wanted = {(c, s) for c, s in number}
+        rest = [c if (c.config, c.split) in wanted else _hidden(c) for c in rest]
+    return [first] + rest
+
+
+def _hidden(col: Column) -> Column:
+    from dataclasses import replace
+
+    return replace(col, headline=False) if col.headline else col
+
+
+def number_cell(benchmark: str, results_by_part: dict[tuple[str, str], dict], parts: list[tuple[str, str]]) -> Cell | None:
+    """A row's cell of the benchmark's one number, from its parts' stored metrics ({(config, split): metrics},
+    entries with "estimate", "low", "high", "n"): the results engine's `benchmark_value`, nothing recomputed here."""
+    from hardneg.results import benchmark_value
+
+    decl = benchmarks.get(benchmark)
+    metrics = {c: results_by_part.get((c, s)) or {} for c, s in parts}
+    n = {c: next((e.get("n") for e in m.values() if isinstance(e, dict) and e.get("n") is not None), 0)
+         for c, m in metrics.items()}
+    got = benchmark_value(decl, metrics, n, [c for c, _ in parts])
+    return None if got is None else Cell(got["value"], got["low"], got["high"])
 
 
 def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, str], dict]) -> dict[str, Cell]:

@@ -38,11 +38,8 @@ COVERAGE = "Coverage"
 
 
 def overall_metric(benchmark: str) -> Metric | None:
-    """The metric a benchmark contributes to Overall: its first headline metric whose unit is a fraction."""
-    for m in benchmarks.get(benchmark).metrics:
-        if vocabulary.unit(m.key) == vocabulary.FRACTION:
-            return m
-    return None
+    """The metric of a benchmark's one number (`Benchmark.overall_metric`: declared, else its first fraction one)."""
+    return benchmarks.get(benchmark).overall_metric
 
 
 def combine(cells: list[Cell], bounds: tuple[float, float] = (0.0, 1.0)) -> Cell:
@@ -102,9 +99,8 @@ def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchm
     """One row per submitted model or baseline, whatever it covers; the average only over full coverage."""
     names = [b for b in rows_by_benchmark if overall_metric(b) is not None]
     firsts: dict[str, list[Column]] = {}
-    for b in names:
-        key = overall_metric(b).key
-        firsts[b] = [c for c in columns_by_benchmark[b] if c.metric == key]
+    for b in names:  # the benchmark's one number: one column, computed by the results engine (board.number_cell)
+        firsts[b] = [c for c in columns_by_benchmark[b] if c.overall][:1]
     found: dict[tuple[str, str], OverallRow] = {}
     for b in names:
         for r in rows_by_benchmark[b]:
@@ -120,10 +116,10 @@ def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchm
                 row.local = r.source == "local"
             row.submitted = max(row.submitted, r.submitted)
             cells = [r.cells[c.name] for c in firsts[b] if c.name in r.cells]
-            row.parts_covered += len(cells)
-            if firsts[b] and len(cells) == len(firsts[b]):  # every part of the benchmark
-                row.cells[b] = combine(cells)
-    total_parts = sum(len(firsts[b]) for b in names)
+            row.parts_covered += sum(1 for c in firsts[b] for part in c.parts if part in r.coverage)
+            if cells:  # every part the benchmark's number needs
+                row.cells[b] = cells[0]
+    total_parts = sum(len(c.parts) for b in names for c in firsts[b])
     for row in found.values():
         row.parts_total = total_parts
         row.covered = len(row.cells)

@@ -19,7 +19,7 @@ from hardneg import benchmarks as registry
 from hardneg import vocabulary
 from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
-                                       machine_table, negative_type_chart, render)
+                                       machine_table, negative_type_chart, number_cell, number_parts, render)
 from hardneg.leaderboard.eval_results import eval_results_files
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
@@ -125,6 +125,16 @@ def _pool(entries: list[dict]) -> dict:
     chances = [(e["n"], e["chance"]) for e in entries if e.get("chance") is not None]
     chance = sum(n * c for n, c in chances) / sum(n for n, _ in chances) if chances else None
     return {"estimate": est, "low": low, "high": high, "n": total, "chance": chance}
+
+
+def _add_number(row: BoardRow, benchmark: str, cols: list[Column], results: dict, parts) -> None:
+    """The row's cell of the benchmark's one number where it is a computed column (a mean or pooled over configs;
+    a one-config number is that config's own cell already)."""
+    col = next((c for c in cols if c.overall), None)
+    if col is not None and not col.config:
+        cell = number_cell(benchmark, results, parts)
+        if cell is not None:
+            row.cells[col.name] = cell
 
 
 class Leaderboard:
@@ -340,6 +350,9 @@ class Leaderboard:
     def columns(self, benchmark: str) -> list[Column]:
         return board_columns(benchmark, self.item_sets)
 
+    def _number_parts(self, benchmark: str) -> list[tuple[str, str]]:
+        return number_parts(benchmark, self.item_sets)
+
     def _per_example(self, submission_id: str) -> dict:
         """A submission's stored per-item values (cached: a stored submission never changes)."""
         hit = self._per_cache.get(submission_id)
@@ -382,6 +395,7 @@ class Leaderboard:
                            submitted=max(s.created_at for s in subs)[:10],
                            link=model_link(model, subs), model_meta=model_meta(subs),
                            ids=tuple(sorted(s.id for s in subs)))
+            _add_number(row, benchmark, cols, results, self._number_parts(benchmark))
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             for s in subs:
                 items = self.item_sets[(benchmark, s.config, s.split)]
@@ -395,6 +409,7 @@ class Leaderboard:
         # computed baselines: one row each, whatever the number of parts
         baselines = self.baselines()
         names: dict[str, BoardRow] = {}
+        baseline_results: dict[str, dict] = {}
         for key, items in self.item_sets.items():
             if key[0] != benchmark:
                 continue
@@ -404,12 +419,15 @@ class Leaderboard:
                     row.note = b.note
                     continue
                 row.coverage[f"{key[1]}/{key[2]}"] = f"{len(items)}/{len(items)}"
+                baseline_results.setdefault(b.name, {})[(key[1], key[2])] = b.result.metrics
                 row.cells.update(cells_from_results(by_part.get((key[1], key[2]), []),
                                                     {(key[1], key[2]): b.result.metrics}))
                 for c in by_part.get((key[1], key[2]), []):
                     if c.metric in b.result.per_example:
                         row.per_example[c.name] = b.result.per_example[c.metric]
                         row.clusters[c.name] = items.clusters
+        for name, row in names.items():
+            _add_number(row, benchmark, cols, baseline_results.get(name, {}), self._number_parts(benchmark))
         rows.extend(names.values())
         # the papers' reported numbers (from the declaration): only columns this board has
         names_by_key = {(c.config, c.metric): c.name for c in cols}
