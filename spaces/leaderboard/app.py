@@ -105,8 +105,10 @@ REFRESH_S = 5.0
 #: widths of the Overall columns (#, model, kind, type, params, coverage, parts, average, benchmarks..., license,
 #: submitted): the model column keeps whole names; the rest of the table scrolls sideways
 def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of constants)
-    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "460px"] + ["280px"] * n_benchmarks + \
-        ["110px", "110px"]
+    # rank, model, coverage and average, then the benchmarks: narrow enough that four or more show at 1280 px
+    # (cells and headers wrap: "37.6 [32.7, 42.5]" on two lines); the model's facts follow, reached by scrolling
+    return ["48px", "220px", "92px", "120px"] + ["118px"] * n_benchmarks + \
+        ["104px", "100px", "70px", "70px", "110px", "110px"]
 
 
 #: rows of the drill-down table
@@ -418,9 +420,11 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     with gr.Blocks(title="video-hardneg leaderboard", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown(INTRO)
         token = gr.State(None)  # the store state this page last drew
-        with gr.Tabs():
+        with gr.Tabs(overflow_behavior="wrap"):  # every tab in view (a second row if need be), none behind a menu
             with gr.Tab("Overall", id="overall"):
-                gr.Markdown(f"One number per benchmark (its first headline metric in percent, mean over its configs). "
+                gr.Markdown(f"One number per benchmark, the one `hardneg run` prints and results.json holds under the "
+                            "benchmark's name: its declared metric on its overall config, or the mean over its "
+                            "disjoint configs (the About tab says which). "
                             f"Every model is listed with its coverage; **{average_header(names)}**: the average over all "
                             f"{len(names)} benchmarks is taken only for models with every one of them, over values in "
                             "one unit. Intervals: 95%.")
@@ -435,7 +439,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                     o_sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS), label="Parameters")
                     o_kinds = gr.CheckboxGroup(["submitted", "baseline"], value=["submitted", "baseline"],
                                                label="Show rows")
-                o_table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id="board-overall",
+                o_table = gr.Dataframe(interactive=False, wrap=True, datatype="markdown", elem_id="board-overall",
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
                                        max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")

@@ -71,6 +71,11 @@ class BoardRow:
     ids: tuple[str, ...] = ()  # stored submission ids behind the row (cache keys: submissions never change)
 
 
+def kind_label(row) -> str:
+    """The Kind every table shows: "local" for a model submitted to a board in local mode, else the row's kind."""
+    return "local" if row.kind == "submitted" and getattr(row, "source", "") == "local" else row.kind
+
+
 def _part_label(config: str, split: str) -> str:
     return config if split == "test" else f"{config}/{split}"
 
@@ -309,17 +314,21 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     status, pvals = mark_ties(keep, sort_col, cache=pvalue_cache) if sort_col else ({}, {})
     ranked = [i for i, r in enumerate(keep) if r.kind != "reported"]
     reported = [i for i, r in enumerate(keep) if r.kind == "reported"]
+    rank_of: dict[int, int] = {}
     for group in (ranked, reported):
         if sort_col is not None:
             group.sort(key=lambda i: _sort_value(keep[i], sort_col), reverse=True)
+            if group is ranked:  # "#" is the rank in the sort column (best = 1), whichever way the rows are shown
+                rank_of = {i: k for k, i in enumerate(group, 1) if _sort_value(keep[i], sort_col) != -math.inf}
             if descending is False:
                 group.reverse()
     show = [c for c in columns if (c.name in shown if shown is not None else c.headline)]
     records = []
-    for rank, i in enumerate(ranked + reported, 1):
+    for i in ranked + reported:
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
-        rec = {"#": rank if r.kind != "reported" else "", "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
+        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": r.model, "Kind": kind_label(r),
+               "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
         rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
@@ -342,7 +351,7 @@ def machine_table(rows: list[BoardRow], columns: list[Column], search: str = "",
     for r in rows:
         if r.kind not in set(kinds or KINDS) or (needle and needle not in r.model.lower()):
             continue
-        rec = {"model": r.model, "kind": r.kind}
+        rec = {"model": r.model, "kind": kind_label(r)}
         for c in columns:
             cell = r.cells.get(c.name)
             rec[c.name] = None if cell is None else cell.estimate

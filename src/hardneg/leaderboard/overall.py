@@ -68,6 +68,7 @@ class OverallRow:
     parts_covered: int = 0
     parts_total: int = 0
     local: bool = False  # submitted in a board's local mode: its Kind reads "local"
+    rank: int | None = None  # rank in the sort column (best = 1), set by `select`; None without a value there
 
     @property
     def model_type(self) -> str:
@@ -147,7 +148,13 @@ def select(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, des
     column = sort_by if sort_by in names or sort_by == COVERAGE else AVERAGE
     has = [r for r in keep if _sort_key(r, column, names) != -math.inf]
     missing = [r for r in keep if _sort_key(r, column, names) == -math.inf]
-    has.sort(key=lambda r: (_sort_key(r, column, names), r.covered), reverse=descending)
+    has.sort(key=lambda r: (_sort_key(r, column, names), r.covered), reverse=True)
+    for k, r in enumerate(has, 1):  # the rank is best = 1 whichever way the rows are shown
+        r.rank = k
+    for r in missing:
+        r.rank = None
+    if not descending:
+        has.reverse()
     missing.sort(key=lambda r: (-r.covered, r.model))
     return has + missing
 
@@ -156,8 +163,9 @@ def render_overall(rows: list[OverallRow], names: list[str], links: bool = True)
     """The table a person sees (rows already selected): rank, model (a Markdown link with `links`, plain text
     for a terminal), coverage, average, per benchmark: percent with one decimal, each with its interval."""
     records = []
-    for rank, r in enumerate(rows, 1):
-        rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": "local" if r.local else r.kind,
+    for r in rows:
+        rec = {"#": r.rank if r.rank is not None else "",
+               "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": "local" if r.local else r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:
@@ -166,8 +174,9 @@ def render_overall(rows: list[OverallRow], names: list[str], links: bool = True)
         rec["License"] = md_escape(lic[:40]) if isinstance(lic, str) else ""
         rec["Submitted"] = r.submitted
         records.append(rec)
-    head = ["#", "Model", "Kind", "Type", "Params", COVERAGE, "Parts", average_header(names)] + [header(b) for b in names] + \
-        ["License", "Submitted"]
+    # what a 1280 px screen shows first: rank, model, coverage, average, the benchmarks; the model's facts after them
+    head = ["#", "Model", COVERAGE, average_header(names)] + [header(b) for b in names] + \
+        ["Kind", "Type", "Params", "Parts", "License", "Submitted"]
     return pd.DataFrame.from_records(records, columns=head)
 
 
@@ -175,7 +184,8 @@ def machine_overall(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
     """The Overall download: fractions, each with its interval, the metric named in the column."""
     records = []
     for r in rows:
-        rec = {"model": r.model, "kind": r.kind, "model_type": r.model_meta.get("model_type"), "params": r.params,
+        rec = {"rank": r.rank, "model": r.model, "kind": "local" if r.local else r.kind,
+               "model_type": r.model_meta.get("model_type"), "params": r.params,
                "license": r.model_meta.get("license"), "link": r.link or r.model_meta.get("link") or "",
                "coverage": f"{r.covered}/{r.total}", "benchmarks_covered": r.covered, "benchmarks_total": r.total,
                "parts_covered": r.parts_covered, "parts_total": r.parts_total}

@@ -89,6 +89,8 @@ def model_link(model: str, subs: list[StoredSubmission]) -> str:
     link = model_meta(subs).get("link")
     if isinstance(link, str) and link.startswith(("https://", "http://")):
         return link
+    if any(s.local for s in subs):  # a local board's name (local/NAME) has no Hub page
+        return ""
     return f"https://huggingface.co/{model}" if "/" in model else ""
 
 
