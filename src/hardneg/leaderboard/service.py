@@ -27,6 +27,7 @@ from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
 from hardneg.leaderboard.model_meta import clean_model_meta
 from hardneg.leaderboard.store import Store, StoredSubmission
+from hardneg.leaderboard.subsets import add_subset_parts
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
 log = logging.getLogger(__name__)
@@ -237,6 +238,8 @@ class Leaderboard:
         if twice:
             return SubmitOutcome(False, "submission refused:\n- " + "; ".join("/".join(k) for k in twice[:5]) +
                                  " is in more than one file; keep one file per part; nothing was stored")
+        # a declared subset config (ATP-Hard's causal, temporal) is scored from the same file as its larger config
+        derived = add_subset_parts([sub for sub, _ in checked], self.item_sets)
         model_id = models[0]
         before_all, todo = [], []
         for sub, data in checked:
@@ -283,6 +286,8 @@ class Leaderboard:
                              if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
                          f"(submission {s.id}){' [local]' if identity.local else ''}: {head}")
+        if derived:
+            lines.append("scored from the file's own rows: " + "; ".join(derived))
         if before_all:
             lines.append(self._already(before_all))
         return SubmitOutcome(True, "\n".join(lines), stored[0], before_all + stored)
