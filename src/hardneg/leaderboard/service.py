@@ -20,7 +20,7 @@ from hardneg import vocabulary
 from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, negative_type_chart, number_cell, number_parts, render)
-from hardneg.leaderboard.eval_results import eval_results_files
+from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
@@ -325,7 +325,7 @@ class Leaderboard:
         return f"{action}: {len(ids)} submission(s) of {quote(target)}"
 
     def eval_results(self, model_id: str) -> dict[str, str]:
-        return eval_results_files(self.store, model_id.strip())
+        return eval_results_files(self.store, model_id.strip(), space_url_from_env())
 
     # --- the board ------------------------------------------------------------------------
     def baselines(self) -> dict[tuple, list[Baseline]]:
