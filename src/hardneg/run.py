@@ -330,9 +330,16 @@ def benchmark_entry(benchmark: str, results: dict[str, dict[str, Any]], availabl
     chance = benchmark_value(decl, {c: {k: {"value": v} for k, v in r.get("chance", {}).items()}
                                     for c, r in mine.items()}, {c: r["n_items"] for c, r in mine.items()}, available)
     first = mine[number["configs"][0]]
-    number.update(chance=None if chance is None else chance["value"], ties=first.get("ties"),
-                  n_items=sum(mine[c]["n_items"] for c in number["configs"]),
-                  describe=f"{number['metric']} {decl.overall_rule(available).describe(available)}")
+    key = number["metric"]
+    n_items = sum(mine[c]["n_items"] for c in number["configs"])
+    entry = {k: number[k] for k in ("value", "low", "high")}
+    # shaped like a config's result where it can be (metrics, headline, chance, n, coverage, model_id), so code
+    # reading every entry's headline metric reads this one too; no "config": it is the benchmark's own
+    number.update(kind="benchmark", chance=None if chance is None else chance["value"], ties=first.get("ties"),
+                  n_items=n_items, coverage=number["n"] / max(n_items, 1), model_id=first.get("model_id"),
+                  headline=[key], metrics={key: entry},
+                  describe=f"{key} {decl.overall_rule(available).describe(available)}")
+    number["chance"] = {key: None if chance is None else chance["value"]}
     return number
 
 
@@ -385,7 +392,8 @@ def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
     if numbers:
         head2 = ("benchmark", "metric", f"value{interval}", "chance", "how (the benchmark's one number)")
         rows2 = [(r["benchmark"], vocabulary.header(r["metric"]), vocabulary.display_entry(r["metric"], r),
-                  vocabulary.display(r["metric"], r.get("chance")), r.get("describe", r["rule"])) for r in numbers]
+                  vocabulary.display(r["metric"], (r.get("chance") or {}).get(r["metric"])), r.get("describe", r["rule"]))
+                 for r in numbers]
         w2 = [max(len(r[i]) for r in [head2, *rows2]) for i in range(len(head2))]
         line2 = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, w2)).rstrip()  # noqa: E731
         out += ["", "one number per benchmark (board Overall, results.json under the benchmark's name):",

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hardneg.run import config_results
+
 from hardneg import benchmarks
 from hardneg.cli import main
 
@@ -73,7 +75,7 @@ def test_run_cli_constant_scorer_lands_on_chance_everywhere(tmp_path, capsys, ta
     printed = capsys.readouterr().out
     results = json.loads((out / "results.json").read_text())
     assert names and {k.split("/")[0] for k in results} == set(names)
-    for key, res in results.items():
+    for key, res in config_results(results).items():
         for metric in res["headline"]:
             assert res["metrics"][metric]["value"] == pytest.approx(res["chance"][metric], abs=1e-12), (key, metric)
         bench, config = key.split("/")
