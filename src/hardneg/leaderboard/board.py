@@ -97,8 +97,8 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
         part = _part_label(config, split)
         metrics = decl.metrics_for(config)
         for m in metrics:
-            flag = metric is not None and m.key == metric.key and len(number) == 1 and number[0] == (config, split) \
-                and decl.overall_rule(available).rule == "config"
+            # the number is one part's value (rule "config", or a mean over the one config a board has): that column
+            flag = metric is not None and m.key == metric.key and len(number) == 1 and number[0] == (config, split)
             cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m,
                                overall=flag, parts=(f"{config}/{split}",) if flag else ()))
         for m in metrics:
@@ -128,7 +128,8 @@ def number_parts(benchmark: str, item_sets) -> list[tuple[str, str]]:
         if b == benchmark:
             splits.setdefault(c, []).append(s)
     configs = decl.overall_rule(list(splits)).parts(decl.scoreable(list(splits)))
-    return [(c, "test" if "test" in splits.get(c, ["test"]) else splits[c][0]) for c in configs]
+    # a config's `test` split; a config split otherwise (PoSRank's parts of speech as splits): each split a part
+    return [(c, s) for c in configs for s in (["test"] if "test" in splits.get(c, ["test"]) else splits[c])]
 
 
 def _with_number(cols: list[Column], decl, number: list[tuple[str, str]], available: list[str]) -> list[Column]:
@@ -163,10 +164,14 @@ def number_cell(benchmark: str, results_by_part: dict[tuple[str, str], dict], pa
     from hardneg.results import benchmark_value
 
     decl = benchmarks.get(benchmark)
-    metrics = {c: results_by_part.get((c, s)) or {} for c, s in parts}
-    n = {c: next((e.get("n") for e in m.values() if isinstance(e, dict) and e.get("n") is not None), 0)
-         for c, m in metrics.items()}
-    got = benchmark_value(decl, metrics, n, [c for c, _ in parts])
+    configs = [c for c, _ in parts]
+    one_each = len(set(configs)) == len(configs)
+    # keyed by config; by "config/split" where a config has several splits (each one part of a mean)
+    label = (lambda c, s: c) if one_each else (lambda c, s: f"{c}/{s}")  # noqa: E731
+    metrics = {label(c, s): results_by_part.get((c, s)) or {} for c, s in parts}
+    n = {k: next((e.get("n") for e in m.values() if isinstance(e, dict) and e.get("n") is not None), 0)
+         for k, m in metrics.items()}
+    got = benchmark_value(decl, metrics, n, list(metrics))
     return None if got is None else Cell(got["value"], got["low"], got["high"])
 
 
