@@ -547,7 +547,9 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 hist_btn.click(do_history, model_box, hist_out, api_name="history")
                 card_btn.click(do_eval_results, model_box, hist_out, api_name="eval_results")
             with gr.Tab("About", id="about"):
-                gr.Markdown(about_markdown(benchmarks, board.upload_limit / 2**20), elem_id="about")
+                gr.Markdown(about_markdown(benchmarks, board.upload_limit / 2**20,
+                                           {b: sorted({c for k, c, _ in board.item_sets if k == b}) for b in benchmarks}),
+                            elem_id="about")
             with gr.Tab("Admin", id="admin"):
                 admin_token = gr.Textbox(label="Admin token", type="password")
                 target = gr.Textbox(label="Submission id or model id")

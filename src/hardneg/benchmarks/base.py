@@ -141,7 +141,7 @@ class Headline:
 
     def describe(self, available=None) -> str:
         """One line: 'Accuracy on atp-hard', 'mean of R@1 over msrvtt, vatex'."""
-        parts = self.parts(available or ())
+        parts = list(self.configs) if available is None else self.parts(available)
         shown = ", ".join(parts) if parts else "every config"
         return {"config": f"on {shown}", "mean": f"unweighted mean over {shown}",
                 "pooled": f"over the items of {shown} together"}[self.rule]

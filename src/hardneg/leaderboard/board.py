@@ -20,7 +20,7 @@ from hardneg.benchmarks import Metric
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
-#: the Overall column's header: the mean over every benchmark of each one's first fraction headline metric, in
+#: the Overall column's header: the mean over every benchmark of each one's number (`Benchmark.overall`), in
 #: percent, taken only for models that cover every benchmark (`hardneg.leaderboard.overall`)
 AVERAGE = "Average over benchmarks (%), full coverage only"
 REPORTED_STATUS = "reported, not recomputed"
