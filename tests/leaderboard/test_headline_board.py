@@ -151,3 +151,27 @@ def test_local_board_shows_the_text_only_baseline(tmp_path, bench_root):
         assert main(["leaderboard", "show", "--data", str(tmp_path / "lb"), "--benchmarks", str(bench_root),
                      "--resamples", "50"]) == 0
     assert "text-only (blind-unigram)" in buf.getvalue()
+
+
+def test_show_csv_holds_fractions(tmp_path, bench_root, item_sets):
+    """Issue 27 item 7: `leaderboard show --csv -` is a machine output: fractions, interval bounds in their own
+    columns, never "37.6 [32.7, 42.5]" strings; the terminal table keeps the display."""
+    import contextlib
+    import csv
+    import io
+
+    from hardneg.cli import main
+
+    store = tmp_path / "lb"
+    board = Leaderboard(store, item_sets, compute_blind=False)
+    _submit_all(board, "local/csv", local_identity("me"), 7, 2.0, FEINT)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["leaderboard", "show", "--data", str(store), "--benchmarks", str(bench_root), "--csv", "-"]) == 0
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    mine = next(r for r in rows if r["model"] == "local/csv")
+    assert not any("[" in v for r in rows for v in r.values())
+    want = board.overall_frame().set_index("model").loc["local/csv"]
+    for column in ("feint6k:R@1", "feint6k:R@1 low", "feint6k:R@1 high"):
+        assert 0 <= float(mine[column]) <= 1 and float(mine[column]) == pytest.approx(want[column])
+    assert mine["kind"] == "local" and mine["rank"] == ""  # no average (one benchmark of five): no rank by it
