@@ -44,16 +44,39 @@ def _header_boxes(page, elem_id: str) -> list[dict]:
     })""", elem_id)
 
 
-def test_overall_and_tabs_fit_1280(space, item_sets, browser, artifacts_dir):
-    url, board = space
-    for key, items in item_sets.items():
+@pytest.fixture(scope="module")
+def full_space(tmp_path_factory):
+    """The Space app on a board of every built-in sample (all declared benchmarks: the most tabs and columns)."""
+    from helpers import free_port, load_space_module
+
+    from hardneg.datasets import build_samples
+    from hardneg.leaderboard import Leaderboard
+    from hardneg.leaderboard.signin import SignIn
+
+    root = tmp_path_factory.mktemp("all-samples")
+    build_samples(root, overwrite=True)
+    board = Leaderboard(tmp_path_factory.mktemp("full-store"), benchmarks_dir=root, n_resamples=50,
+                        compute_blind=False)
+    app = load_space_module()
+    demo = app.create_app(board, refresh_s=1.0, sign_in=SignIn("read-only", "tests")).queue()
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **app.launch_options(board))
+    yield f"http://127.0.0.1:{port}/", board
+    demo.close()
+
+
+@pytest.mark.parametrize("which", ["space", "full_space"])
+def test_overall_and_tabs_fit_1280(which, request, browser, artifacts_dir):
+    url, board = request.getfixturevalue(which)
+    for key, items in board.item_sets.items():
         assert board.submit(predictions_bytes(items, "org/wide-check", seed=3, skill=2.0), "org").ok
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     try:
         page.goto(url)
         overall = page.locator("#board-overall")
         sync_api.expect(overall).to_contain_text("org/wide-check", timeout=TIMEOUT_MS)
-        page.screenshot(path=str(artifacts_dir / "leaderboard_overall_1280x800.png"))
+        page.screenshot(path=str(artifacts_dir / f"leaderboard_overall_1280x800_{which}.png"))
 
         # nothing scrolled sideways, and yet these headers are whole on the screen
         scrolled = page.evaluate("""() => [...document.querySelectorAll('#board-overall *')]
@@ -84,6 +107,6 @@ def test_overall_and_tabs_fit_1280(space, item_sets, browser, artifacts_dir):
         menu = page.evaluate("""() => [...document.querySelectorAll('.overflow-menu')].filter(m =>
             !m.classList.contains('hide') && m.getBoundingClientRect().width > 0).length""")
         assert menu == 0
-        page.screenshot(path=str(artifacts_dir / "leaderboard_tabs_1280x800.png"))
+        page.screenshot(path=str(artifacts_dir / f"leaderboard_tabs_1280x800_{which}.png"))
     finally:
         page.close()
