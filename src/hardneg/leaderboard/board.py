@@ -10,7 +10,7 @@ both rows have per-example values on the same items, the paired test's p-value
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -88,7 +88,6 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
     """
     decl = benchmarks.get(benchmark)
     cols: list[Column] = []
-    available = sorted({c for b, c, _ in item_sets if b == benchmark})
     number = number_parts(benchmark, item_sets)
     metric = decl.overall_metric
     for (b, config, split), items in sorted(item_sets.items()):
@@ -109,7 +108,7 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
             if m.baseline is not None:
                 cols.append(Column(f"{m.baseline.key} · {part}", config, split, m.baseline.key, m.baseline.percent,
                                    m.baseline.higher_better, headline=False, spec=m.baseline))
-    return _with_number(cols, decl, number, available)
+    return _with_number(cols, decl, number)
 
 
 #: a tab shows every config's headline metrics by default up to this many columns; beyond it only the configs the
@@ -132,7 +131,7 @@ def number_parts(benchmark: str, item_sets) -> list[tuple[str, str]]:
     return [(c, s) for c in configs for s in (["test"] if "test" in splits.get(c, ["test"]) else splits[c])]
 
 
-def _with_number(cols: list[Column], decl, number: list[tuple[str, str]], available: list[str]) -> list[Column]:
+def _with_number(cols: list[Column], decl, number: list[tuple[str, str]]) -> list[Column]:
     """The benchmark's number column first (one config's own column, or a computed "· overall" one); the columns
     shown by default: all headline ones when few, else those of the number's configs."""
     metric = decl.overall_metric
@@ -153,8 +152,6 @@ def _with_number(cols: list[Column], decl, number: list[tuple[str, str]], availa
 
 
 def _hidden(col: Column) -> Column:
-    from dataclasses import replace
-
     return replace(col, headline=False) if col.headline else col
 
 

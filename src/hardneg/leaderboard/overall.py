@@ -4,9 +4,10 @@ Per benchmark the view shows its one number, as its declaration defines it (`Ben
 named config, a mean over disjoint configs, or item-pooled; the metric a fraction, so every value
 averaged is in one unit) and the results engine computes it (`hardneg.results.benchmark_value`, read
 through the tab's number column): the value `hardneg run` prints and results.json holds under the
-benchmark's name, never a set averaged with its own subsets. A model is listed whatever it covers; the "Coverage" column says how many benchmarks ("4/5"),
-and the average is taken only for models that cover every benchmark (the column's header says so):
-a mean over a different set of benchmarks would not compare. The papers' reported numbers are not
+benchmark's name, never a set averaged with its own subsets. A model is listed whatever it covers; the
+"Coverage" column says how many benchmarks ("4/5"), and the average is taken only for models that cover
+every benchmark (the column's header says so): a mean over a different set of benchmarks would not
+compare. The papers' reported numbers are not
 recomputed and are left out.
 
 Intervals: a benchmark's parts hold different items, and benchmarks hold different items, so their
