@@ -188,8 +188,9 @@ def submit_remote(files: list[bytes], space: str, token: str, model_meta: dict, 
                     print(f"the Space did not answer ({type(exc).__name__}); retrying in {wait_s * 2 ** attempt:.0f} s "
                           "(a retry never makes a second version)", file=sys.stderr)
                     time.sleep(wait_s * 2 ** attempt)
-    raise ConnectionError(f"the Space {space} did not answer after {retries + 1} attempts: "
-                          f"{type(last).__name__}: {str(last)[:200]}")
+    raise ConnectionError(f"the Space {space} did not answer after {retries + 1} attempts "
+                          f"({type(last).__name__}: {str(last)[:200]}); check that it is running (open it in a "
+                          "browser) and try again: a retry never stores a second version")
 
 
 def submit_local(files: list[bytes], data_dir: str, benchmarks: str | None, who, model_meta: dict) -> str:

@@ -25,7 +25,7 @@ from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
-from hardneg.leaderboard.model_meta import clean_model_meta
+from hardneg.leaderboard.model_meta import clean_model_meta, shown_model_meta
 from hardneg.leaderboard.store import Store, StoredSubmission
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
@@ -80,7 +80,7 @@ def model_meta(subs: list[StoredSubmission]) -> dict:
     for s in sorted(subs, key=lambda s: s.created_at, reverse=True):
         meta = getattr(s, "model_meta", None) or (s.metadata or {}).get("model_meta")
         if isinstance(meta, dict):
-            return meta
+            return shown_model_meta(meta)  # only checked fields reach a table, whatever the store holds
     return {}
 
 
@@ -240,9 +240,9 @@ class Leaderboard:
         given = {k: v for k, v in model_meta.items() if v is not None}  # checked; wins over the file's own
         files, all_results = [], []
         for sub, data in todo:
-            in_file = sub.metadata.get("model_meta")  # shown within the contract whatever it holds (board.meta_text)
-            extra = {"identity": "local" if identity.local else "hub",
-                     "model_meta": {**(in_file if isinstance(in_file, dict) else {}), **given}}
+            in_file = sub.metadata.get("model_meta")  # checked by validate_submission; stored as cleaned
+            in_file = {k: v for k, v in clean_model_meta(in_file).items() if v is not None}
+            extra = {"identity": "local" if identity.local else "hub", "model_meta": {**in_file, **given}}
             results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples)
                        for part in sub.parts]
             all_results += results
