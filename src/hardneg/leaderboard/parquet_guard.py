@@ -19,17 +19,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from hardneg.json_limits import MAX_JSON_DEPTH, json_shape  # noqa: F401 (re-exported: the board's checks read them here)
 
 MAGIC = b"PAR1"
 #: the largest footer parsed (the board's footers are a few KB; FIRE's video_ids list a few hundred KB)
 MAX_FOOTER_BYTES = 16 * 1024 * 1024
 #: the largest page header read (headers hold a few counts and optional min/max statistics)
 MAX_PAGE_HEADER_BYTES = 1024 * 1024
-#: deepest JSON nesting accepted in metadata
-MAX_JSON_DEPTH = 64
 
 # Thrift compact protocol type ids
 _BOOL_TRUE, _BOOL_FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
@@ -201,39 +200,4 @@ def scan_chunk(source: pa.NativeFile, size: int, col: pq.ColumnChunkMetaData, ma
 def json_depth(raw: bytes) -> int:
     """Deepest bracket nesting of JSON text, brackets inside strings not counted (vectorised, no recursion)."""
     return json_shape(raw)[0]
-
-
-#: bytes scanned at a time by `json_shape` (its working memory is a few times this, whatever the text's size)
-_SCAN_CHUNK = 1 << 20
-
-
-def json_shape(raw: bytes) -> tuple[int, int]:
-    """(deepest bracket nesting, number of containers and separators) of JSON text, outside strings.
-
-    The second number bounds how many values `json.loads` would build (each value but the first of a container
-    follows a comma), so a parse's cost is known before it starts. Vectorised and chunked: no recursion, and
-    memory bounded by the chunk size, whatever the text's size."""
-    raw = bytes(raw)
-    depth = deepest = values = 0
-    in_string, backslashes = 0, 0  # carried across chunks: inside a string? backslashes right before the chunk
-    for start in range(0, len(raw), _SCAN_CHUNK):
-        a = np.frombuffer(raw, dtype=np.uint8, count=min(_SCAN_CHUNK, len(raw) - start), offset=start)
-        idx = np.arange(a.size, dtype=np.int32)
-        is_bs = a == 0x5C
-        last_other = np.maximum.accumulate(np.where(is_bs, np.int32(-1 - backslashes), idx))
-        run_before = np.empty(a.size, np.int32)  # backslashes right before each position
-        run_before[0] = backslashes
-        run_before[1:] = idx[:-1] - last_other[:-1]
-        quote = (a == 0x22) & (run_before % 2 == 0)
-        inside = (np.cumsum(quote, dtype=np.int32) - quote + in_string) % 2 == 1  # after an odd number of real quotes
-        outside = ~inside
-        opening = outside & ((a == 0x5B) | (a == 0x7B))
-        closing = outside & ((a == 0x5D) | (a == 0x7D))
-        level = depth + np.cumsum(opening.astype(np.int8) - closing.astype(np.int8), dtype=np.int64)
-        deepest = max(deepest, int(level.max(initial=depth)))
-        depth = int(level[-1])
-        values += int(opening.sum()) + int((outside & (a == 0x2C)).sum())
-        in_string = (in_string + int(quote.sum())) % 2
-        backslashes = int(a.size - 1 - last_other[-1])
-    return deepest, values
 

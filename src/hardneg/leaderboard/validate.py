@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity, reserved_conflict
 from hardneg.leaderboard.items import BENCHMARK_TASKS, ItemSet, files_revision
+from hardneg.json_limits import MAX_JSON_VALUES
 from hardneg.leaderboard.model_meta import clean_model_meta
 from hardneg.leaderboard.parquet_guard import (MAX_FOOTER_BYTES, MAX_JSON_DEPTH, ParquetLimitError, json_shape,
                                                open_footer, scan_chunk)
@@ -39,7 +40,7 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_METADATA_BYTES = 4 * 1024 * 1024
 #: most containers and separators in the 'hardneg' metadata (bounds what `json.loads` builds: a retrieval file's
 #: `video_ids` is the one long list, and no benchmark has close to this many videos in one config)
-MAX_METADATA_VALUES = 100_000
+MAX_METADATA_VALUES = MAX_JSON_VALUES
 #: longest item id, in UTF-8 bytes
 MAX_ID_BYTES = 256
 #: characters of user text quoted in a message
