@@ -188,6 +188,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     pages without a reload."""
     sign_in = sign_in if sign_in is not None else sign_in_from_env()
     log.warning("leaderboard %s", sign_in.banner())
+    board.start_background()  # p-values and rows prepared off the page loads (issue 29)
     benchmarks = board.benchmarks
     names = board.overall_names()
     video_folder = None

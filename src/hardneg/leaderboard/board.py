@@ -160,6 +160,14 @@ def _sort_value(row: BoardRow, col: Column) -> float:
 MAX_PAIRED = 50
 
 
+def _p_value(leader: BoardRow, row: BoardRow, column: str, n_resamples: int) -> float | None:
+    """The paired p-value of `row` against `leader` on one column (None when they hold different items)."""
+    a, b = leader.per_example.get(column), row.per_example.get(column)
+    if a is None or b is None or a.shape != b.shape:
+        return None
+    return paired_test(a, b, leader.clusters[column], n_resamples=n_resamples).p_value
+
+
 def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
               cache: dict | None = None) -> tuple[dict[int, str], dict[int, float]]:
     """Status and paired p-value (vs the leader) per row index, for one column.
@@ -184,6 +192,14 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
         tied = c.low <= lc.high and lc.low <= c.high
         status[i] = "tied with leader (intervals overlap)" if tied else ""
         if n >= MAX_PAIRED:
+            continue
+        if hasattr(cache, "schedule"):  # a running board: computed in the background (leaderboard.pvalues), and
+            key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
+                   rows[i].ids, n_resamples)  # the per-item values are read there too, not during a page load
+            if key in cache:
+                pvals[i] = cache[key]
+            elif col.name in rows[leader].per_example and col.name in rows[i].per_example:
+                cache.schedule(key, _p_value, rows[leader], rows[i], col.name, n_resamples)
             continue
         a, b = rows[leader].per_example.get(col.name), rows[i].per_example.get(col.name)
         if a is not None and b is not None and a.shape == b.shape:
