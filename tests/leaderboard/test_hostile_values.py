@@ -188,3 +188,38 @@ def test_submit_to_a_space_that_is_down_says_so_without_a_traceback(tmp_path, it
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "did not answer" in proc.stderr and "try again" in proc.stderr
+
+
+def test_submit_to_a_space_that_dies_mid_request_says_so_without_a_traceback(tmp_path, item_sets):
+    """A server that accepts the connection and drops it (as a SIGKILLed Space does mid-submit)."""
+    import socket
+    import threading
+
+    path = tmp_path / "p.parquet"
+    path.write_bytes(predictions_bytes(item_sets[FEINT], "alice/m", seed=2))
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    port = srv.getsockname()[1]
+    stop = threading.Event()
+
+    def drop():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            conn.recv(1024)
+            conn.close()  # mid-request: no answer
+
+    threading.Thread(target=drop, daemon=True).start()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "hardneg", "submit", str(path), "--space",
+                               f"http://127.0.0.1:{port}", "--hf-token", "hf_x", "--no-hub-card", "--retries", "1"],
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        stop.set()
+        srv.close()
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "did not answer" in proc.stderr, proc.stderr
