@@ -19,7 +19,7 @@ MAX_JSON_VALUES = 100_000
 
 
 #: bytes scanned at a time by `json_shape` (its working memory is a few times this, whatever the text's size)
-_SCAN_CHUNK = 1 << 20
+_SCAN_CHUNK = 1 << 18
 
 
 def json_shape(raw: bytes) -> tuple[int, int]:
