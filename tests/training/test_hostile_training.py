@@ -149,3 +149,5 @@ def test_damaged_weights_are_refused_by_train_and_score(pairs, tmp_path, capsys)
     refused(capsys, ["score", "--model", str(out), "--dataset", str(built), "--config", config, "--videos",
                      str(tmp_path), "--out", str(tmp_path / "p.parquet"), "--cache-dir", str(tmp_path / "c")],
             "model.safetensors cannot be read")
+    refused(capsys, ["score", "--model", str(out), "--dataset", str(built), "--config", config, "--videos",
+                     str(tmp_path), "--out", str(tmp_path / "p.parquet"), "--device", "bogus"], "--device 'bogus'")
