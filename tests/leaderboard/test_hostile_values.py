@@ -223,3 +223,26 @@ def test_submit_to_a_space_that_dies_mid_request_says_so_without_a_traceback(tmp
         srv.close()
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "did not answer" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("text", ['{"params": Infinity}', '{"params": 1e400}', '{"params": ' + "9" * 401 + "}",
+                                  '{"params": "' + "9" * 401 + '"}', '{"params": ' + "[" * 5000 + "]" * 5000 + "}",
+                                  '{"link": "javascript:alert(1)"}', '{"params": {"$gt": 1}}'])
+def test_the_running_space_refuses_hostile_model_meta_and_keeps_serving(space, item_sets, tmp_path, text):
+    """Through the Space's HTTP API (`/submit_files`, what `hardneg submit` calls): refused with a plain message,
+    nothing stored, the page still served and the board still drawn."""
+    import urllib.request
+
+    import gradio_client
+
+    url, board = space
+    before = board.store.count()
+    path = tmp_path / "p.parquet"
+    path.write_bytes(predictions_bytes(item_sets[FEINT], "alice/hostile", seed=5))
+    c = gradio_client.Client(url, verbose=False, oauth_token="tok-alice")
+    msg = c.predict([gradio_client.handle_file(str(path))], text, api_name="/submit_files")
+    assert msg.startswith("submission refused") and "internal error" not in msg and "nothing was stored" in msg, msg
+    assert board.store.count() == before
+    with urllib.request.urlopen(url, timeout=60) as r:
+        assert r.status == 200
+    draw_everything(board)
