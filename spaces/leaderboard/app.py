@@ -46,6 +46,8 @@ from hardneg import benchmarks as registry
 from hardneg.leaderboard.about import about_markdown, data_license
 from hardneg.leaderboard.board import KINDS
 from hardneg.leaderboard.overall import AVERAGE, COVERAGE, MODEL_TYPES, SIZE_BUCKETS, average_header, header
+from hardneg.leaderboard.model_meta import parse_model_meta_json
+from hardneg.leaderboard.validate import quote
 
 ORDER = ("best first", "worst first")
 #: seconds between sweeps of Gradio's upload cache, and the age at which an unused upload is deleted
@@ -188,6 +190,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     pages without a reload."""
     sign_in = sign_in if sign_in is not None else sign_in_from_env()
     log.warning("leaderboard %s", sign_in.banner())
+    board.start_background()  # p-values and rows prepared off the page loads (issue 29)
     benchmarks = board.benchmarks
     names = board.overall_names()
     video_folder = None
@@ -371,12 +374,10 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
             identity, refusal = submitter(profile, oauth_token)
             if refusal:
                 return refusal
-            try:
-                meta = json.loads(model_meta_json) if model_meta_json else None
-            except ValueError:
-                return "submission refused:\n- model metadata is not JSON; nothing was stored"
-            if meta is not None and not isinstance(meta, dict):
-                return "submission refused:\n- model metadata must be a JSON object; nothing was stored"
+            try:  # size and nesting checked before parsing; NaN/Infinity and out-of-range values refused
+                meta = parse_model_meta_json(model_meta_json)
+            except ValueError as exc:
+                return f"submission refused:\n- {quote(str(exc), 300)}; nothing was stored"
             return board.submit_files(paths, identity, meta).message
         finally:
             for p in paths:

@@ -185,8 +185,15 @@ def test_links_in_cells_are_http_only_and_quoted():
 
 def test_submitted_metadata_is_shown_escaped_and_within_the_contract(board):
     items = board.item_sets[FEINT]
-    meta = {"params": "lots", "model_type": "<b>best</b>", "license": "[click](javascript:x)" + "x" * 200}
-    assert board.submit(predictions_bytes(items, "org/meta", seed=6, model_meta=meta), ORG).ok
+    meta = {"params": "lots", "model_type": "<b>best</b>", "license": "[click](javascript:x)" + "x" * 100}
+    refused = board.submit(predictions_bytes(items, "org/meta", seed=6, model_meta=meta), ORG)
+    assert not refused.ok and "model_meta.params 'lots'" in refused.message  # checked where it enters (issue 29)
+    assert board.submit(predictions_bytes(items, "org/meta", seed=6), ORG).ok
+    (sub,) = [s for s in board.store.all_submissions() if s.model_id == "org/meta"]
+    board.store.add_files(model_id="org/meta", submitter="alice", files=[dict(  # as an older board stored it
+        metadata={**sub.metadata, "model_meta": meta}, file_bytes=b"older", parts=[dict(
+            benchmark=sub.benchmark, config=sub.config, split=sub.split, data_revision=sub.data_revision,
+            results=sub.results, per_example=board.store.per_example(sub.id))])])
     row = board.overall(search="org/meta").iloc[0]
     assert row["Type"] == "other" and row["Params"] == ""
     assert "](javascript" not in row["License"] and len(row["License"]) < 60

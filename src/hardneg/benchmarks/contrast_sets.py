@@ -287,13 +287,13 @@ def parse(raw: Path) -> BenchmarkBuild:
         elif (delimiter := match_header(line, COLUMNS)) is not None:
             tables.append((path, delimiter))
         elif "\x00" in head:
-            folder.ignore(path, "binary file, neither a contrast-set table nor Parquet")
+            folder.malformed(path, "binary file, neither a contrast-set table nor Parquet")
         elif path.suffix.lower() == ".jsonl" or _is_item_line(line):
             generated.append(path)
         elif path.suffix.lower() == ".tsv" and "contrast" in path.name.lower():
             tables.append((path, "\t"))  # a release name with a wrong header: read it to name the problem
         else:
-            folder.ignore(path, f"first line {line[:80]!r} is neither the header clip,ending0..4,label[,c_label] nor an item object")
+            folder.malformed(path, f"first line {line[:80]!r} is neither the header clip,ending0..4,label[,c_label] nor an item object")
     if not tables and not generated:
         raise folder.nothing_found("*.tsv (clip ending0..4 label [c_label]) or generator output *.parquet/*.jsonl")
     sets: dict[str, tuple[Path, list[dict], list]] = {}

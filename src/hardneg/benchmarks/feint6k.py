@@ -202,9 +202,9 @@ def parse(raw: Path) -> BenchmarkBuild:
         delimiter = match_header(first_line(head), COLUMNS)
         if delimiter is None and path.name not in release_names:
             if looks_binary(head):
-                folder.ignore(path, "binary file, not a video_id,sentence table")
+                folder.malformed(path, "binary file, not a video_id,sentence table")
             else:
-                folder.ignore(path, f"first line {first_line(head)[:80]!r} is not the header video_id,sentence")
+                folder.malformed(path, f"first line {first_line(head)[:80]!r} is not the header video_id,sentence")
             continue
         rows = read_delimited(path, delimiter or ",", COLUMNS)  # a release name with a wrong header: error naming it
         config = config_of(path, rows)

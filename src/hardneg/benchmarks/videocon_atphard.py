@@ -145,13 +145,19 @@ def _match_qa(qa, video: str, question: str, answer: int, path: Path, row_no: in
 
 def read_items(path: Path, qa_path: Path) -> tuple[list[dict], list[int], dict]:
     """One item per statements row, in file order, with its QA row's qid and type."""
-    from hardneg.datasets.raw_common import RawFormatError, check_text, parse_int, provenance, read_delimited
+    from hardneg.datasets.raw_common import (RawFormatError, check_text, parse_int, provenance, read_delimited,
+                                             read_text)
 
     qa = _qa_rows(qa_path)
+    text = read_text(path)
+    if text and not text.endswith(("\n", "\r")):
+        raise RawFormatError(path, "the file ends in the middle of a row, without a line break: it looks truncated "
+                             "(an interrupted download or copy)", "download nextqa-atphard-statements.csv again from "
+                             "the authors' datasets/ folder", text.count("\n") + 1)
     items, where, repeated = [], [], []
     used_qa: dict[int, int] = {}
     asked: dict[tuple[str, str], list[str]] = {}
-    for row_no, row in read_delimited(path, ",", STATEMENT_COLUMNS):
+    for row_no, row in read_delimited(path, ",", STATEMENT_COLUMNS, text=text):
         video = row["vid_id"].strip()
         if not _VID.fullmatch(video):
             raise RawFormatError(path, f"column 'vid_id' is {video[:30]!r}, not a NExT-QA video id",
@@ -188,6 +194,10 @@ def read_items(path: Path, qa_path: Path) -> tuple[list[dict], list[int], dict]:
             "provenance": prov,
         })
         where.append(row_no)
+    if not items:
+        raise RawFormatError(path, "the file has its header but no question (0 rows): a benchmark of 0 items",
+                             "download nextqa-atphard-statements.csv again from the authors' datasets/ folder "
+                             "(1,846 rows)", 2)
     twice = {f"{v}: {q}": ids for (v, q), ids in asked.items() if len(ids) > 1}
     found = {"repeated_statements": repeated, "question_asked_twice": twice,
              "qa_rows_without_statements": sum(len(rows) for rows in qa.values()) - len(used_qa)}
@@ -217,7 +227,7 @@ def parse(raw: Path):
     if statements is None or qa is None:
         for p in folder.files:
             if p not in (statements, qa):
-                folder.ignore(p, "not an ATP-Hard file (statements or NExT-QA QA table)")
+                folder.malformed(p, "not an ATP-Hard file (statements or NExT-QA QA table)")
         if statements is not None or qa is not None:
             have = statements or qa
             lack = "nextqa-atphard.csv (video,question,answer,qid,type,...)" if qa is None else \

@@ -136,6 +136,12 @@ def read_grid(path: Path) -> tuple[list[dict], dict]:
             raise RawFormatError(path, f"column 'caption' is {len(prompt):,} characters long",
                                  "the file is damaged; re-download it", where)
         description = checked_description(prompt, path, where)
+        if prompt != prompt_for(description) and "\r" in prompt and prompt.replace("\r\n", "\n") == prompt_for(description):
+            raise RawFormatError(path, "column 'caption' has Windows line endings (CRLF, \\r\\n) inside the prompt; "
+                                 "the authors' file has Unix line endings (LF), and the released scores are joined "
+                                 "to the prompt byte for byte", "convert the file back to LF line endings (e.g. "
+                                 "`dos2unix eval_ssv2_temporal.csv`) or download it again from the authors' "
+                                 "datasets/ folder", where)
         if prompt != prompt_for(description):
             raise RawFormatError(path, "column 'caption' is not the authors' prompt around its description",
                                  "write it exactly as src/prepare_data_for_inference.py does (PROMPT), so released "

@@ -17,6 +17,7 @@ import pandas as pd
 
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
+from hardneg.leaderboard.drawing import UNDRAWN, drawn_per_row, shown_name
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
@@ -234,6 +235,14 @@ def _sort_value(row: BoardRow, col: Column) -> float:
 MAX_PAIRED = 50
 
 
+def _p_value(leader: BoardRow, row: BoardRow, column: str, n_resamples: int) -> float | None:
+    """The paired p-value of `row` against `leader` on one column (None when they hold different items)."""
+    a, b = leader.per_example.get(column), row.per_example.get(column)
+    if a is None or b is None or a.shape != b.shape:
+        return None
+    return paired_test(a, b, leader.clusters[column], n_resamples=n_resamples).p_value
+
+
 def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
               cache: dict | None = None) -> tuple[dict[int, str], dict[int, float]]:
     """Status and paired p-value (vs the leader) per row index, for one column.
@@ -258,6 +267,14 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
         tied = c.low <= lc.high and lc.low <= c.high
         status[i] = "tied with leader (intervals overlap)" if tied else ""
         if n >= MAX_PAIRED:
+            continue
+        if hasattr(cache, "schedule"):  # a running board: computed in the background (leaderboard.pvalues), and
+            key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
+                   rows[i].ids, n_resamples)  # the per-item values are read there too, not during a page load
+            if key in cache:
+                pvals[i] = cache[key]
+            elif col.name in rows[leader].per_example and col.name in rows[i].per_example:
+                cache.schedule(key, _p_value, rows[leader], rows[i], col.name, n_resamples)
             continue
         a, b = rows[leader].per_example.get(col.name), rows[i].per_example.get(col.name)
         if a is not None and b is not None and a.shape == b.shape:
@@ -294,9 +311,12 @@ def meta_text(meta: dict) -> tuple[str, str, str]:
 
 
 def format_params(params) -> str:
-    """1.5e8 -> '150M', 7e9 -> '7.0B' (the size filter's unit); '' when unknown."""
+    """1.5e8 -> '150M', 7e9 -> '7.0B' (the size filter's unit); '' when unknown, never raises (a stored value
+    outside the checked range, such as a 401-digit integer or Infinity, shows as '?')."""
     if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
         return ""
+    if not (params < 1e16) or params != params:  # ints of any size compare exactly; NaN and Infinity fail here
+        return "?"
     for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if params >= scale:
             v = params / scale
@@ -304,7 +324,18 @@ def format_params(params) -> str:
     return str(int(params))
 
 
-def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = None, descending: bool | None = None,
+def render(rows: list[BoardRow], columns: list[Column], *args, **kwargs) -> pd.DataFrame:
+    """`render_rows`, never failing on a stored row: a row that cannot be drawn shows as a placeholder."""
+    return drawn_per_row(render_rows, rows, undrawn_row, columns, *args, **kwargs)
+
+
+def undrawn_row(r: BoardRow) -> BoardRow:
+    """The placeholder of a row that cannot be drawn: its name and kind, no values, a note saying so."""
+    return BoardRow(shown_name(getattr(r, "model", "?")), r.kind if getattr(r, "kind", None) in KINDS else "submitted",
+                    {}, note=UNDRAWN)
+
+
+def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None = None, descending: bool | None = None,
            search: str = "", kinds=KINDS, shown: list[str] | None = None, pvalue_cache: dict | None = None) -> pd.DataFrame:
     """The table a person sees: recomputed rows ranked among themselves, then the papers' reported rows
     (apart, never ranked or labelled leader); scores as 'estimate [low, high]'; coverage per part; the
@@ -345,7 +376,12 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     return pd.DataFrame.from_records(records, columns=head)
 
 
-def machine_table(rows: list[BoardRow], columns: list[Column], search: str = "", kinds=KINDS) -> pd.DataFrame:
+def machine_table(rows: list[BoardRow], columns: list[Column], *args, **kwargs) -> pd.DataFrame:
+    """`machine_rows`, never failing on a stored row (see `render`)."""
+    return drawn_per_row(machine_rows, rows, undrawn_row, columns, *args, **kwargs)
+
+
+def machine_rows(rows: list[BoardRow], columns: list[Column], search: str = "", kinds=KINDS) -> pd.DataFrame:
     """The board's download (CSV): one row per model, every column's estimate, low and high as fractions
     (machine outputs hold fractions; the page shows percent), and the row's facts."""
     needle = (search or "").strip().lower()

@@ -25,7 +25,8 @@ import pandas as pd
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
 from hardneg.leaderboard.board import AVERAGE as BOARD_AVERAGE
-from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_escape, md_link, model_type
+from hardneg.leaderboard.board import KINDS, BoardRow, Cell, Column, fmt_cell, format_params, md_escape, md_link, model_type
+from hardneg.leaderboard.drawing import UNDRAWN_NAME, drawn_per_row, shown_name
 
 #: the z of the 95% intervals every board cell carries
 Z95 = 1.959963984540054
@@ -80,13 +81,16 @@ class OverallRow:
     @property
     def params(self):
         p = self.model_meta.get("params")
-        return p if isinstance(p, (int, float)) and not isinstance(p, bool) and p > 0 else None
+        return p if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 < p < 1e16 else None
 
     def size_bucket(self) -> str:
         p = self.params
         if p is None:
             return "unknown"
-        return next(label for label, rng in SIZE_BUCKETS.items() if rng and rng[0] <= p < rng[1])
+        try:  # never raises: a value no bucket holds (NaN, or a stored oddity) is "unknown"
+            return next(label for label, rng in SIZE_BUCKETS.items() if rng and rng[0] <= p < rng[1])
+        except (StopIteration, TypeError, OverflowError):
+            return "unknown"
 
 
 def header(benchmark: str) -> str:
@@ -142,7 +146,29 @@ def _sort_key(row: OverallRow, column: str, names: list[str]) -> float:
     return -math.inf if row.average is None else row.average.estimate
 
 
-def select(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, descending: bool = True, search: str = "",
+def select(rows: list[OverallRow], *args, **kwargs) -> list[OverallRow]:
+    """`select_rows`, never failing on a stored row (a row that cannot be sorted or filtered is a placeholder)."""
+    return drawn_per_row(select_rows, rows, undrawn_overall_row, *args, **kwargs)
+
+
+def render_overall(rows: list[OverallRow], *args, **kwargs) -> pd.DataFrame:
+    """`render_overall_rows`, never failing on a stored row: a row that cannot be drawn shows as a placeholder."""
+    return drawn_per_row(render_overall_rows, rows, undrawn_overall_row, *args, **kwargs)
+
+
+def machine_overall(rows: list[OverallRow], *args, **kwargs) -> pd.DataFrame:
+    """`machine_overall_rows`, never failing on a stored row."""
+    return drawn_per_row(machine_overall_rows, rows, undrawn_overall_row, *args, **kwargs)
+
+
+def undrawn_overall_row(r: OverallRow) -> OverallRow:
+    """The placeholder of a row that cannot be drawn: its name and kind, no values."""
+    total = r.total if isinstance(getattr(r, "total", None), int) else 0
+    return OverallRow(UNDRAWN_NAME.format(shown_name(getattr(r, "model", "?"))),
+                      r.kind if getattr(r, "kind", None) in KINDS else "submitted", {}, 0, total, None)
+
+
+def select_rows(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, descending: bool = True, search: str = "",
            types=None, sizes=None, kinds=("submitted", "baseline")) -> list[OverallRow]:
     """Filter (search, model type, size bucket, kind) and sort; rows without the sort value go last."""
     needle = (search or "").strip().lower()
@@ -162,7 +188,7 @@ def select(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, des
     return has + missing
 
 
-def render_overall(rows: list[OverallRow], names: list[str], links: bool = True) -> pd.DataFrame:
+def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = True) -> pd.DataFrame:
     """The table a person sees (rows already selected): rank, model (a Markdown link with `links`, plain text
     for a terminal), coverage, average, per benchmark: percent with one decimal, each with its interval."""
     records = []
@@ -183,7 +209,7 @@ def render_overall(rows: list[OverallRow], names: list[str], links: bool = True)
     return pd.DataFrame.from_records(records, columns=head)
 
 
-def machine_overall(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
+def machine_overall_rows(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
     """The Overall download: fractions, each with its interval, the metric named in the column."""
     records = []
     for r in rows:
