@@ -28,7 +28,10 @@ import numpy as np
 
 #: File extensions searched for a video id, in order of preference.
 VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".avi", ".mov", ".m4v", ".mpg", ".mpeg", ".gif")
-DECODERS = ("pyav", "torchcodec")
+#: "nvdec" is torchcodec on a CUDA device (the GPU's video decoder); "torchcodec" decodes on the CPU.
+DECODERS = ("pyav", "torchcodec", "nvdec")
+#: Decoders that decode (and resize) with torchcodec and torch rather than PyAV and PIL.
+TORCH_DECODERS = frozenset({"torchcodec", "nvdec"})
 #: How decoded frames are brought to `resize`: "pil" (RGB at full size, then PIL bicubic: the
 #: pixels every earlier release produced) or "swscale" (converted and scaled in one libswscale
 #: call, bicubic: slightly different pixels, so it is part of the identity).
@@ -57,8 +60,8 @@ class FrameSettings:
     fps: when set, the video is first resampled to this rate (frames nearest to a regular
         time grid), then `n_frames` are taken uniformly from that grid; None uses every frame.
     resize: length of the shorter side after resizing (aspect kept); None keeps the size.
-    decoder: the decoding library: "pyav" (default) or "torchcodec" (optional; decodes on the
-        GPU when the model is on one, resizes with torch).
+    decoder: the decoding library: "pyav" (default), "torchcodec" (optional; on the CPU,
+        resizes with torch) or "nvdec" (torchcodec on the GPU's video decoder; optional).
     scaler: how "pyav" frames are resized (see `SCALERS`).
     """
 
@@ -79,8 +82,8 @@ class FrameSettings:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
         if self.scaler not in SCALERS:
             raise ValueError(f"scaler must be one of {SCALERS}, got {self.scaler!r}")
-        if self.decoder == "torchcodec" and self.scaler != "pil":
-            raise ValueError("scaler applies to the pyav decoder only; torchcodec frames are resized with torch")
+        if self.decoder in TORCH_DECODERS and self.scaler != "pil":
+            raise ValueError(f"scaler applies to the pyav decoder only; {self.decoder} frames are resized with torch")
 
     def identity(self) -> dict[str, Any]:
         """The settings that make the frames what they are. The defaults give the same dict as
@@ -88,7 +91,7 @@ class FrameSettings:
         embeddings stay valid; any change of pixels adds or changes a key."""
         ident: dict[str, Any] = {"n_frames": self.n_frames, "fps": self.fps, "resize": self.resize,
                                  "decoder": self.decoder}
-        if self.decoder == "torchcodec":
+        if self.decoder in TORCH_DECODERS:
             ident["resize_method"] = "torch-bicubic-antialias"
         if self.scaler != "pil":
             ident["scaler"] = f"{self.scaler}-bicubic"
@@ -392,8 +395,9 @@ def _decode_pyav(path: Path, settings: FrameSettings, max_pixels: int | None, th
 
 def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | None, device: str | None,
                        threads: int, stats: DecodeStats):
-    """The same positions as "pyav" (from the same packet index), decoded by torchcodec on `device`
-    and resized there with torch (antialiased bicubic). A CUDA device gives a CUDA tensor."""
+    """The same positions as "pyav" (from the same packet index), decoded by torchcodec and resized
+    with torch (antialiased bicubic): on the CPU for "torchcodec" (a numpy array), on `device` (a
+    CUDA device; "cuda" when `device` is not one) for "nvdec" (a CUDA tensor)."""
     try:
         from torchcodec.decoders import VideoDecoder
     except Exception as exc:  # ImportError, or OSError/RuntimeError when its FFmpeg libraries are missing
@@ -414,14 +418,17 @@ def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | No
     times = index.times()
     picks = sample_positions(times, settings)
     need = sorted(set(int(p) for p in picks))
-    dev = device or "cpu"
+    dev = "cpu"
+    if settings.decoder == "nvdec":
+        dev = device if device and str(device).startswith("cuda") else "cuda"
     try:
         decoder = VideoDecoder(str(path), device=dev, seek_mode="exact", dimension_order="NCHW",
                                num_ffmpeg_threads=threads)
     except Exception as exc:
-        if dev != "cpu" and "cuda" in str(exc).lower():  # e.g. a CPU-only build of torchcodec
-            raise DecoderUnavailable(f"torchcodec cannot decode on {dev} here ({exc}); install its CUDA build "
-                                     "(see docs/scoring-speed.md) or score with --device cpu") from exc
+        if dev != "cpu":  # a CPU-only build of torchcodec, no GPU, no NVDEC library (libnvcuvid) ...
+            raise DecoderUnavailable(f"decoder 'nvdec' cannot decode on {dev} here ({type(exc).__name__}: {exc}); "
+                                     "install torchcodec's CUDA build (see docs/scoring-speed.md) or use "
+                                     "--decoder pyav") from exc
         raise
     if decoder.metadata.num_frames != len(times):
         raise VideoDecodeError(f"{path}: torchcodec counts {decoder.metadata.num_frames} frames, the packet index "
@@ -448,15 +455,15 @@ def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettin
     """(n_frames, H, W, 3) uint8 RGB frames of the video at `path`.
 
     Decodes only up to the sampled frames and keeps only those (memory does not grow with the
-    video's length). `max_pixels` refuses larger videos; `device` is where "torchcodec" decodes
-    (a CUDA device gives a CUDA tensor; "pyav" always gives a numpy array); `threads` is the
+    video's length). `max_pixels` refuses larger videos; `device` is the CUDA device "nvdec" decodes
+    on (it gives a CUDA tensor; "pyav" and "torchcodec" give numpy arrays); `threads` is the
     decoder's thread count (0: FFmpeg's choice). Raises VideoDecodeError (with the file and the
     reason) when the file cannot be decoded, DecoderUnavailable when the decoder is not installed.
     """
     path = Path(path)
     stats = stats if stats is not None else DecodeStats()
     try:
-        if settings.decoder == "torchcodec":
+        if settings.decoder in TORCH_DECODERS:
             return _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
         return _decode_pyav(path, settings, max_pixels, threads, stats)
     except (VideoDecodeError, DecoderUnavailable):
@@ -604,7 +611,8 @@ def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int 
 
     The one writer of the project's videos (the synthetic sample videos, `hardneg.world`): the codec
     defaults to one browsers play (VP9 for .webm, H.264 otherwise; MPEG-4 Part 2 when this PyAV build
-    lacks libx264), at fixed quality settings. `threads=1` makes the bytes deterministic (the same frames give the same file).
+    lacks libx264), at fixed quality settings. `threads=1` makes the bytes deterministic (the same frames give the same file:
+    one encoder thread, and libx264 without macroblock-tree rate control).
     """
     import av
 
@@ -625,10 +633,17 @@ def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int 
             stream = container.add_stream(codec, rate=fps)
             stream.height, stream.width = first.shape[:2]
             stream.pix_fmt = "yuv420p"
-            stream.options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
-                              "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
+            options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
+                       "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
             if threads is not None:
                 stream.codec_context.thread_count = threads
+                options = {**options, "threads": str(threads)}
+                if codec == "libx264":
+                    # with macroblock-tree rate control, about 1 in 20 encodes of the same frames (one thread,
+                    # same process) gave other bytes on the world's 32x32 clips; without it, 1 variant in 150
+                    # (measured, issue 26)
+                    options["x264-params"] = "mbtree=0"
+            stream.options = options
             for t, img in enumerate(itertools.chain([first], frames)):
                 # converted here, not inside encode(): there the encoder saw nondeterministic padding
                 # bytes now and then, and gave other bytes for the same frames
