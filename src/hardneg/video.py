@@ -627,7 +627,7 @@ def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int 
         raise ValueError(f"{path}: no frames to write")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")  # one per writer: two never share one
     try:
         with av.open(str(tmp), mode="w") as container:
             stream = container.add_stream(codec, rate=fps)
