@@ -64,10 +64,17 @@ def default_workers() -> int:
     return available_cores()
 
 
-def _worker_main(fd: int) -> None:
-    """A worker: run (key, fn, arg) tasks until told to stop (None) or the parent goes away."""
+def _worker_main(fd: int, preload: tuple[str, ...] = ()) -> None:
+    """A worker: import `preload`, then run (key, fn, arg) tasks until told to stop (None) or the parent goes away."""
+    import importlib
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     conn = Connection(fd)
+    for name in preload:  # while the parent goes on: the first task does not pay for the imports
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass  # the task that needs it will say why
     while True:
         try:
             msg = conn.recv()
@@ -109,12 +116,14 @@ class WorkerPool:
     context manager or call `close()`; `imap` may be called many times on the same workers.
     """
 
-    def __init__(self, workers: int | None = None, window: int | None = None, name: str = "hardneg-pool"):
+    def __init__(self, workers: int | None = None, window: int | None = None, name: str = "hardneg-pool",
+                 preload: tuple[str, ...] = ()):
         self.workers = int(workers or default_workers())
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers!r}")
         self.window = int(window or 2 * SLOTS_PER_WORKER * self.workers)
         self.name = name
+        self.preload = tuple(preload)  # modules the workers import as they start
         self._pool: list[_Worker] = []
         self.restarts = 0  # workers replaced after dying (for tests and reports)
 
@@ -125,7 +134,8 @@ class WorkerPool:
         fd = child.fileno()
         env = dict(os.environ)  # the worker imports what this process can (tests' helper modules too)
         env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")]).strip(os.pathsep)
-        proc = subprocess.Popen([sys.executable, "-c", f"from hardneg.pool import _worker_main; _worker_main({fd})"],
+        proc = subprocess.Popen([sys.executable, "-c",
+                                 f"from hardneg.pool import _worker_main; _worker_main({fd}, {self.preload!r})"],
                                 pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL)
         child.close()
         return _Worker(proc, Connection(parent.detach()))
@@ -133,6 +143,15 @@ class WorkerPool:
     def start(self) -> "WorkerPool":
         while len(self._pool) < self.workers:
             self._pool.append(self._spawn())
+        return self
+
+    def warm(self) -> "WorkerPool":
+        """Start the workers and wait until each has imported its `preload` (benchmarks time the work only)."""
+        self.start()
+        for w in self._pool:
+            w.conn.send((-1, _ping, None))
+        for w in self._pool:
+            w.conn.recv()
         return self
 
     def pids(self) -> list[int]:
@@ -263,16 +282,20 @@ class WorkerPool:
         self.restarts += 1
 
 
+def _ping(_) -> None:
+    return None
+
+
 _shared: dict[int, WorkerPool] = {}
 
 
-def shared_pool(workers: int | None = None) -> WorkerPool:
+def shared_pool(workers: int | None = None, preload: tuple[str, ...] = ()) -> WorkerPool:
     """One pool per size for this process, started once and closed at exit: scorers that call
     `encode_videos` per batch reuse the same workers."""
     n = int(workers or default_workers())
     pool = _shared.get(n)
     if pool is None:
-        pool = _shared[n] = WorkerPool(n, name=f"hardneg-decode{n}")
+        pool = _shared[n] = WorkerPool(n, name=f"hardneg-decode{n}", preload=preload)
     return pool
 
 
