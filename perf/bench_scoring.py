@@ -498,7 +498,10 @@ def run_sweeps(args, work: Path, sets: dict[str, list[Path]], profiles: list[str
     name = str(random_clip_b32(work / "clip-b32-random")) if kind == "b32" else "tiny-clip"
     model = load_model(name, device=dev, fp16=args.fp16)
     gpu = torch.cuda.get_device_name() if dev.startswith("cuda") else "none"
-    print(f"\nsweep model: {'ViT-B/32 CLIP, random weights' if kind == 'b32' else 'the built-in tiny CLIP'} on {dev} "
+    cpu_name = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                     if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
+    print(f"\nmachine: {cores} cores available ({cpu_name}), load average {os.getloadavg()[0]:.1f}")
+    print(f"sweep model: {'ViT-B/32 CLIP, random weights' if kind == 'b32' else 'the built-in tiny CLIP'} on {dev} "
           f"({gpu}), {model.dtype}; torch {torch.__version__}, {torch.get_num_threads()} torch CPU threads")
     nvdec = False
     if dev.startswith("cuda"):
@@ -515,8 +518,8 @@ def run_sweeps(args, work: Path, sets: dict[str, list[Path]], profiles: list[str
         print(f"\n{p}: floor (one worker, one FFmpeg thread) {floor:.2f} videos per CPU-second"
               + (f"; encode ceiling {ceiling:.0f} videos/s" if ceiling else ""))
         n = args.sweep_videos or max(16, 4 * max(counts))
-        if p == "uvo" and not args.sweep_videos:
-            n = max(2 * max(counts), n // 4)
+        if p == "uvo" and not args.sweep_videos:  # 1080p: about one video per CPU-second
+            n = max(counts)
         workers_sweep(work, p, distinct, n, counts, model, floor, ceiling, nvdec, repeats=args.sweep_repeats)
 
 

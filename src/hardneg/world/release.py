@@ -67,7 +67,7 @@ def _write_videos(scenes: list[Scene], folder: Path, workers: int | None, bar) -
         results = map(_write_video_task, todo)
         pool = None
     else:
-        pool = WorkerPool(n, name="hardneg-world")
+        pool = WorkerPool(n, name="hardneg-world", preload=("hardneg.world.release", "hardneg.world.draw", "av"))
         results = pool.imap(_write_video_task, todo, describe=lambda a: f"video of scene {a[0].id}")
     try:
         for got in results:
