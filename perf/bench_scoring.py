@@ -368,8 +368,7 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
         with Row(pool.pids()) as row:
             fn()
             _sync(dev)
-        pool.close()
-        hpool._shared.pop(w, None)
+        hpool.close_shared(w)
         return row
 
     def thread_row(fn) -> Row:

@@ -29,6 +29,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -286,17 +287,25 @@ def _ping(_) -> None:
     return None
 
 
-_shared: dict[int, WorkerPool] = {}
+_shared: dict[tuple[int, int], WorkerPool] = {}
 
 
 def shared_pool(workers: int | None = None, preload: tuple[str, ...] = ()) -> WorkerPool:
-    """One pool per size for this process, started once and closed at exit: scorers that call
-    `encode_videos` per batch reuse the same workers."""
+    """One pool per size and thread for this process, started once and closed at exit: scorers that
+    call `encode_videos` per batch reuse the same workers. Per thread, because one `imap` at a time
+    may read a pool's answers (two threads scoring at once, as a web demo may, get a pool each)."""
     n = int(workers or default_workers())
-    pool = _shared.get(n)
+    key = (n, threading.get_ident())
+    pool = _shared.get(key)
     if pool is None:
-        pool = _shared[n] = WorkerPool(n, name=f"hardneg-decode{n}", preload=preload)
+        pool = _shared[key] = WorkerPool(n, name=f"hardneg-decode{n}", preload=preload)
     return pool
+
+
+def close_shared(workers: int | None = None) -> None:
+    """Stop this thread's shared pool of `workers` processes (all of this process's shared pools when None)."""
+    for key in [k for k in _shared if workers is None or k == (int(workers), threading.get_ident())]:
+        _shared.pop(key).close()
 
 
 @atexit.register
