@@ -32,8 +32,22 @@ openai/clip-vit-base-patch32; nothing is downloaded). Results and method: docs/s
     python perf/bench_scoring.py --videos 4 --device cuda --fp16
     python perf/bench_scoring.py --end-to-end     # also hardneg score, cold and warm cache
 
+Workers sweep (`--sweep`, or `--sweep-only` for nothing else): for 1, 2, 4, ... up to the cores,
+decode-only and end-to-end rows on the pool of decoding processes (`hardneg.decoding`), the
+decode-only row on threads of one process beside it (the path before issue 26; at 1 worker that is
+one video at a time on FFmpeg's own threads), and the `floor x workers` line; videos/s (wall),
+CPU-seconds per video (this process and its decoding processes) and peak memory (this process, and
+the largest decoding process) per row; medians of alternating rounds. The end-to-end rows use the
+built-in tiny CLIP on the CPU (decoding-bound; B/32 alone is about 1 video/s there) and the
+ViT-B/32-sized CLIP on a GPU, where `--decoder nvdec` rows and the NVDEC-vs-PyAV pixel difference
+are added when torchcodec's CUDA decoder loads.
+
 Targets (reported, never asserted): decode within 1.5x of the floor on every profile on the CPU,
-and peak memory per video independent of its length.
+and peak memory per video independent of its length; end to end with the pool >= 1.6x the
+single-process path on 2 cores, and >= 0.5 x min(encode ceiling, cores x floor) on a GPU machine.
+
+    python perf/bench_scoring.py --sweep-only --videos 4
+    python perf/bench_scoring.py --sweep-only --device cuda --fp16
 """
 
 from __future__ import annotations
