@@ -428,7 +428,8 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
           "alternating rounds): videos/s (wall), CPU-seconds per video (this process + its decoding processes), "
           "peak memory of this process / of the largest decoding process (MB, VmHWM reset per row)")
     print(f"  {'workers':>7s} {'floor x workers':>16s} | {'decode: pool':>13s} {'CPU-s/v':>8s} {'MB self/worker':>15s} | "
-          f"{'decode: threads':>15s} {'CPU-s/v':>8s} | {'end to end: pool':>16s} {'CPU-s/v':>8s} {'MB self/worker':>15s}")
+          f"{'decode: threads':>15s} {'CPU-s/v':>8s} | {'end to end: pool':>16s} {'CPU-s/v':>8s} {'of which self':>13s} "
+          f"{'MB self/worker':>15s}")
     for w in counts:
         d, t, e = ("decode", w), ("threads", w), ("e2e", w)
         results[w] = {"decode_pool": med(d, "wall"), "decode_threads": med(t, "wall"), "e2e_pool": med(e, "wall"),
@@ -436,7 +437,7 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
                       "peak_worker": med(e, "peak_worker_mb")}
         print(f"  {w:7d} {floor * w:16.2f} | {med(d, 'wall'):13.2f} {med(d, 'cpu', True):8.3f} "
               f"{med(d, 'peak_self_mb'):7.0f}/{med(d, 'peak_worker_mb'):<7.0f} | {med(t, 'wall'):15.2f} "
-              f"{med(t, 'cpu', True):8.3f} | {med(e, 'wall'):16.2f} {med(e, 'cpu', True):8.3f} "
+              f"{med(t, 'cpu', True):8.3f} | {med(e, 'wall'):16.2f} {med(e, 'cpu', True):8.3f} {med(e, 'cpu_self', True):13.3f} "
               f"{med(e, 'peak_self_mb'):7.0f}/{med(e, 'peak_worker_mb'):<7.0f}")
     today = ("today", 0)
     results["today"] = med(today, "wall")
@@ -445,6 +446,26 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
     print(f"  end to end before the pool (threads of one process, {cores} threads): {results['today']:.2f} videos/s, "
           f"{med(today, 'cpu', True):.3f} CPU-s per video; each round's ratio pool ({best_w} workers) / before: "
           + ", ".join(f"{n / a.wall / (n / b.wall):.2f}" for a, b in zip(rows[('e2e', best_w)], rows[today])))
+    import torch
+
+    threads = torch.get_num_threads()
+    if str(dev).startswith("cuda"):  # the rows above ran this process's torch on GPU_HOST_TORCH_THREADS threads
+        host = decoding.GPU_HOST_TORCH_THREADS
+        decoding.GPU_HOST_TORCH_THREADS = None
+        try:
+            other = pool_row("e2e", best_w, e2e)
+        finally:
+            decoding.GPU_HOST_TORCH_THREADS = host
+        label = f"with torch's own {threads} threads instead of {host}"
+    else:  # on the CPU the model needs torch's threads; how much does it cost the decoding processes?
+        torch.set_num_threads(1)
+        try:
+            other = pool_row("e2e", best_w, e2e)
+        finally:
+            torch.set_num_threads(threads)
+        label = f"with 1 torch thread instead of {threads}"
+    print(f"  end to end, {best_w} workers, this process {label}: {n / other.wall:.2f} videos/s, "
+          f"{other.cpu / n:.3f} CPU-s per video ({other.cpu_self / n:.3f} in this process)")
     print(f"  goal (2 cores): end to end >= 1.6x that; measured {best / results['today']:.2f}x (medians; {best:.2f} "
           f"videos/s with {best_w} workers)")
     if ceiling:
@@ -459,16 +480,17 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
         diffs = []
         for v in distinct[:4]:  # at full size: the decoders' pixels, before any resize
             cpu = decode_frames(v, FrameSettings(n_frames=8, resize=None))
-            gpu = decode_frames(v, FrameSettings(n_frames=8, resize=None, decoder="nvdec"), device=dev).cpu().numpy()
+            gpu = decode_frames(v, FrameSettings(n_frames=8, resize=None, decoder="nvdec"), device=dev)
             diffs.append(np.abs(cpu.astype(int) - gpu.astype(int)))
         print(f"  nvdec vs pyav frames (same positions, full size, {len(diffs)} clips): mean "
               f"{np.mean([d.mean() for d in diffs]):.2f}, max {max(int(d.max()) for d in diffs)} levels of 255")
-        decode_all(settings=nv, device=dev)  # warm-up
-        dn = thread_row(lambda: decode_all(settings=nv, device=dev))
-        en = thread_row(lambda: e2e(nv))
-        results["nvdec"] = {"decode": n / dn.wall, "e2e": n / en.wall}
-        print(f"  nvdec (the GPU's decoder, threads of this process): decode {n / dn.wall:.2f} videos/s, end to end "
-              f"{n / en.wall:.2f} videos/s, {en.cpu / n:.3f} CPU-s per video")
+        for w in sorted({max(1, max(counts) // 4), max(counts)}):
+            dn = pool_row("nvdec", w, lambda: decode_all(settings=nv, device=dev, workers=w))
+            en = pool_row("nvdec", w, lambda: e2e(nv))
+            results[("nvdec", w)] = {"decode": n / dn.wall, "e2e": n / en.wall}
+            print(f"  nvdec (the GPU's video decoder; {w} pool workers convert the sampled frames): decode "
+                  f"{n / dn.wall:.2f} videos/s ({dn.cpu / n:.3f} CPU-s/video), end to end {n / en.wall:.2f} videos/s "
+                  f"({en.cpu / n:.3f} CPU-s/video), worker peak {en.peak_worker_mb:.0f} MB", flush=True)
     return results
 
 

@@ -10,11 +10,11 @@ pixels), and the embedding cache keys do not change. A worker killed while decod
 makes that video unreadable, with the reason; the others go on.
 
 Backends (the benchmark compares them, perf/bench_scoring.py):
-- "process" (default for pyav and torchcodec): the pool of processes, one FFmpeg thread each
-  (cores // workers when there are fewer workers than cores);
+- "process" (the default, every decoder): the pool of processes, one FFmpeg thread each
+  (cores // workers when there are fewer workers than cores); with "nvdec" each worker drives
+  the GPU's video decoder and converts only the sampled frames on its core;
 - "thread": threads of this process (`hardneg.video.decode_chunks`), FFmpeg threads inside; the
-  GIL limits it to about 2 cores' worth, so it is used for "nvdec", where the GPU decodes and
-  the frames stay on the GPU (no copy through a pipe).
+  path before the pool, kept for comparison (the GIL limits it to about 2 cores' worth).
 
 `resolve_decoder` checks an optional decoder ("nvdec", "torchcodec") once before a run and falls
 back to "pyav" with a message saying why, so the run's recorded frame settings name the decoder
@@ -23,7 +23,9 @@ that really decoded.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -38,9 +40,9 @@ PRELOAD = ("hardneg.decoding", "av", "av.video.reformatter", "PIL.Image")
 
 def _decode_task(arg):
     """One video in a worker: its frames, or a VideoDecodeError (DecoderUnavailable is a setup error)."""
-    path, settings, max_pixels, threads = arg
+    path, settings, max_pixels, threads, device = arg
     try:
-        return decode_frames(path, settings, max_pixels=max_pixels, threads=threads)
+        return decode_frames(path, settings, max_pixels=max_pixels, threads=threads, device=device)
     except (VideoDecodeError, DecoderUnavailable):
         raise
     except Exception as exc:  # a decoder bug on a strange file stays that file's problem
@@ -48,14 +50,15 @@ def _decode_task(arg):
 
 
 def default_backend(settings: FrameSettings) -> str:
-    return "thread" if settings.decoder == "nvdec" else "process"
+    """The pool of processes for every decoder (a hook for the benchmark's comparison with threads)."""
+    return "process"
 
 
 def decode_stream(paths: Sequence[str | os.PathLike], settings: FrameSettings, *, device: str | None = None,
                   workers: int | None = None, max_pixels: int | None = None, backend: str | None = None,
                   ) -> Iterator:
-    """Frames of each of `paths` in order (an array, a CUDA tensor for "nvdec", or the VideoDecodeError
-    of that file), decoded ahead on `workers` processes (default: the available cores).
+    """Frames of each of `paths` in order (an array, or the VideoDecodeError of that file), decoded
+    ahead on `workers` processes (default: the available cores); `device`: the GPU "nvdec" uses.
     DecoderUnavailable (the decoder cannot load here) is raised, not given per video."""
     backend = backend or default_backend(settings)
     if backend not in BACKENDS:
@@ -69,7 +72,7 @@ def decode_stream(paths: Sequence[str | os.PathLike], settings: FrameSettings, *
     workers = int(workers or default_workers())
     threads = max(1, available_cores() // workers)  # FFmpeg threads per video: every core used once
     pool = shared_pool(workers, preload=PRELOAD)
-    tasks = ((str(p), settings, max_pixels, threads) for p in paths)
+    tasks = ((str(p), settings, max_pixels, threads, device) for p in paths)
     for got in pool.imap(_decode_task, tasks, describe=lambda a: a[0]):
         if isinstance(got, DecoderUnavailable):
             raise got
@@ -80,17 +83,41 @@ def decode_stream(paths: Sequence[str | os.PathLike], settings: FrameSettings, *
         yield got
 
 
+#: torch CPU threads of the scoring process while a model on a GPU is fed by the pool: its own CPU
+#: work is small (copies to the GPU), and a full OpenMP thread pool spins on the cores the decoding
+#: processes need (measured: perf/bench_scoring.py --sweep prints the end-to-end row both ways).
+#: None leaves torch's setting alone.
+GPU_HOST_TORCH_THREADS: int | None = 1
+
+
+@contextlib.contextmanager
+def host_threads(device: str | None):
+    """While feeding a model on a CUDA `device`, run this process's torch on GPU_HOST_TORCH_THREADS threads."""
+    torch = sys.modules.get("torch")  # a model on a GPU has imported it; nothing to do otherwise
+    if torch is None or GPU_HOST_TORCH_THREADS is None or not str(device or "").startswith("cuda"):
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(min(before, GPU_HOST_TORCH_THREADS))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def decode_batches(paths: Sequence[str | os.PathLike], settings: FrameSettings, batch: int = 32, **kw
                    ) -> Iterator[list]:
-    """`decode_stream` in lists of `batch` results (the model encodes a batch while the pool decodes on)."""
+    """`decode_stream` in lists of `batch` results (the model encodes a batch while the pool decodes on;
+    with a model on a GPU, see `host_threads`)."""
     out: list = []
-    for got in decode_stream(paths, settings, **kw):
-        out.append(got)
-        if len(out) == batch:
+    with host_threads(kw.get("device")):
+        for got in decode_stream(paths, settings, **kw):
+            out.append(got)
+            if len(out) == batch:
+                yield out
+                out = []
+        if out:
             yield out
-            out = []
-    if out:
-        yield out
 
 
 # ------------------------------------------------------------------------------ decoder choice
@@ -101,21 +128,18 @@ def check_decoder(settings: FrameSettings, device: str | None = None) -> None:
     a tiny H.264 clip is decoded the way a run would."""
     if settings.decoder == "pyav":
         return
-    if settings.decoder == "nvdec":
-        try:
-            import torch
-        except ImportError as exc:
-            raise DecoderUnavailable(f"decoder 'nvdec' needs torch with CUDA ({exc})") from exc
-        if not torch.cuda.is_available():
-            raise DecoderUnavailable("decoder 'nvdec' needs a CUDA GPU, and torch sees none here")
-    from hardneg.video import write_synthetic_video
+    from hardneg.video import DecodeStats, write_synthetic_video
 
     with tempfile.TemporaryDirectory(prefix="hardneg-decoder-check-") as tmp:
         clip = write_synthetic_video(Path(tmp) / "check.mp4", "decoder-check", n_frames=8, size=64)
+        stats = DecodeStats()
         try:
-            decode_frames(clip, settings, device=device)
+            decode_frames(clip, settings, device=device, stats=stats)
         except VideoDecodeError as exc:
             raise DecoderUnavailable(f"decoder {settings.decoder!r} failed on a test clip ({exc})") from exc
+        if settings.decoder == "nvdec" and not stats.hwaccel:
+            raise DecoderUnavailable("decoder 'nvdec': FFmpeg decoded the H.264 test clip on the CPU, not on the "
+                                     "GPU's video decoder")
 
 
 def resolve_decoder(settings: FrameSettings, device: str | None = None) -> tuple[FrameSettings, str | None]:
