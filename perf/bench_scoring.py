@@ -376,9 +376,11 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
     cores = hpool.available_cores()
     results: dict = {}
 
-    def pool_row(kind: str, w: int, fn) -> Row:
+    def pool_row(kind: str, w: int, fn, warmup=None) -> Row:
         os.environ["HARDNEG_DECODE_WORKERS"] = str(w)
         pool = hpool.shared_pool(w, preload=decoding.PRELOAD).warm()
+        if warmup is not None:  # e.g. each worker's first NVDEC context, outside the timing
+            warmup()
         with Row(pool.pids()) as row:
             fn()
             _sync(dev)
@@ -485,8 +487,11 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
         print(f"  nvdec vs pyav frames (same positions, full size, {len(diffs)} clips): mean "
               f"{np.mean([d.mean() for d in diffs]):.2f}, max {max(int(d.max()) for d in diffs)} levels of 255")
         for w in sorted({max(1, max(counts) // 4), max(counts)}):
-            dn = pool_row("nvdec", w, lambda: decode_all(settings=nv, device=dev, workers=w))
-            en = pool_row("nvdec", w, lambda: e2e(nv))
+            def warm(w=w):
+                list(decoding.decode_stream(paths[:w], nv, device=dev, workers=w))
+
+            dn = pool_row("nvdec", w, lambda: decode_all(settings=nv, device=dev, workers=w), warm)
+            en = pool_row("nvdec", w, lambda: e2e(nv), warm)
             results[("nvdec", w)] = {"decode": n / dn.wall, "e2e": n / en.wall}
             print(f"  nvdec (the GPU's video decoder; {w} pool workers convert the sampled frames): decode "
                   f"{n / dn.wall:.2f} videos/s ({dn.cpu / n:.3f} CPU-s/video), end to end {n / en.wall:.2f} videos/s "
