@@ -51,7 +51,7 @@ def add_parser(subparsers) -> None:
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames in pixels (default 224; 0 keeps the size)")
     g.add_argument("--decoder", default="pyav", choices=("pyav", "torchcodec", "nvdec"),
                    help="video decoder (default pyav, on a pool of processes, one per core: $HARDNEG_DECODE_WORKERS "
-                        "sets how many); torchcodec (CPU) and nvdec (the GPU's video decoder, through torchcodec) "
+                        "sets how many); torchcodec (CPU) and nvdec (the GPU's video decoder, NVDEC, through PyAV) "
                         "are optional and fall back to pyav with a message where they cannot load; see "
                         "docs/scoring-speed.md")
     g.add_argument("--scaler", default="pil", choices=("pil", "swscale"),
