@@ -50,8 +50,9 @@ def _decode_task(arg):
 
 
 def default_backend(settings: FrameSettings) -> str:
-    """The pool of processes for every decoder (a hook for the benchmark's comparison with threads)."""
-    return "process"
+    """The pool of processes for every decoder (a hook for the benchmark's comparison with threads);
+    threads on Windows, where the pool's workers cannot inherit their socket (`pass_fds`)."""
+    return "thread" if os.name == "nt" else "process"
 
 
 def decode_stream(paths: Sequence[str | os.PathLike], settings: FrameSettings, *, device: str | None = None,

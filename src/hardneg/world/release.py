@@ -63,7 +63,7 @@ def _write_videos(scenes: list[Scene], folder: Path, workers: int | None, bar) -
     from hardneg.pool import WorkerPool, default_workers
 
     n = min(len(todo), int(workers or default_workers()))
-    if n <= 1:
+    if n <= 1 or os.name == "nt":  # (the pool's workers need pass_fds: not on Windows)
         results = map(_write_video_task, todo)
         pool = None
     else:
