@@ -3,6 +3,7 @@ errors; a worker killed mid-video fails only that video; the scorer and the trai
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -184,7 +185,7 @@ def test_scores_with_the_pool_equal_one_process_for_every_config(tiny_clip, samp
                 got = score(bench, config, f"pool{workers}")
                 assert got.column("id").equals(ref.column("id")), (bench, config)
                 assert got.column("scores").to_pylist() == ref.column("scores").to_pylist(), (bench, config, workers)
-                meta = __import__("json").loads(got.schema.metadata[b"hardneg"])
+                meta = json.loads(got.schema.metadata[b"hardneg"])
                 assert meta["decoding"] == {"requested": "pyav", "decoder": "pyav", "backend": "process",
                                             "workers": int(workers)}
             checked += 1
@@ -240,13 +241,11 @@ def test_nvdec_falls_back_to_pyav_with_a_clear_message_where_it_cannot_load(monk
 
 def test_nvdec_records_the_fallback_in_the_predictions(tiny_clip, samples, sample_videos, tmp_path, monkeypatch, capsys):
     import json
-    import sys
 
     import pyarrow.parquet as pq
 
-    from hardneg.scoring import score_benchmark
-
     import hardneg.video as video
+    from hardneg.scoring import score_benchmark
 
     def no_gpu(device):
         raise video.DecoderUnavailable("decoder 'nvdec' cannot open the GPU's video decoder here (no GPU)")
