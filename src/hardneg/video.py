@@ -319,14 +319,25 @@ def _nvdec(device: str | None):
     if "cuda" not in hwdevices_available():
         raise DecoderUnavailable("decoder 'nvdec' cannot be used here: this PyAV's FFmpeg has no CUDA support "
                                  f"(it has {hwdevices_available()}); use --decoder pyav")
+    # primary_ctx 0: FFmpeg makes its own CUDA context. PyAV asks for the device's primary context when
+    # frames stay on the GPU, and FFmpeg refuses that (EOPNOTSUPP, errno 95) when torch already made the
+    # primary context with other flags: what the scoring process of a model on a GPU has (seen on an H100)
+    options = {"primary_ctx": "0"}
     if index not in _NVDEC_CONTEXTS:
         try:
-            _NVDEC_CONTEXTS[index] = HWAccel("cuda", device=index, is_hw_owned=True).create(av.codec.Codec("h264", "r"))
+            _NVDEC_CONTEXTS[index] = HWAccel("cuda", device=index, options=options,
+                                             is_hw_owned=True).create(av.codec.Codec("h264", "r"))
         except Exception as exc:
             raise DecoderUnavailable(f"decoder 'nvdec' cannot open the GPU's video decoder here ({type(exc).__name__}: "
                                      f"{exc}); it needs an NVIDIA GPU and its driver (libcuda, libnvcuvid); use "
                                      "--decoder pyav") from exc
-    return HWAccel("cuda", device=index, allow_software_fallback=True, is_hw_owned=True)
+    return HWAccel("cuda", device=index, allow_software_fallback=True, options=options, is_hw_owned=True)
+
+
+def _uses_hwaccel(codec_context) -> bool:
+    """Whether a decoder runs on the hardware (`is_hwaccel`: a property in PyAV 18, a method before)."""
+    value = getattr(codec_context, "is_hwaccel", False)
+    return bool(value() if callable(value) else value)
 
 
 def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threads: int,
@@ -340,7 +351,7 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
     pts = index.pts
     stats.method, stats.passes = ("index" if trusted else "index+tail"), 1
     container, stream = _open(path, threads, hw)
-    stats.hwaccel = hw is not None and stream.codec_context.is_hwaccel()
+    stats.hwaccel = hw is not None and _uses_hwaccel(stream.codec_context)
     with container:
         frames = container.decode(stream)
         expected = 0

@@ -262,6 +262,33 @@ def test_nvdec_records_the_fallback_in_the_predictions(tiny_clip, samples, sampl
     assert "Falling back" in capsys.readouterr().err
 
 
+def test_nvdec_asks_ffmpeg_for_a_context_of_its_own_and_reads_pyavs_hwaccel_flag(clips, monkeypatch):
+    """The lines of the NVDEC path that run without a GPU: the device options, and the hwaccel flag
+    (a property in PyAV 18: calling it as a method failed on the GPU machine)."""
+    import av
+    import av.codec.hwaccel as hwaccel
+
+    import hardneg.video as video
+
+    made = []
+
+    class FakeHWAccel:
+        def __init__(self, device_type, device=None, allow_software_fallback=True, options=None, flags=None,
+                     is_hw_owned=False):
+            made.append({"type": device_type, "device": device, "options": options, "owned": is_hw_owned})
+
+        def create(self, codec):
+            return self
+
+    monkeypatch.setattr(hwaccel, "HWAccel", FakeHWAccel)
+    monkeypatch.setattr(hwaccel, "hwdevices_available", lambda: ["cuda"])
+    monkeypatch.setattr(video, "_NVDEC_CONTEXTS", {})
+    video._nvdec("cuda:1")
+    assert made and all(m["options"] == {"primary_ctx": "0"} and m["owned"] and m["device"] == "1" for m in made)
+    with av.open(str(clips[0])) as c:
+        assert video._uses_hwaccel(c.streams.video[0].codec_context) is False
+
+
 def _nvdec_ready() -> str | None:
     try:
         decoding.check_decoder(FrameSettings(decoder="nvdec"), "cuda")
