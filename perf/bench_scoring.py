@@ -32,8 +32,22 @@ openai/clip-vit-base-patch32; nothing is downloaded). Results and method: docs/s
     python perf/bench_scoring.py --videos 4 --device cuda --fp16
     python perf/bench_scoring.py --end-to-end     # also hardneg score, cold and warm cache
 
+Workers sweep (`--sweep`, or `--sweep-only` for nothing else): for 1, 2, 4, ... up to the cores,
+decode-only and end-to-end rows on the pool of decoding processes (`hardneg.decoding`), the
+decode-only row on threads of one process beside it (the path before issue 26; at 1 worker that is
+one video at a time on FFmpeg's own threads), and the `floor x workers` line; videos/s (wall),
+CPU-seconds per video (this process and its decoding processes) and peak memory (this process, and
+the largest decoding process) per row; medians of alternating rounds. The end-to-end rows use the
+built-in tiny CLIP on the CPU (decoding-bound; B/32 alone is about 1 video/s there) and the
+ViT-B/32-sized CLIP on a GPU, where `--decoder nvdec` rows and the NVDEC-vs-PyAV pixel difference
+are added when torchcodec's CUDA decoder loads.
+
 Targets (reported, never asserted): decode within 1.5x of the floor on every profile on the CPU,
-and peak memory per video independent of its length.
+and peak memory per video independent of its length; end to end with the pool >= 1.6x the
+single-process path on 2 cores, and >= 0.5 x min(encode ceiling, cores x floor) on a GPU machine.
+
+    python perf/bench_scoring.py --sweep-only --videos 4
+    python perf/bench_scoring.py --sweep-only --device cuda --fp16
 """
 
 from __future__ import annotations
@@ -107,17 +121,32 @@ def write_clip(path: Path, seconds: float, width: int, height: int, fps: int, se
     return path
 
 
+def _clip_task(arg) -> str:
+    write_clip(*arg[:5], seed=arg[5], gop=arg[6])
+    return str(arg[0])
+
+
 def clips(work: Path, profile: str, n: int, length_factor: int = 1, gop: int | None = None) -> list[Path]:
+    """`n` clips of the profile in `work` (written once, on the pool of processes when several are missing)."""
     seconds, w, h, fps = PROFILES[profile]
     name = profile + (f"-x{length_factor}" if length_factor != 1 else "") + (f"-gop{gop}" if gop else "")
     folder = work / name
     folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for i in range(n):
-        p = folder / f"video{i}.mp4"
-        if not p.is_file():
-            write_clip(p, seconds * length_factor, w, h, fps, seed=1000 * length_factor + i, gop=gop)
-        out.append(p)
+    out = [folder / f"video{i}.mp4" for i in range(n)]
+    todo = [(p, seconds * length_factor, w, h, fps, 1000 * length_factor + i, gop) for i, p in enumerate(out)
+            if not p.is_file()]
+    if len(todo) > 1:
+        import importlib
+
+        from hardneg.pool import WorkerPool
+
+        task = importlib.import_module(Path(__file__).stem)._clip_task  # by module name: pool workers import it
+        with WorkerPool(min(len(todo), os.cpu_count() or 1), name="bench-clips") as pool:
+            for got in pool.imap(task, todo):
+                if isinstance(got, BaseException):
+                    raise got
+    for t in todo if len(todo) == 1 else []:
+        _clip_task(t)
     return out
 
 
@@ -313,6 +342,227 @@ def prepare_dataset(out: Path, n_videos: int) -> Path:
     return build_benchmark("feint6k", raw, out / "data", overwrite=True).out
 
 
+# ------------------------------------------------------------------------------------ workers sweep
+
+
+def _sweep_folder(work: Path, profile: str, distinct: list[Path], n: int) -> tuple[Path, list[str]]:
+    """A folder of `n` videos named s0..s{n-1}, hard links to the profile's distinct clips in turn."""
+    folder = work / f"sweep-{profile}-{n}"
+    folder.mkdir(parents=True, exist_ok=True)
+    ids = [f"s{k}" for k in range(n)]
+    for k, v in enumerate(ids):
+        p = folder / f"{v}.mp4"
+        if not p.exists():
+            try:
+                os.link(distinct[k % len(distinct)], p)
+            except OSError:
+                shutil.copy(distinct[k % len(distinct)], p)
+    return folder, ids
+
+
+def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts: list[int], model, floor: float,
+                  ceiling: float | None, nvdec: bool, repeats: int = 3) -> dict:
+    """Decode-only and end-to-end rows for each worker count, pool of processes vs threads of one process."""
+    import hardneg.decoding as decoding
+    import hardneg.pool as hpool
+    from hardneg.scoring import encode_videos
+    from hardneg.video import FrameSettings, VideoFolder, VideoReport
+    from poolstats import Row, median
+
+    settings = FrameSettings(n_frames=8, resize=224)
+    folder, ids = _sweep_folder(work, profile, distinct, n)
+    paths = [folder / f"{v}.mp4" for v in ids]
+    dev = getattr(model, "device", "cpu")
+    cores = hpool.available_cores()
+    results: dict = {}
+
+    def pool_row(kind: str, w: int, fn, warmup=None) -> Row:
+        os.environ["HARDNEG_DECODE_WORKERS"] = str(w)
+        pool = hpool.shared_pool(w, preload=decoding.PRELOAD).warm()
+        if warmup is not None:  # e.g. each worker's first NVDEC context, outside the timing
+            warmup()
+        with Row(pool.pids()) as row:
+            fn()
+            _sync(dev)
+        hpool.close_shared(w)
+        return row
+
+    def thread_row(fn) -> Row:
+        with Row() as row:
+            fn()
+            _sync(dev)
+        return row
+
+    def decode_all(**kw):
+        for got in decoding.decode_stream(paths, kw.pop("settings", settings), **kw):
+            if isinstance(got, Exception):
+                raise got
+
+    def e2e(frames=settings):
+        report = VideoReport()
+        encode_videos(model, VideoFolder(folder), ids, frames, None, report)
+        if report.ok != len(ids):
+            raise RuntimeError(report.summary())
+
+    encode_videos(model, VideoFolder(folder), ids[:2], settings, None, VideoReport())  # warm-up
+    real_default = decoding.default_backend
+
+    def today_e2e() -> Row:  # before issue 26: decode threads of one process (default: one per core)
+        decoding.default_backend = lambda s: "thread"
+        try:
+            return thread_row(e2e)
+        finally:
+            decoding.default_backend = real_default
+
+    rows: dict = {}
+    for _ in range(repeats):  # rounds alternate every kind of row, so a busy moment spreads over all of them
+        for w in counts:
+            rows.setdefault(("decode", w), []).append(pool_row("decode", w, lambda: decode_all(workers=w, backend="process")))
+            rows.setdefault(("threads", w), []).append(thread_row(lambda: decode_all(workers=w, backend="thread")))
+            rows.setdefault(("e2e", w), []).append(pool_row("e2e", w, e2e))
+        rows.setdefault(("today", 0), []).append(today_e2e())
+
+    def med(key, attr, per_video=False):
+        vals = [getattr(r, attr) for r in rows[key]]
+        return median([n / v for v in vals]) if attr == "wall" else median([v / n if per_video else v for v in vals])
+
+    print(f"\nworkers sweep ({profile}, {n} videos, 8 frames at 224 px, {cores} cores available; median of {repeats} "
+          "alternating rounds): videos/s (wall), CPU-seconds per video (this process + its decoding processes), "
+          "peak memory of this process / of the largest decoding process (MB, VmHWM reset per row)")
+    print(f"  {'workers':>7s} {'floor x workers':>16s} | {'decode: pool':>13s} {'CPU-s/v':>8s} {'MB self/worker':>15s} | "
+          f"{'decode: threads':>15s} {'CPU-s/v':>8s} | {'end to end: pool':>16s} {'CPU-s/v':>8s} {'of which self':>13s} "
+          f"{'MB self/worker':>15s}")
+    for w in counts:
+        d, t, e = ("decode", w), ("threads", w), ("e2e", w)
+        results[w] = {"decode_pool": med(d, "wall"), "decode_threads": med(t, "wall"), "e2e_pool": med(e, "wall"),
+                      "cpu_decode_pool": med(d, "cpu", True), "cpu_e2e_pool": med(e, "cpu", True),
+                      "peak_worker": med(e, "peak_worker_mb")}
+        print(f"  {w:7d} {floor * w:16.2f} | {med(d, 'wall'):13.2f} {med(d, 'cpu', True):8.3f} "
+              f"{med(d, 'peak_self_mb'):7.0f}/{med(d, 'peak_worker_mb'):<7.0f} | {med(t, 'wall'):15.2f} "
+              f"{med(t, 'cpu', True):8.3f} | {med(e, 'wall'):16.2f} {med(e, 'cpu', True):8.3f} {med(e, 'cpu_self', True):13.3f} "
+              f"{med(e, 'peak_self_mb'):7.0f}/{med(e, 'peak_worker_mb'):<7.0f}")
+    today = ("today", 0)
+    results["today"] = med(today, "wall")
+    best_w = max(counts, key=lambda w: results[w]["e2e_pool"])
+    best = results[best_w]["e2e_pool"]
+    print(f"  end to end before the pool (threads of one process, {cores} threads): {results['today']:.2f} videos/s, "
+          f"{med(today, 'cpu', True):.3f} CPU-s per video; each round's ratio pool ({best_w} workers) / before: "
+          + ", ".join(f"{n / a.wall / (n / b.wall):.2f}" for a, b in zip(rows[('e2e', best_w)], rows[today])))
+    import torch
+
+    threads = torch.get_num_threads()
+    if str(dev).startswith("cuda"):  # the rows above ran this process's torch on GPU_HOST_TORCH_THREADS threads
+        host = decoding.GPU_HOST_TORCH_THREADS
+        decoding.GPU_HOST_TORCH_THREADS = None
+        try:
+            other = pool_row("e2e", best_w, e2e)
+        finally:
+            decoding.GPU_HOST_TORCH_THREADS = host
+        label = f"with torch's own {threads} threads instead of {host}"
+    else:  # on the CPU the model needs torch's threads; how much does it cost the decoding processes?
+        torch.set_num_threads(1)
+        try:
+            other = pool_row("e2e", best_w, e2e)
+        finally:
+            torch.set_num_threads(threads)
+        label = f"with 1 torch thread instead of {threads}"
+    print(f"  end to end, {best_w} workers, this process {label}: {n / other.wall:.2f} videos/s, "
+          f"{other.cpu / n:.3f} CPU-s per video ({other.cpu_self / n:.3f} in this process)")
+    print(f"  goal (2 cores): end to end >= 1.6x that; measured {best / results['today']:.2f}x (medians; {best:.2f} "
+          f"videos/s with {best_w} workers)")
+    if ceiling:
+        target = 0.5 * min(ceiling, cores * floor)
+        print(f"  goal (GPU machine): end to end >= 0.5 x min(encode ceiling {ceiling:.0f}, cores {cores} x floor "
+              f"{floor:.2f} = {cores * floor:.0f}) = {target:.1f} videos/s; measured {best:.2f} "
+              f"({best / target:.2f}x the goal)")
+    if nvdec:
+        from hardneg.video import decode_frames
+
+        nv = FrameSettings(n_frames=8, resize=224, decoder="nvdec")
+        diffs = []
+        for v in distinct[:4]:  # at full size: the decoders' pixels, before any resize
+            cpu = decode_frames(v, FrameSettings(n_frames=8, resize=None))
+            gpu = decode_frames(v, FrameSettings(n_frames=8, resize=None, decoder="nvdec"), device=dev)
+            diffs.append(np.abs(cpu.astype(int) - gpu.astype(int)))
+        print(f"  nvdec vs pyav frames (same positions, full size, {len(diffs)} clips): mean "
+              f"{np.mean([d.mean() for d in diffs]):.2f}, max {max(int(d.max()) for d in diffs)} levels of 255")
+        for w in sorted({max(1, max(counts) // 4), max(counts)}):
+            def warm(w=w):
+                list(decoding.decode_stream(paths[:w], nv, device=dev, workers=w))
+
+            dn = pool_row("nvdec", w, lambda: decode_all(settings=nv, device=dev, workers=w), warm)
+            en = pool_row("nvdec", w, lambda: e2e(nv), warm)
+            results[("nvdec", w)] = {"decode": n / dn.wall, "e2e": n / en.wall}
+            print(f"  nvdec (the GPU's video decoder; {w} pool workers convert the sampled frames): decode "
+                  f"{n / dn.wall:.2f} videos/s ({dn.cpu / n:.3f} CPU-s/video), end to end {n / en.wall:.2f} videos/s "
+                  f"({en.cpu / n:.3f} CPU-s/video), worker peak {en.peak_worker_mb:.0f} MB", flush=True)
+    return results
+
+
+def encode_ceiling(model, paths: list[Path]) -> float:
+    """Videos/s of the model alone on prepared pixel values (8 frames each; best of 3)."""
+    from hardneg.video import FrameSettings, decode_frames
+
+    frames = [decode_frames(v, FrameSettings(n_frames=8, resize=224)) for v in paths[:8]]
+    dev = model.device
+    pix = model.pixels(frames, dev, model.model.dtype)
+    import torch
+
+    best = float("inf")
+    for _ in range(3):
+        _sync(dev)
+        t = time.perf_counter()
+        with torch.inference_mode():
+            for i in range(0, len(pix), model.frame_batch):
+                model.model.get_image_features(pixel_values=pix[i:i + model.frame_batch])
+        _sync(dev)
+        best = min(best, time.perf_counter() - t)
+    return len(frames) / best
+
+
+def run_sweeps(args, work: Path, sets: dict[str, list[Path]], profiles: list[str]) -> None:
+    import torch
+
+    from hardneg.decoding import check_decoder
+    from hardneg.models import load_model
+    from hardneg.pool import available_cores
+    from hardneg.video import DecoderUnavailable, FrameSettings
+    from poolstats import workers_list
+
+    cores = available_cores()
+    counts = workers_list(cores, args.sweep_workers)
+    dev = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    kind = args.sweep_model or ("b32" if dev.startswith("cuda") else "tiny")
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    name = str(random_clip_b32(work / "clip-b32-random")) if kind == "b32" else "tiny-clip"
+    model = load_model(name, device=dev, fp16=args.fp16)
+    gpu = torch.cuda.get_device_name() if dev.startswith("cuda") else "none"
+    cpu_name = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                     if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
+    print(f"\nmachine: {cores} cores available ({cpu_name}), load average {os.getloadavg()[0]:.1f}")
+    print(f"sweep model: {'ViT-B/32 CLIP, random weights' if kind == 'b32' else 'the built-in tiny CLIP'} on {dev} "
+          f"({gpu}), {model.dtype}; torch {torch.__version__}, {torch.get_num_threads()} torch CPU threads")
+    nvdec = False
+    if dev.startswith("cuda"):
+        try:
+            check_decoder(FrameSettings(decoder="nvdec"), dev)
+            nvdec = True
+        except DecoderUnavailable as exc:
+            print(f"nvdec rows skipped: {exc}")
+    for p in profiles:
+        distinct = sets[p]
+        t = run_worker("time", ["floor"], distinct, 1, repeats=3)
+        floor = len(distinct) / t["cpu"]["floor"] if t else float("nan")
+        ceiling = encode_ceiling(model, distinct) if dev.startswith("cuda") else None
+        print(f"\n{p}: floor (one worker, one FFmpeg thread) {floor:.2f} videos per CPU-second"
+              + (f"; encode ceiling {ceiling:.0f} videos/s" if ceiling else ""))
+        n = args.sweep_videos or max(16, 4 * max(counts))
+        if p == "uvo" and not args.sweep_videos:  # 1080p: about one video per CPU-second
+            n = max(counts)
+        workers_sweep(work, p, distinct, n, counts, model, floor, ceiling, nvdec, repeats=args.sweep_repeats)
+
+
 # ------------------------------------------------------------------------------------------ main
 
 
@@ -334,6 +584,14 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5, help="alternating timing rounds of the decode rows (default 5)")
     ap.add_argument("--workdir", default=None, help="keep the clips (and the model) here between runs")
     ap.add_argument("--end-to-end", action="store_true", help="also time hardneg score (cold, then warm cache) on the first profile")
+    ap.add_argument("--sweep", action="store_true", help="also the workers sweep (pool of decoding processes)")
+    ap.add_argument("--sweep-only", action="store_true", help="only the workers sweep (and the floor it is compared with)")
+    ap.add_argument("--sweep-videos", type=int, default=None, help="videos per sweep row (default 4 per core, at least 16)")
+    ap.add_argument("--sweep-workers", default=None, help="worker counts, comma-separated (default 1,2,4,... up to the cores)")
+    ap.add_argument("--sweep-repeats", type=int, default=3, help="alternating rounds of the sweep (medians; default 3)")
+    ap.add_argument("--sweep-model", choices=("tiny", "b32"), default=None,
+                    help="model of the end-to-end rows: the built-in tiny CLIP (decoding-bound) or a ViT-B/32-sized "
+                         "CLIP (default: b32 on a GPU, tiny on the CPU, where B/32 alone is about 1 video/s)")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -355,6 +613,10 @@ def main() -> int:
         print(f"clips ready in {time.perf_counter() - t:.1f} s ({n_videos} per profile, in {work})")
         for p in profiles:
             print(f"  {p:7s} {PROFILES[p][1]}x{PROFILES[p][2]}, {PROFILES[p][0]} s: keyframes at frames {keyframes(sets[p][0])}")
+        if args.sweep_only:
+            run_sweeps(args, work, sets, profiles)
+            print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
+            return 0
 
         # ---------------------------------------------------------------- decode rows
         try:
@@ -496,6 +758,8 @@ def main() -> int:
                       f"{run.embeddings_computed} videos encoded, {run.embeddings_cached} from cache: "
                       f"{times[-1]:.2f} s = {run.rows / times[-1]:.2f} videos/s")
             print(f"warm / cold time ratio: {times[1] / times[0]:.3f}")
+        if args.sweep:
+            run_sweeps(args, work, sets, profiles)
         print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
     finally:
         if not args.workdir:

@@ -34,7 +34,8 @@ from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrit
 from hardneg.items import BenchmarkData, is_hub_id, load_benchmark
 from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
-from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_chunks, file_fingerprint
+from hardneg.decoding import decode_batches
+from hardneg.video import FrameSettings, VideoFolder, VideoReport, file_fingerprint
 
 # -------------------------------------------------------------------------------------- cache
 
@@ -110,9 +111,9 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
             continue
         to_decode.append((v, path, fp))
 
-    # decoding of the next chunks (threads) overlaps the model encoding this one
+    # the pool of decoding processes (hardneg.decoding) decodes the next videos while the model encodes these
     done = 0
-    for got_chunk in decode_chunks([e[1] for e in to_decode], frames, device=getattr(model, "device", None)):
+    for got_chunk in decode_batches([e[1] for e in to_decode], frames, device=getattr(model, "device", None)):
         todo: list[tuple[str, str, np.ndarray]] = []
         for (v, _, fp), got in zip(to_decode[done:done + len(got_chunk)], got_chunk):
             if isinstance(got, Exception):  # VideoDecodeError, or a decoder bug on a strange file
@@ -249,6 +250,28 @@ def check_model_id(model_id: str | None) -> str | None:
     return model_id
 
 
+def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[str, Any]]:
+    """The frame settings to decode with (an optional decoder that cannot load here falls back to
+    "pyav", with a message on standard error) and the provenance of the decoding: the decoder
+    asked for, the one used, why it fell back, and how many decoding processes ran."""
+    import sys
+
+    from hardneg.decoding import default_backend, resolve_decoder
+    from hardneg.pool import default_workers
+
+    requested, fallback = frames.decoder, None
+    if model.uses_video and frames.decoder != "pyav":
+        frames, fallback = resolve_decoder(frames, getattr(model, "device", None))
+        if fallback:
+            print(f"warning: {fallback}", file=sys.stderr)
+    backend = default_backend(frames)
+    info: dict[str, Any] = {"requested": requested, "decoder": frames.decoder, "backend": backend,
+                            "workers": default_workers() if backend == "process" else None}
+    if fallback:
+        info["fallback"] = fallback
+    return frames, info
+
+
 def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None,
                     videos: str | None = None, frames: FrameSettings = FrameSettings(), cache_dir: str | None = None,
                     device: str | None = None, fp16: bool = False, revision: str | None = None,
@@ -273,6 +296,7 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
     if m.uses_video and not videos:
         raise ValueError(f"model {model} needs videos: pass --videos DIR with <video_id>.mp4 files "
                          "(or use a blind baseline such as --model blind-unigram)")
+    frames, decoding = _choose_decoder(frames, m)
     spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
                      cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
                      revision=revision)
@@ -290,7 +314,7 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         # absolute path so `hardneg evaluate` works from any folder; local paths are never published
         hub_id=dataset if is_hub_id(str(dataset)) else data.declaration.hub_id,
         dataset_path=None if is_hub_id(str(dataset)) else str(Path(dataset).resolve()),
-        model=m.identity(), frames=frames.identity(), hardneg_version=__version__,
+        model=m.identity(), frames=frames.identity(), hardneg_version=__version__, decoding=decoding,
     )
     if data.task == "multiple_choice":
         inp = data.items.select(["id", "video_id", "captions"])

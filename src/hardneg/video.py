@@ -28,7 +28,11 @@ import numpy as np
 
 #: File extensions searched for a video id, in order of preference.
 VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".avi", ".mov", ".m4v", ".mpg", ".mpeg", ".gif")
-DECODERS = ("pyav", "torchcodec")
+#: "nvdec" is PyAV with FFmpeg's CUDA hwaccel: the GPU's video decoder (NVDEC) decodes, the sampled
+#: frames come back to the CPU and are converted as "pyav" converts them; "torchcodec" decodes on the CPU.
+DECODERS = ("pyav", "torchcodec", "nvdec")
+#: Decoders that decode (and resize) with torchcodec and torch rather than PyAV and PIL.
+TORCH_DECODERS = frozenset({"torchcodec"})
 #: How decoded frames are brought to `resize`: "pil" (RGB at full size, then PIL bicubic: the
 #: pixels every earlier release produced) or "swscale" (converted and scaled in one libswscale
 #: call, bicubic: slightly different pixels, so it is part of the identity).
@@ -57,9 +61,9 @@ class FrameSettings:
     fps: when set, the video is first resampled to this rate (frames nearest to a regular
         time grid), then `n_frames` are taken uniformly from that grid; None uses every frame.
     resize: length of the shorter side after resizing (aspect kept); None keeps the size.
-    decoder: the decoding library: "pyav" (default) or "torchcodec" (optional; decodes on the
-        GPU when the model is on one, resizes with torch).
-    scaler: how "pyav" frames are resized (see `SCALERS`).
+    decoder: the decoding library: "pyav" (default), "torchcodec" (optional; on the CPU,
+        resizes with torch) or "nvdec" (PyAV on the GPU's video decoder, NVDEC; where available).
+    scaler: how "pyav" and "nvdec" frames are resized (see `SCALERS`).
     """
 
     n_frames: int = 8
@@ -79,8 +83,8 @@ class FrameSettings:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
         if self.scaler not in SCALERS:
             raise ValueError(f"scaler must be one of {SCALERS}, got {self.scaler!r}")
-        if self.decoder == "torchcodec" and self.scaler != "pil":
-            raise ValueError("scaler applies to the pyav decoder only; torchcodec frames are resized with torch")
+        if self.decoder in TORCH_DECODERS and self.scaler != "pil":
+            raise ValueError(f"scaler applies to the pyav decoder only; {self.decoder} frames are resized with torch")
 
     def identity(self) -> dict[str, Any]:
         """The settings that make the frames what they are. The defaults give the same dict as
@@ -88,7 +92,7 @@ class FrameSettings:
         embeddings stay valid; any change of pixels adds or changes a key."""
         ident: dict[str, Any] = {"n_frames": self.n_frames, "fps": self.fps, "resize": self.resize,
                                  "decoder": self.decoder}
-        if self.decoder == "torchcodec":
+        if self.decoder in TORCH_DECODERS:
             ident["resize_method"] = "torch-bicubic-antialias"
         if self.scaler != "pil":
             ident["scaler"] = f"{self.scaler}-bicubic"
@@ -190,6 +194,7 @@ class DecodeStats:
     frames_kept: int = 0  # distinct decoded frames held at once: never more than n_frames
     seeks: int = 0
     passes: int = 0
+    hwaccel: bool = False  # the GPU's decoder decoded ("nvdec" on a stream it supports)
 
 
 @dataclass
@@ -283,21 +288,60 @@ def _resize(img, size: int | None):
     return img.resize(_resized_size(w, h, size), resample=3)  # bicubic
 
 
-def _open(path: Path, threads: int):
+def _open(path: Path, threads: int, hw=None):
     import av
 
-    container = av.open(str(path))
+    container = av.open(str(path), hwaccel=hw) if hw is not None else av.open(str(path))
     if not container.streams.video:
         container.close()
         raise VideoDecodeError(f"{path}: no video stream")
     stream = container.streams.video[0]
-    stream.thread_type = "AUTO"  # frame and slice threads
-    stream.codec_context.thread_count = threads
+    if hw is None:
+        stream.thread_type = "AUTO"  # frame and slice threads
+        stream.codec_context.thread_count = threads
     return container, stream
 
 
+_NVDEC_CONTEXTS: dict[str | None, Any] = {}
+
+
+def _nvdec(device: str | None):
+    """The CUDA hwaccel of `device` ("cuda", "cuda:1"; other values: the default GPU) for PyAV's decoder.
+
+    Frames stay on the GPU (`is_hw_owned`) until a sampled one is converted (`reformat` copies it
+    back); frames the rule skips never leave the GPU. One device context per process and GPU is
+    kept open, so the CUDA context is made once, not once per video. A stream NVDEC cannot decode
+    (e.g. a profile it lacks) is decoded by FFmpeg on the CPU: the same frames."""
+    import av
+    from av.codec.hwaccel import HWAccel, hwdevices_available
+
+    index = str(device).split(":", 1)[1] if device and str(device).startswith("cuda:") else None
+    if "cuda" not in hwdevices_available():
+        raise DecoderUnavailable("decoder 'nvdec' cannot be used here: this PyAV's FFmpeg has no CUDA support "
+                                 f"(it has {hwdevices_available()}); use --decoder pyav")
+    # primary_ctx 0: FFmpeg makes its own CUDA context. PyAV asks for the device's primary context when
+    # frames stay on the GPU, and FFmpeg refuses that (EOPNOTSUPP, errno 95) when torch already made the
+    # primary context with other flags: what the scoring process of a model on a GPU has (seen on an H100)
+    options = {"primary_ctx": "0"}
+    if index not in _NVDEC_CONTEXTS:
+        try:
+            _NVDEC_CONTEXTS[index] = HWAccel("cuda", device=index, options=options,
+                                             is_hw_owned=True).create(av.codec.Codec("h264", "r"))
+        except Exception as exc:
+            raise DecoderUnavailable(f"decoder 'nvdec' cannot open the GPU's video decoder here ({type(exc).__name__}: "
+                                     f"{exc}); it needs an NVIDIA GPU and its driver (libcuda, libnvcuvid); use "
+                                     "--decoder pyav") from exc
+    return HWAccel("cuda", device=index, allow_software_fallback=True, options=options, is_hw_owned=True)
+
+
+def _uses_hwaccel(codec_context) -> bool:
+    """Whether a decoder runs on the hardware (`is_hwaccel`: a property in PyAV 18, a method before)."""
+    value = getattr(codec_context, "is_hwaccel", False)
+    return bool(value() if callable(value) else value)
+
+
 def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threads: int,
-                    stats: DecodeStats) -> dict[int, np.ndarray] | None:
+                    stats: DecodeStats, hw=None) -> dict[int, np.ndarray] | None:
     """The picked frames, decoded by position in the index; None when the decoder disagrees with it."""
     need = sorted(set(int(p) for p in picks))
     trusted = index.codec in ONE_FRAME_PER_PACKET
@@ -306,7 +350,8 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
     kept: dict[int, np.ndarray] = {}
     pts = index.pts
     stats.method, stats.passes = ("index" if trusted else "index+tail"), 1
-    container, stream = _open(path, threads)
+    container, stream = _open(path, threads, hw)
+    stats.hwaccel = hw is not None and _uses_hwaccel(stream.codec_context)
     with container:
         frames = container.decode(stream)
         expected = 0
@@ -344,12 +389,12 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
 
 
 def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int,
-                     stats: DecodeStats) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+                     stats: DecodeStats, hw=None) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """The all-frames rule without keeping all frames: pass 1 reads every frame's time, pass 2
     decodes up to the last picked frame and keeps only the picked ones."""
     stats.method, stats.passes = "two-pass", 2
     times: list[float] = []
-    container, stream = _open(path, threads)
+    container, stream = _open(path, threads, hw)
     with container:
         for frame in container.decode(stream):
             times.append(float(frame.time) if frame.time is not None else len(times))
@@ -359,7 +404,7 @@ def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int,
     picks = sample_positions(times, settings)
     want, last = set(int(p) for p in picks), int(picks.max())
     kept: dict[int, np.ndarray] = {}
-    container, stream = _open(path, threads)
+    container, stream = _open(path, threads, hw)
     with container:
         for i, frame in enumerate(container.decode(stream)):
             stats.frames_decoded += 1
@@ -374,7 +419,8 @@ def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int,
 
 
 def _decode_pyav(path: Path, settings: FrameSettings, max_pixels: int | None, threads: int,
-                 stats: DecodeStats) -> np.ndarray:
+                 stats: DecodeStats, device: str | None = None) -> np.ndarray:
+    hw = _nvdec(device) if settings.decoder == "nvdec" else None
     container, stream = _open(path, threads)
     with container:
         check_resolution(path, stream.codec_context.width, stream.codec_context.height, max_pixels)
@@ -384,16 +430,16 @@ def _decode_pyav(path: Path, settings: FrameSettings, max_pixels: int | None, th
     kept = None
     if index.complete and index.pts:
         picks = sample_positions(index.times(), settings)
-        kept = _decode_indexed(path, index, picks, convert, threads, stats)
+        kept = _decode_indexed(path, index, picks, convert, threads, stats, hw)
     if kept is None:  # no usable index, or the decoder disagreed with it
-        picks, kept = _decode_two_pass(path, settings, convert, threads, stats)
+        picks, kept = _decode_two_pass(path, settings, convert, threads, stats, hw)
     return np.stack([kept[int(i)] for i in picks])
 
 
 def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | None, device: str | None,
                        threads: int, stats: DecodeStats):
-    """The same positions as "pyav" (from the same packet index), decoded by torchcodec on `device`
-    and resized there with torch (antialiased bicubic). A CUDA device gives a CUDA tensor."""
+    """The same positions as "pyav" (from the same packet index), decoded by torchcodec on the CPU and
+    resized with torch (antialiased bicubic)."""
     try:
         from torchcodec.decoders import VideoDecoder
     except Exception as exc:  # ImportError, or OSError/RuntimeError when its FFmpeg libraries are missing
@@ -414,15 +460,8 @@ def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | No
     times = index.times()
     picks = sample_positions(times, settings)
     need = sorted(set(int(p) for p in picks))
-    dev = device or "cpu"
-    try:
-        decoder = VideoDecoder(str(path), device=dev, seek_mode="exact", dimension_order="NCHW",
-                               num_ffmpeg_threads=threads)
-    except Exception as exc:
-        if dev != "cpu" and "cuda" in str(exc).lower():  # e.g. a CPU-only build of torchcodec
-            raise DecoderUnavailable(f"torchcodec cannot decode on {dev} here ({exc}); install its CUDA build "
-                                     "(see docs/scoring-speed.md) or score with --device cpu") from exc
-        raise
+    decoder = VideoDecoder(str(path), device="cpu", seek_mode="exact", dimension_order="NCHW",
+                           num_ffmpeg_threads=threads)
     if decoder.metadata.num_frames != len(times):
         raise VideoDecodeError(f"{path}: torchcodec counts {decoder.metadata.num_frames} frames, the packet index "
                                f"{len(times)}; use the default decoder pyav for this video")
@@ -432,14 +471,14 @@ def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | No
         raise VideoDecodeError(f"{path}: torchcodec returned frames at other times than the packet index; "
                                "use the default decoder pyav for this video")
     stats.frames_decoded, stats.frames_kept = len(need), len(need)
-    frames = batch.data  # (k, 3, H, W) uint8 on dev
+    frames = batch.data  # (k, 3, H, W) uint8
     if settings.resize is not None:
         frames = resize_shorter_side(frames, settings.resize)
     order = np.searchsorted(need, picks)
     import torch
 
     out = frames.index_select(0, torch.as_tensor(order, device=frames.device)).permute(0, 2, 3, 1)
-    return out.contiguous().cpu().numpy() if frames.device.type == "cpu" else out.contiguous()
+    return out.contiguous().numpy()
 
 
 def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettings(), *,
@@ -448,17 +487,17 @@ def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettin
     """(n_frames, H, W, 3) uint8 RGB frames of the video at `path`.
 
     Decodes only up to the sampled frames and keeps only those (memory does not grow with the
-    video's length). `max_pixels` refuses larger videos; `device` is where "torchcodec" decodes
-    (a CUDA device gives a CUDA tensor; "pyav" always gives a numpy array); `threads` is the
+    video's length). `max_pixels` refuses larger videos; `device` is the CUDA device "nvdec" decodes
+    on ("cuda:N"; the default GPU otherwise); every decoder gives a numpy array; `threads` is the
     decoder's thread count (0: FFmpeg's choice). Raises VideoDecodeError (with the file and the
     reason) when the file cannot be decoded, DecoderUnavailable when the decoder is not installed.
     """
     path = Path(path)
     stats = stats if stats is not None else DecodeStats()
     try:
-        if settings.decoder == "torchcodec":
+        if settings.decoder in TORCH_DECODERS:
             return _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
-        return _decode_pyav(path, settings, max_pixels, threads, stats)
+        return _decode_pyav(path, settings, max_pixels, threads, stats, device)
     except (VideoDecodeError, DecoderUnavailable):
         raise
     except Exception as exc:  # av raises many error classes (InvalidDataError, OSError, ...)
@@ -604,7 +643,8 @@ def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int 
 
     The one writer of the project's videos (the synthetic sample videos, `hardneg.world`): the codec
     defaults to one browsers play (VP9 for .webm, H.264 otherwise; MPEG-4 Part 2 when this PyAV build
-    lacks libx264), at fixed quality settings. `threads=1` makes the bytes deterministic (the same frames give the same file).
+    lacks libx264), at fixed quality settings. `threads=1` makes the bytes deterministic (the same frames give the same file:
+    one encoder thread, and libx264 without macroblock-tree rate control).
     """
     import av
 
@@ -619,16 +659,23 @@ def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int 
         raise ValueError(f"{path}: no frames to write")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")  # one per writer: two never share one
     try:
         with av.open(str(tmp), mode="w") as container:
             stream = container.add_stream(codec, rate=fps)
             stream.height, stream.width = first.shape[:2]
             stream.pix_fmt = "yuv420p"
-            stream.options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
-                              "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
+            options = {"mpeg4": {"qscale": "8"}, "libx264": {"crf": "28", "preset": "medium"},
+                       "libvpx-vp9": {"crf": "40", "b": "0"}}.get(codec, {})
             if threads is not None:
                 stream.codec_context.thread_count = threads
+                options = {**options, "threads": str(threads)}
+                if codec == "libx264":
+                    # with macroblock-tree rate control, about 1 in 20 encodes of the same frames (one thread,
+                    # same process) gave other bytes on the world's 32x32 clips; without it, 1 variant in 150
+                    # (measured, issue 26)
+                    options["x264-params"] = "mbtree=0"
+            stream.options = options
             for t, img in enumerate(itertools.chain([first], frames)):
                 # converted here, not inside encode(): there the encoder saw nondeterministic padding
                 # bytes now and then, and gave other bytes for the same frames

@@ -49,8 +49,11 @@ def add_parser(subparsers) -> None:
     g.add_argument("--frames", type=int, default=8, help="frames sampled uniformly per video (default 8)")
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling (default: all frames)")
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames in pixels (default 224; 0 keeps the size)")
-    g.add_argument("--decoder", default="pyav", choices=("pyav", "torchcodec"),
-                   help="video decoder (default pyav; torchcodec is optional and decodes on the GPU, see docs/scoring-speed.md)")
+    g.add_argument("--decoder", default="pyav", choices=("pyav", "torchcodec", "nvdec"),
+                   help="video decoder (default pyav, on a pool of processes, one per core: $HARDNEG_DECODE_WORKERS "
+                        "sets how many); torchcodec (CPU) and nvdec (the GPU's video decoder, NVDEC, through PyAV) "
+                        "are optional and fall back to pyav with a message where they cannot load; see "
+                        "docs/scoring-speed.md")
     g.add_argument("--scaler", default="pil", choices=("pil", "swscale"),
                    help="how pyav frames are resized (default pil: the pixels of every earlier release; swscale is faster)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")

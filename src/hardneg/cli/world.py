@@ -38,6 +38,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--fps", type=int, default=d.fps, help=f"frames per second (default {d.fps})")
     g.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument("--workers", type=int, default=None,
+                   help="processes writing videos (default: the available cores; the bytes are the same for any count)")
     c = sub.add_parser("check", help="judge captions against a world's scenes: true, false or ungrammatical")
     c.add_argument("world", help="a folder written by `hardneg world generate`")
     c.add_argument("captions", nargs="+", help="captions to judge")
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.world_command == "generate":
         config = WorldConfig(args.width, args.height, args.frames, args.fps)
         out = generate_world(args.out, n_train=args.train, n_test=args.test, seed=args.seed, config=config,
-                             overwrite=args.overwrite, progress=not args.no_progress)
+                             overwrite=args.overwrite, progress=not args.no_progress, workers=args.workers)
         print(f"wrote {args.train} train + {args.test} test scenes to {out} "
               f"({config.width}x{config.height}, {config.n_frames} frames); next: hardneg build world --raw {out} --out DIR")
         return 0

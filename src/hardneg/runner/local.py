@@ -7,6 +7,7 @@ worker); shards are handed out in input order and written by whichever process r
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import pickle
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -14,6 +15,7 @@ from typing import Callable
 
 import pyarrow as pa
 
+from hardneg.pool import available_cores
 from hardneg.runner.plan import JobSpec, ShardTask
 from hardneg.runner.shards import ShardError, build_fn, process_shard
 
@@ -22,9 +24,11 @@ _worker_fn = None
 _worker_job: JobSpec | None = None
 
 
-def _init_worker(fn_factory: Callable, job: JobSpec) -> None:
+def _init_worker(fn_factory: Callable, job: JobSpec, decode_workers: int = 0) -> None:
     global _worker_fn, _worker_job
     _worker_job = job
+    if decode_workers:  # the cores are shared among the runner's workers' decoding pools (hardneg.pool)
+        os.environ.setdefault("HARDNEG_DECODE_WORKERS", str(decode_workers))
     try:
         _worker_fn = build_fn(fn_factory)
     except ShardError as exc:  # an initializer error would only say "broken pool": report it per task
@@ -64,7 +68,7 @@ def run_local(
     ctx = mp.get_context("spawn")
     window = 2 * num_workers  # bounded in-flight shards: memory stays flat on long inputs
     with ProcessPoolExecutor(num_workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(fn_factory, job)) as pool:
+                             initargs=(fn_factory, job, max(1, available_cores() // num_workers))) as pool:
         startup = time.perf_counter() - t0
         pending: set[Future] = set()
         queue = iter(tasks)

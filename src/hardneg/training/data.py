@@ -4,7 +4,7 @@ Pairs come from a built benchmark's `train` split (any benchmark whose build has
 positive caption of each item, or each query of a retrieval config) or from a folder of
 video-caption pairs (`captions.jsonl` / `captions.csv` with `video_id` and `caption`, videos
 beside it or in `videos/`). Frames are decoded once, through the scoring path
-(`hardneg.video`), and kept in memory as uint8.
+(`hardneg.decoding`: a pool of decoding processes), and kept in memory as uint8.
 
 Negatives come from a generator run on the fly (`hardneg.generators`, e.g. `posrank`,
 `posrank_phrase`, `llm_teacher`) or from a precomputed Parquet file of generator output
@@ -135,7 +135,8 @@ def decode_videos(pairs: Pairs, frames, progress: bool = False) -> tuple[np.ndar
     """(V, T, H, W, 3) uint8 frames of every distinct video, and each pair's row in it.
 
     Every video must decode: a training set with holes is an error naming the first few."""
-    from hardneg.video import VideoFolder, decode_chunks
+    from hardneg.decoding import decode_batches
+    from hardneg.video import VideoFolder
 
     folder = VideoFolder(pairs.videos)
     distinct = list(dict.fromkeys(pairs.video_ids))
@@ -152,7 +153,7 @@ def decode_videos(pairs: Pairs, frames, progress: bool = False) -> tuple[np.ndar
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(paths), desc="decode videos", unit="video")
-    for chunk in decode_chunks(paths, frames):
+    for chunk in decode_batches(paths, frames):  # the pool of decoding processes, in order
         for p, got in zip(paths[len(out):], chunk):
             if isinstance(got, Exception):
                 raise ValueError(f"training video {p} cannot be decoded: {got}")

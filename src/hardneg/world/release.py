@@ -7,7 +7,11 @@
 
 `generate_world` is resumable: it works in `.<folder>.partial` next to the output, keeps every
 video already written there for the same settings, and moves the finished world into place in
-one step (an existing folder is replaced only with `overwrite=True`). `load_scenes` checks every
+one step (an existing folder is replaced only with `overwrite=True`). The videos are written by a
+pool of processes (`hardneg.pool`, one per available core by default): each video is written
+whole (a temporary file, then a rename) by `write_scene_video` with one encoder thread, so the
+bytes do not depend on the process or the worker count, and the world appears only once every
+video is there: a build killed at any moment never looks complete. `load_scenes` checks every
 line and names the file, line, field and fix of the first problem (`RawFormatError`).
 """
 
@@ -42,15 +46,52 @@ def _manifest(seed: int, config: WorldConfig, n_train: int, n_test: int) -> dict
             "made_by": f"video-hardneg {__version__} (hardneg.world.generate_world)"}
 
 
+def _write_video_task(arg) -> str:
+    """One scene's video, in a pool worker (or in this process): written atomically, same bytes anywhere."""
+    from hardneg.world.draw import write_scene_video
+
+    scene, path = arg
+    write_scene_video(scene, path)
+    return path
+
+
+def _write_videos(scenes: list[Scene], folder: Path, workers: int | None, bar) -> None:
+    """Write the videos of `scenes` missing from `folder` (a file that is there is whole: atomic writes)."""
+    todo = [(s, str(video_path(folder, s.id))) for s in scenes if not video_path(folder, s.id).is_file()]
+    if bar is not None:
+        bar.update(len(scenes) - len(todo))
+    from hardneg.pool import WorkerPool, default_workers
+
+    n = min(len(todo), int(workers or default_workers()))
+    if n <= 1 or os.name == "nt":  # (the pool's workers need pass_fds: not on Windows)
+        results = map(_write_video_task, todo)
+        pool = None
+    else:
+        pool = WorkerPool(n, name="hardneg-world", preload=("hardneg.world.release", "hardneg.world.draw", "av"))
+        results = pool.imap(_write_video_task, todo, describe=lambda a: f"video of scene {a[0].id}")
+    try:
+        for got in results:
+            if isinstance(got, BaseException):
+                raise RuntimeError(f"writing the world's videos failed: {got}; rerun the same command to "
+                                   "resume (videos already written are kept)") from got
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
 def generate_world(out: str | Path, n_train: int = 1000, n_test: int = 200, seed: int = 0,
-                   config: WorldConfig = WorldConfig(), overwrite: bool = False, progress: bool = False) -> Path:
+                   config: WorldConfig = WorldConfig(), overwrite: bool = False, progress: bool = False,
+                   workers: int | None = None) -> Path:
     """Write a world of `n_train` + `n_test` scenes with their captions and videos to `out`; return `out`.
 
     Deterministic: the same seed and config give the same scenes.jsonl bytes and the same video
-    bytes. Scene i of a split does not depend on how many scenes are asked for.
+    bytes, whatever `workers` (processes writing videos; default: the available cores, or
+    $HARDNEG_DECODE_WORKERS; 1 writes them in this process). Scene i of a split does not depend on
+    how many scenes are asked for.
     """
     from hardneg.io import atomic_directory, atomic_write_text, refuse_overwrite
-    from hardneg.world.draw import write_scene_video
 
     seed = check_seed(seed)
     for name, n in (("n_train", n_train), ("n_test", n_test)):
@@ -77,15 +118,16 @@ def generate_world(out: str | Path, n_train: int = 1000, n_test: int = 200, seed
     atomic_write_text(old, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     scenes = [sample_scene(seed, split, i, config) for split, n in (("train", n_train), ("test", n_test))
               for i in range(n)]
-    bar = scenes
+    bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(scenes, desc="world videos", unit="video")
-    for scene in bar:
-        path = video_path(partial, scene.id)
-        if not path.is_file():  # written atomically, so a file that is there is whole
-            write_scene_video(scene, path)
+        bar = tqdm(total=len(scenes), desc="world videos", unit="video")
+    try:
+        _write_videos(scenes, partial, workers, bar)
+    finally:
+        if bar is not None:
+            bar.close()
     lines = "".join(json.dumps(s.to_dict(), sort_keys=True) + "\n" for s in scenes)
     wanted = {video_path(partial, s.id).name for s in scenes}
     with atomic_directory(out, overwrite=overwrite) as tmp:
