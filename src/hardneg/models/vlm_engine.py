@@ -172,10 +172,10 @@ class Engine:
         out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t))
         delta = getattr(getattr(self.model, "model", self.model), "rope_deltas", None) if self.family.mrope else None
         cache = getattr(out, "past_key_values", None) or getattr(out, "cache", None)
-        return cache, out.logits[:, -1].float(), delta
+        return cache, out.logits[:, -1], delta
 
     def continuation(self, cache, start: int, rows: list[list[int]], delta):
-        """Logits of `rows` (right-padded) after a copy of `cache` holding `start` tokens: (B, L, V) float."""
+        """Logits of `rows` (right-padded) after a copy of `cache` holding `start` tokens: (B, L, V)."""
         torch = self.torch
         n, width = len(rows), max(len(r) for r in rows)
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
@@ -194,47 +194,56 @@ class Engine:
             c.batch_repeat_interleave(n)
         with torch.inference_mode():
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{self.cache_arg: c})
-        return out.logits.float()
+        return out.logits
 
     # ------------------------------------------------------------------ scores
 
-    def readout(self, spec: VLMPrompt, seq: Sequence_, logits, offset: int, n_captions: int) -> list[float]:
-        """The protocol's score(s) from the logits of positions offset.. of one sequence (row k predicts token k+1)."""
+    def readout(self, spec: VLMPrompt, seqs: list[Sequence_], rows, base: int, n_captions: int) -> list[float]:
+        """The protocol's scores of `seqs` from `rows` (B, W, V): row k of sequence i holds the logits at
+        position base + k (which predict token base + k + 1). One batched gather, no loop over captions."""
         torch = self.torch
-        last = logits[len(seq.ids) - 1 - offset]
+        dev = rows.device
         if spec.protocol == "caption-likelihood":
-            a, b = seq.span
-            rows = logits[a - 1 - offset:b - 1 - offset]
-            target = torch.tensor(seq.ids[a:b], device=rows.device)
-            lp = torch.log_softmax(rows, -1).gather(1, target[:, None])[:, 0]
-            return [float(lp.mean())]
+            width = max(s.span[1] - s.span[0] for s in seqs)
+            pos = torch.zeros((len(seqs), width), dtype=torch.long, device=dev)
+            target = torch.zeros_like(pos)
+            mask = torch.zeros((len(seqs), width), dtype=torch.bool, device=dev)
+            for i, s in enumerate(seqs):
+                a, b = s.span
+                pos[i, :b - a] = torch.arange(a - 1 - base, b - 1 - base, device=dev)
+                target[i, :b - a] = torch.tensor(s.ids[a:b], device=dev)
+                mask[i, :b - a] = True
+            picked = rows.gather(1, pos[..., None].expand(-1, -1, rows.shape[-1])).float()
+            lp = torch.log_softmax(picked, -1).gather(-1, target[..., None])[..., 0]
+            means = (lp * mask).sum(1) / mask.sum(1)
+            return means.double().cpu().tolist()
+        last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs], device=dev)
+        last = rows[torch.arange(len(seqs), device=dev), last_pos].float()  # (B, V)
         if spec.protocol == "yes-probability":
             yes, no = self.yes_no_ids()
             p = torch.softmax(last, -1)
-            return [float(p[yes] / (p[yes] + p[no]))]
-        return [float(last[i]) for i in self.letter_ids()[:n_captions]]
+            return (p[:, yes] / (p[:, yes] + p[:, no])).double().cpu().tolist()
+        return last[0, self.letter_ids()[:n_captions]].double().cpu().tolist()
 
     def score(self, frames, captions: Sequence[str], spec: VLMPrompt, naive: bool = False) -> np.ndarray:
         """(len(captions),) scores of the captions for one video ((T, H, W, 3) uint8 frames)."""
         captions = list(captions)
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device)
         seqs = self.sequences(spec, captions, video.n_tokens)
+        out: list[float] = []
         if naive:
-            out: list[float] = []
             for s in seqs:
                 t = self.torch.tensor([s.ids], device=self.device)
-                logits = self._forward(t, video, attention_mask=self.torch.ones_like(t)).logits[0].float()
-                out += self.readout(spec, s, logits, 0, len(captions))
+                logits = self._forward(t, video, attention_mask=self.torch.ones_like(t)).logits
+                out += self.readout(spec, [s], logits, 0, len(captions))
             return np.asarray(out, np.float64)
         start = self.shared_prefix(seqs)
         cache, last, delta = self.prefix(seqs[0].ids[:start], video)
-        out = []
         for i in range(0, len(seqs), self.caption_batch):
             chunk = seqs[i:i + self.caption_batch]
             logits = self.continuation(cache, start, [s.ids[start:] for s in chunk], delta)
-            for j, s in enumerate(chunk):
-                rows = self.torch.cat([last, logits[j, :len(s.ids) - start]])  # rows for positions start-1 ..
-                out += self.readout(spec, s, rows, start - 1, len(captions))
+            rows = self.torch.cat([last[:, None].expand(len(chunk), 1, -1).to(logits.dtype), logits], 1)
+            out += self.readout(spec, chunk, rows, start - 1, len(captions))
         return np.asarray(out, np.float64)
 
     @staticmethod
