@@ -49,6 +49,10 @@ def add_parser(subparsers) -> None:
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames (default 224; 0 keeps it)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
+    g.add_argument("--protocol", default=None, choices=("caption-likelihood", "yes-probability", "choice-letter"),
+                   help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
+    g.add_argument("--prompt", default=None, help="video LLMs only: the prompt, with {video} and {caption} "
+                                                  "(or {options} for choice-letter); default: the benchmark's own")
     g.add_argument("--batch-size", type=int, default=64, help="items per scoring batch (default 64)")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-charts", action="store_true", help="no PNG chart per config")
@@ -67,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
                         frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=args.device,
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
                         overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
-                        batch_size=args.batch_size, model_id=args.model_id)
+                        batch_size=args.batch_size, model_id=args.model_id,
+                        protocol=args.protocol, prompt=args.prompt)
     where = "built-in samples" if args.data is None else args.data
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")

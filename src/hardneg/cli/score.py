@@ -55,6 +55,10 @@ def add_parser(subparsers) -> None:
                    help="how pyav frames are resized (default pil: the pixels of every earlier release; swscale is faster)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
+    g.add_argument("--protocol", default=None, choices=("caption-likelihood", "yes-probability", "choice-letter"),
+                   help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
+    g.add_argument("--prompt", default=None, help="video LLMs only: the prompt, with {video} and {caption} "
+                                                  "(or {options} for choice-letter); default: the benchmark's own")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_backend_arguments(p, default_batch_size=64)
@@ -88,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
         cache_dir=args.cache_dir, device=args.device, fp16=args.fp16, revision=args.model_revision,
         benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
-        progress=not args.no_progress, **kw)
+        progress=not args.no_progress, protocol=args.protocol, prompt=args.prompt, **kw)
     print(res.summary())
     vr = res.video_report
     if vr["missing"] or vr["unreadable"]:
