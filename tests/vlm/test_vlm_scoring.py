@@ -41,6 +41,8 @@ def test_cached_prefix_equals_one_forward_per_caption(model, frames, protocol):
     naive = model.score(frames, CAPTIONS, naive=True)
     assert cached.shape == (len(CAPTIONS),) and np.isfinite(cached).all()
     np.testing.assert_allclose(cached, naive, rtol=0, atol=1e-4)
+    batched = model.score(frames, CAPTIONS, full_batch=True)  # right padding and the repeated video agree too
+    np.testing.assert_allclose(cached, batched, rtol=0, atol=1e-4)
     other = model.score(frames[::-1].copy(), CAPTIONS)  # the video reaches the scores
     assert np.abs(other - cached).max() > 1e-3
 

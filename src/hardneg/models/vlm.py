@@ -179,9 +179,10 @@ class VideoLLM(ScoreAdapter):
     def _score(self, video, captions: Sequence[str]) -> np.ndarray:
         return self.engine.score(video, list(captions), self.spec)
 
-    def score(self, video, captions: Sequence[str], naive: bool = False) -> np.ndarray:
-        """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8)."""
-        return self.engine.score(video, list(captions), self.spec, naive=naive)
+    def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False) -> np.ndarray:
+        """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
+        `full_batch`: the reference paths (one forward per caption / all full sequences in one batch)."""
+        return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch)
 
 
 @register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision), offline tests and demo")

@@ -225,8 +225,27 @@ class Engine:
             return (p[:, yes] / (p[:, yes] + p[:, no])).double().cpu().tolist()
         return last[0, self.letter_ids()[:n_captions]].double().cpu().tolist()
 
-    def score(self, frames, captions: Sequence[str], spec: VLMPrompt, naive: bool = False) -> np.ndarray:
-        """(len(captions),) scores of the captions for one video ((T, H, W, 3) uint8 frames)."""
+    def full_batch(self, seqs: list[Sequence_], video):
+        """Logits of the full sequences in one right-padded batch, the video repeated for each: (B, L, V)."""
+        torch = self.torch
+        n, width = len(seqs), max(len(s.ids) for s in seqs)
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
+        ids = torch.full((n, width), pad, dtype=torch.long, device=self.device)
+        mask = torch.zeros((n, width), dtype=torch.long, device=self.device)
+        for i, s in enumerate(seqs):
+            ids[i, :len(s.ids)] = torch.tensor(s.ids, device=self.device)
+            mask[i, :len(s.ids)] = 1
+        from hardneg.models.vlm_families import VideoInputs
+
+        repeated = VideoInputs({k: torch.cat([v] * n) for k, v in video.kwargs.items()}, video.n_tokens)
+        return self._forward(ids, repeated, attention_mask=mask).logits
+
+    def score(self, frames, captions: Sequence[str], spec: VLMPrompt, naive: bool = False,
+              full_batch: bool = False) -> np.ndarray:
+        """(len(captions),) scores of the captions for one video ((T, H, W, 3) uint8 frames).
+
+        naive: one full forward per caption; full_batch: all full sequences in one batch (the video repeated);
+        both are references for the tests and perf/bench_vlm.py, never faster."""
         captions = list(captions)
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device)
         seqs = self.sequences(spec, captions, video.n_tokens)
@@ -236,6 +255,11 @@ class Engine:
                 t = self.torch.tensor([s.ids], device=self.device)
                 logits = self._forward(t, video, attention_mask=self.torch.ones_like(t)).logits
                 out += self.readout(spec, [s], logits, 0, len(captions))
+            return np.asarray(out, np.float64)
+        if full_batch:
+            for i in range(0, len(seqs), self.caption_batch):
+                chunk = seqs[i:i + self.caption_batch]
+                out += self.readout(spec, chunk, self.full_batch(chunk, video), 0, len(captions))
             return np.asarray(out, np.float64)
         start = self.shared_prefix(seqs)
         cache, last, delta = self.prefix(seqs[0].ids[:start], video)

@@ -32,17 +32,18 @@ class VideoInputs:
     n_tokens: int
 
 
-def _resize(frames, height: int, width: int, torch):
-    """(T, H, W, 3) uint8 -> (T, 3, height, width) float in [0, 1] (bicubic, antialiased, as PIL's resize)."""
-    x = torch.as_tensor(np.ascontiguousarray(frames)).permute(0, 3, 1, 2).float()
+def _resize(frames, height: int, width: int, torch, device="cpu"):
+    """(T, H, W, 3) uint8 -> (T, 3, height, width) float32 in [0, 1] on `device` (bicubic, antialiased, as PIL's
+    resize); made on the model's device, so a GPU does the resizing."""
+    x = torch.as_tensor(np.ascontiguousarray(frames)).to(device).permute(0, 3, 1, 2).float()
     if x.shape[-2:] != (height, width):
         x = torch.nn.functional.interpolate(x, size=(height, width), mode="bicubic", antialias=True, align_corners=False)
     return (x.clamp(0, 255).round() / 255.0)
 
 
 def _normalize(x, mean, std, torch):
-    m = torch.tensor(mean, dtype=x.dtype).view(1, 3, 1, 1)
-    s = torch.tensor(std, dtype=x.dtype).view(1, 3, 1, 1)
+    m = torch.tensor(mean, dtype=x.dtype, device=x.device).view(1, 3, 1, 1)
+    s = torch.tensor(std, dtype=x.dtype, device=x.device).view(1, 3, 1, 1)
     return (x - m) / s
 
 
@@ -117,7 +118,7 @@ class QwenVL(Family):
 
         t, h, w = len(frames), frames.shape[1], frames.shape[2]
         rh, rw = smart_resize(h, w, self.patch * self.merge, self.min_pixels, self.max_pixels)
-        x = _normalize(_resize(frames, rh, rw, torch), self.mean, self.std, torch)  # (T, C, H, W)
+        x = _normalize(_resize(frames, rh, rw, torch, device), self.mean, self.std, torch)  # (T, C, H, W)
         if pad := -t % self.temporal:
             x = torch.cat([x, x[-1:].expand(pad, -1, -1, -1)])
         gt, gh, gw = x.shape[0] // self.temporal, rh // self.patch, rw // self.patch
@@ -154,7 +155,7 @@ class LlavaVideo(Family):
     def video_inputs(self, frames, dtype, device):
         import torch
 
-        x = _normalize(_resize(frames, self.side, self.side, torch), self.mean, self.std, torch)
+        x = _normalize(_resize(frames, self.side, self.side, torch, device), self.mean, self.std, torch)
         per_side = self.side // self.patch
         pooled = math.ceil(per_side / 2) ** 2 if self.newline else (per_side * per_side) // 4
         n = len(frames) * pooled + (1 if self.newline else 0)
