@@ -71,6 +71,8 @@ class Engine:
         self.takes_token_types = "mm_token_type_ids" in params
         # transformers renamed `past_key_values` to `cache` (5.2x): pass the cache by the name this release takes
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
+        # the prefix needs only its last position's logits (the vocabulary projection of the rest is skipped)
+        self.last_only = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
         self._rendered: dict[tuple[str, str], Rendered] = {}
         self._letter_ids: list[int] | None = None
 
@@ -169,7 +171,7 @@ class Engine:
         """Run the shared prefix once: (its cache, the logits of its last position, the rope delta or None)."""
         torch = self.torch
         t = torch.tensor([ids], device=self.device)
-        out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t))
+        out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
         delta = getattr(getattr(self.model, "model", self.model), "rope_deltas", None) if self.family.mrope else None
         cache = getattr(out, "past_key_values", None) or getattr(out, "cache", None)
         return cache, out.logits[:, -1], delta
