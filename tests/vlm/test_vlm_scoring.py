@@ -183,3 +183,17 @@ def test_a_save_pretrained_folder_loads_by_path_like_a_hub_id(tmp_path, frames):
     mine, builtin = load_model(str(folder), device="cpu"), load_model("tiny-vlm", device="cpu")
     assert mine.model_id == str(folder) and mine.revision == builtin.revision  # the same content hash
     np.testing.assert_allclose(mine.score(frames, CAPTIONS), builtin.score(frames, CAPTIONS), atol=1e-6)
+
+
+def test_the_cli_and_run_model_refuse_bad_protocol_settings(tmp_path, capsys):
+    import hardneg
+    from hardneg.cli import main as hardneg_main
+
+    with pytest.raises(ValueError, match="scores one way only"):
+        hardneg.run_model("tiny-clip", benchmarks="vitatecs", out=tmp_path / "a", resamples=0, protocol="yes-probability")
+    with pytest.raises(SystemExit):  # argparse names the choices
+        hardneg_main(["run", "--model", "tiny-vlm", "--out", str(tmp_path / "b"), "--protocol", "nope"])
+    assert "caption-likelihood" in capsys.readouterr().err
+    code = hardneg_main(["run", "--model", "tiny-vlm", "--benchmarks", "vitatecs", "--out", str(tmp_path / "c"),
+                         "--device", "cpu", "--prompt", "{video} describe it"])
+    assert code != 0 and "{caption}" in capsys.readouterr().err
