@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from hardneg import benchmarks
 from hardneg.cli import main as hardneg_main
 from hardneg.datasets import sample_benchmarks
+from hardneg.models.vlm import SCORE_NAMES
 from hardneg.schema import read_predictions_metadata
 
 
@@ -49,6 +50,7 @@ def test_every_benchmark_is_scored_by_its_declared_protocol(run_dir):
         assert (model["protocol"], model["prompt"], model["prompt_version"]) == (declared.protocol, declared.prompt,
                                                                                  declared.version), key
         assert model["adapter"] == "video-llm" and model["model_type"] == "generative"
+        assert model["score"] == SCORE_NAMES[declared.protocol]  # the score type, named in every result
         assert res["coverage"] == 1.0 and res["n"] > 0, key
         meta = read_predictions_metadata(pq.read_schema(run_dir / res["run"]["predictions"]))
         assert meta["model"]["protocol"] == declared.protocol and meta["frames"]["n_frames"] == 4

@@ -169,7 +169,8 @@ class VideoLLM(ScoreAdapter):
         return spec
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "protocol": self.spec.protocol, "prompt": self.spec.prompt,
+        return {**super().identity(), "protocol": self.spec.protocol, "score": SCORE_NAMES[self.spec.protocol],
+                "prompt": self.spec.prompt,
                 "prompt_version": self.spec.version, "prompt_source": self.spec.source,
                 "chat_template": self._template_hash, "pixels": self.engine.family.identity(),
                 "model_type": self.model_type}
