@@ -173,7 +173,7 @@ class Engine:
         t = torch.tensor([ids], device=self.device)
         out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
         delta = getattr(getattr(self.model, "model", self.model), "rope_deltas", None) if self.family.mrope else None
-        cache = getattr(out, "past_key_values", None) or getattr(out, "cache", None)
+        cache = out.get("cache") if "cache" in out else out.get("past_key_values")  # renamed in transformers 5.2x
         return cache, out.logits[:, -1], delta
 
     def continuation(self, cache, start: int, rows: list[list[int]], delta):
