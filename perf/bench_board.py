@@ -12,6 +12,7 @@ store (the same rows `Leaderboard.submit` writes, without re-running the bootstr
 
     python perf/bench_board.py                 # 1,000 submissions
     python perf/bench_board.py --n 200 --repeat 1
+    python perf/bench_board.py --items 6000     # one Feint6K-sized benchmark, 1,000 submissions (issue 29)
 
 Prints seconds and the ratio to the 2 s target (issue 19). The machine may be shared: run it twice.
 """
@@ -34,7 +35,19 @@ TARGET_S = 2.0
 REPO = Path(__file__).resolve().parents[1]
 
 
-def fill(store_dir: Path, bench_dir: Path, n: int, models: int = 100, per_model: int = 10, seeds: int = 3):
+def write_large(bench_dir: Path, n_items: int) -> None:
+    """One Feint6K-sized benchmark (feint6k/msrvtt/test, `n_items` items x 6 captions; issue 29's first-load case),
+    written by perf/bench_submission_bombs.py's writer."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_submission_bombs", REPO / "perf" / "bench_submission_bombs.py")
+    bombs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bombs)
+    bombs.write_board_data(bench_dir, n_items=n_items)
+
+
+def fill(store_dir: Path, bench_dir: Path, n: int, models: int = 100, per_model: int = 10, seeds: int = 3,
+         items: int | None = None):
     from hardneg.datasets import build_samples
     from hardneg.leaderboard import Leaderboard
     from hardneg.leaderboard.example import predictions_bytes
@@ -42,7 +55,10 @@ def fill(store_dir: Path, bench_dir: Path, n: int, models: int = 100, per_model:
     from hardneg.leaderboard.validate import validate_submission
     from hardneg.leaderboard.identity import Identity
 
-    build_samples(bench_dir, overwrite=True)
+    if items:
+        write_large(bench_dir, items)
+    else:
+        build_samples(bench_dir, overwrite=True)
     board = Leaderboard(store_dir, benchmarks_dir=bench_dir, n_resamples=200, compute_blind=False)
     who = Identity("bench", ("org",))
     keys = sorted(board.item_sets)
@@ -60,7 +76,7 @@ def fill(store_dir: Path, bench_dir: Path, n: int, models: int = 100, per_model:
         for m in range(models):
             if stored >= n:
                 break
-            for key in rng.sample(keys, min(per_model, len(keys))):
+            for key in (rng.sample(keys, min(per_model, len(keys))) if len(keys) >= per_model else keys * per_model):
                 if stored >= n:
                     break
                 meta, data, r = scored[(key, rng.randrange(seeds))]
@@ -95,10 +111,56 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def view_all(board) -> None:
+    """What a visitor's page load draws (`spaces/leaderboard/app.py`, `refresh`): the Overall table and its CSV,
+    every benchmark's table and CSV."""
+    board.overall()
+    board.overall_frame()
+    for bench in board.benchmarks:
+        board.table(bench)
+        board.table_frame(bench)
+
+
+def page_loads(data: Path, bench: Path, repeat: int) -> None:
+    """First and warm page loads of a running board (`Leaderboard.start_background`, as the Space app does):
+    paired p-values are computed off the page load, so a first load only reads the store and the caches."""
+    from hardneg.leaderboard import Leaderboard
+
+    firsts, warm, after = [], [], []
+    for _ in range(repeat):
+        board = Leaderboard(data, benchmarks_dir=bench, compute_blind=False)
+        t = time.perf_counter()
+        board.start_background()
+        view_all(board)  # a visitor right after the app started: baselines, rows, tables
+        firsts.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        board._pvalues.wait(600)
+        ready = time.perf_counter() - t
+        warm += timed(lambda: view_all(board), 1)
+    print(line("first page load, fresh running board (tables + CSVs)", firsts))
+    print(f"{'  (p-values then ready in the background after':<58} {ready:7.3f} s)")
+    print(line("warm page load (same store state)", warm))
+    for k in range(repeat):  # a submission lands, then a visitor loads the page
+        one = board.store.all_submissions()[k]
+        board.store.add_file(model_id=one.model_id, submitter="bench", metadata=one.metadata,
+                             file_bytes=board.store.file_bytes(one.id) + f"first-{k}".encode(),
+                             parts=[dict(benchmark=one.benchmark, config=one.config, split=one.split,
+                                         data_revision=one.data_revision, results=one.results,
+                                         per_example=board.store.per_example(one.id))])
+        after += timed(lambda: view_all(board), 1)
+    print(line("first page load after a new submission", after))
+    t = time.perf_counter()
+    board._pvalues.wait(600)
+    print(f"{'  (its p-values then ready in the background after':<58} {time.perf_counter() - t:7.3f} s)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=1000, help="submissions to store (default 1000)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (default 3)")
+    ap.add_argument("--items", type=int, default=None,
+                    help="instead of the samples: one Feint6K-sized benchmark of this many items (issue 29: 6000)")
+    ap.add_argument("--page-only", action="store_true", help="only the first/warm page loads (no HTTP, no `show`)")
     args = ap.parse_args()
     from hardneg.leaderboard import Leaderboard
 
@@ -106,8 +168,11 @@ def main() -> int:
         tmp = Path(tmp)
         data, bench = tmp / "store", tmp / "benchmarks"
         t = time.perf_counter()
-        count = fill(data, bench, args.n)
+        count = fill(data, bench, args.n, items=args.items)
         print(f"store: {count} submissions ({time.perf_counter() - t:.1f} s to build); target {TARGET_S:.1f} s each")
+        page_loads(data, bench, args.repeat)
+        if args.page_only:
+            return 0
 
         env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "HF_HUB_OFFLINE": "1"}
         cmd = [sys.executable, "-m", "hardneg", "leaderboard", "show", "--data", str(data), "--benchmarks", str(bench)]

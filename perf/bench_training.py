@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             res = train("tiny-temporal", world, out, videos=videos, objective=objective, negatives=str(negs[neg]) if neg else None,
                   steps=steps, batch_size=profile["batch_size"], seed=seed, n_negatives=profile["n_negatives"], n_frames=8, resize=64,
-                  device=args.device, resume=(out / "trainer_state.pt").is_file(), progress=False,
+                  device=args.device, resume=(out / "trainer_state.safetensors").is_file(), progress=False,
                   save_every=max(steps // 4, 1))
             timings[f"train {objective} seed {seed}"] = time.perf_counter() - t0
             model = TrainedVideoModel(str(out), device=args.device)

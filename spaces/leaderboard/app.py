@@ -46,6 +46,8 @@ from hardneg import benchmarks as registry
 from hardneg.leaderboard.about import about_markdown, data_license
 from hardneg.leaderboard.board import KINDS
 from hardneg.leaderboard.overall import AVERAGE, COVERAGE, MODEL_TYPES, SIZE_BUCKETS, average_header, header
+from hardneg.leaderboard.model_meta import parse_model_meta_json
+from hardneg.leaderboard.validate import quote
 
 ORDER = ("best first", "worst first")
 #: seconds between sweeps of Gradio's upload cache, and the age at which an unused upload is deleted
@@ -105,8 +107,10 @@ REFRESH_S = 5.0
 #: widths of the Overall columns (#, model, kind, type, params, coverage, parts, average, benchmarks..., license,
 #: submitted): the model column keeps whole names; the rest of the table scrolls sideways
 def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of constants)
-    return ["48px", "300px", "100px", "110px", "80px", "95px", "70px", "460px"] + ["280px"] * n_benchmarks + \
-        ["110px", "110px"]
+    # rank, model, coverage and average, then the benchmarks: narrow enough that four or more show at 1280 px
+    # (cells and headers wrap: "37.6 [32.7, 42.5]" on two lines); the model's facts follow, reached by scrolling
+    return ["48px", "220px", "92px", "120px"] + ["118px"] * n_benchmarks + \
+        ["104px", "100px", "70px", "70px", "110px", "110px"]
 
 
 #: rows of the drill-down table
@@ -186,6 +190,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     pages without a reload."""
     sign_in = sign_in if sign_in is not None else sign_in_from_env()
     log.warning("leaderboard %s", sign_in.banner())
+    board.start_background()  # p-values and rows prepared off the page loads (issue 29)
     benchmarks = board.benchmarks
     names = board.overall_names()
     video_folder = None
@@ -369,12 +374,10 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
             identity, refusal = submitter(profile, oauth_token)
             if refusal:
                 return refusal
-            try:
-                meta = json.loads(model_meta_json) if model_meta_json else None
-            except ValueError:
-                return "submission refused:\n- model metadata is not JSON; nothing was stored"
-            if meta is not None and not isinstance(meta, dict):
-                return "submission refused:\n- model metadata must be a JSON object; nothing was stored"
+            try:  # size and nesting checked before parsing; NaN/Infinity and out-of-range values refused
+                meta = parse_model_meta_json(model_meta_json)
+            except ValueError as exc:
+                return f"submission refused:\n- {quote(str(exc), 300)}; nothing was stored"
             return board.submit_files(paths, identity, meta).message
         finally:
             for p in paths:
@@ -418,9 +421,11 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     with gr.Blocks(title="video-hardneg leaderboard", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
         gr.Markdown(INTRO)
         token = gr.State(None)  # the store state this page last drew
-        with gr.Tabs():
+        with gr.Tabs(overflow_behavior="wrap"):  # every tab in view (a second row if need be), none behind a menu
             with gr.Tab("Overall", id="overall"):
-                gr.Markdown(f"One number per benchmark (its first headline metric in percent, mean over its configs). "
+                gr.Markdown(f"One number per benchmark, the one `hardneg run` prints and results.json holds under the "
+                            "benchmark's name: its declared metric on its overall config, or the mean over its "
+                            "disjoint configs (the About tab says which). "
                             f"Every model is listed with its coverage; **{average_header(names)}**: the average over all "
                             f"{len(names)} benchmarks is taken only for models with every one of them, over values in "
                             "one unit. Intervals: 95%.")
@@ -435,7 +440,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                     o_sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS), label="Parameters")
                     o_kinds = gr.CheckboxGroup(["submitted", "baseline"], value=["submitted", "baseline"],
                                                label="Show rows")
-                o_table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id="board-overall",
+                o_table = gr.Dataframe(interactive=False, wrap=True, datatype="markdown", elem_id="board-overall",
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
                                        max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
@@ -543,7 +548,9 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 hist_btn.click(do_history, model_box, hist_out, api_name="history")
                 card_btn.click(do_eval_results, model_box, hist_out, api_name="eval_results")
             with gr.Tab("About", id="about"):
-                gr.Markdown(about_markdown(benchmarks, board.upload_limit / 2**20), elem_id="about")
+                gr.Markdown(about_markdown(benchmarks, board.upload_limit / 2**20,
+                                           {b: sorted({c for k, c, _ in board.item_sets if k == b}) for b in benchmarks}),
+                            elem_id="about")
             with gr.Tab("Admin", id="admin"):
                 admin_token = gr.Textbox(label="Admin token", type="password")
                 target = gr.Textbox(label="Submission id or model id")

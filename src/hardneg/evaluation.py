@@ -122,15 +122,17 @@ def reproduction_lines(result: dict[str, Any]) -> list[str]:
 
     lines = [f"original rule {orig['rule']!r} ({orig['note']}) beside tie-aware {orig['tie_aware_rule']!r}, "
              f"two decimals, rates in %" + ("" if ties_exist else "; no ties, so the rules agree"),
-             f"   {'metric':<36} {'original':>9} {'tie-aware':>10} {'difference':>11}"]
+             f"   {'metric':<36} {'original':>9} {'tie-aware':>10} {'difference':>11}  pessimistic–optimistic"]
+    moved = result.get("tie_range") or {}
 
-    def row(label: str, key: str, a: float | None, e: float | None) -> str:
+    def row(label: str, key: str, a: float | None, e: float | None, bounds=None) -> str:
         diff = "" if a is None or e is None or not ties_exist else (
             f"{100 * (e - a):+.2f}" if _is_pct(key, b) else f"{e - a:+.3f}")
-        return f"   {label:<36} {two(key, a):>9} {two(key, e):>10} {diff:>11}"
+        rng = f"  {two(key, bounds['pessimistic'])}–{two(key, bounds['optimistic'])}" if bounds else ""
+        return f"   {label:<36} {two(key, a):>9} {two(key, e):>10} {diff:>11}{rng}"
 
     for key, entry in result["metrics"].items():
-        lines.append(row(key, key, entry["value"], orig["tie_aware"].get(key)))
+        lines.append(row(key, key, entry["value"], orig["tie_aware"].get(key), moved.get(key)))
     main = result["headline"][0]
     for column, groups in result.get("breakdowns", {}).items():
         for g, entry in groups.items():
@@ -142,8 +144,16 @@ def reproduction_lines(result: dict[str, Any]) -> list[str]:
 
 def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ties: str = "expected",
                          n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
-                         trust_metadata_dataset: bool = False) -> dict[str, Any]:
-    """All metrics of a predictions file as a JSON-ready dict (the results engine's `Result.to_dict()` + extras)."""
+                         trust_metadata_dataset: bool = False, items: str | None = None) -> dict[str, Any]:
+    """All metrics of a predictions file as a JSON-ready dict (the results engine's `Result.to_dict()` + extras).
+
+    items: a declared item set of the benchmark (`Benchmark.item_choices`, e.g. ATP-Hard's "authors"); None: every
+    item. The result says which set was used (`item_set`) and, where scores tie, each moved metric's
+    pessimistic-to-optimistic range (`tie_range`, `hardneg.reproduce`)."""
+    from hardneg.reproduce import choose_items, tie_range
+
+    item_set_name = items  # `items` names the items below
+
     table, meta = read_predictions(predictions)
     from hardneg.alignment import resolve_dataset
     from hardneg.hub_access import ensure_dataset_loadable
@@ -159,6 +169,7 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     data = load_benchmark(ds, meta["config"], splits, benchmark=meta.get("benchmark"))
     items = item_set(data)
     aligned = align_predictions(items, table["id"].to_pylist(), table["scores"].to_pylist(), meta.get("video_ids"))
+    aligned, item_choice = choose_items(aligned, data, item_set_name)
     result = evaluate_scores(aligned.items, aligned.scores, aligned.mask, ties=ties, n_resamples=n_resamples,
                              confidence=confidence, seed=seed, n_items=aligned.n_items, notes=aligned.notes).to_dict()
     if data.task == "multiple_choice":
@@ -168,6 +179,10 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
             result["delta_s"] = ds_
     if requested == ORIGINAL:
         result["original_rule"] = beside_tie_aware(aligned, result, ties, seed)
+    result["item_set"] = item_choice
+    moved = tie_range(aligned, result, seed)
+    if moved:
+        result["tie_range"] = moved
     result["provenance"] = provenance(meta, data, ties)
     result["model_id"] = meta.get("model_id")
     result["videos"] = meta.get("videos")
@@ -196,12 +211,22 @@ def format_result(result: dict[str, Any]) -> str:
              f"tie rate {100 * (result.get('tie_rate') or 0):.1f}%, "
              + (f"{int(100 * result['confidence'])}% cluster-bootstrap CIs over videos" if result.get("n_resamples")
                 else "no intervals (--resamples 0)") + "; fractions in %, ranks as ranks"]
+    chosen = result.get("item_set") or {}
+    if chosen.get("name") not in (None, "all"):
+        lines.append(f"item set: {chosen['name']} ({chosen['n_items']:,} of {chosen['n_items_release']:,} items): "
+                     f"{chosen['description']}")
+    elif chosen:
+        lines.append(f"item set: all ({chosen['n_items']:,} items of the release)")
+    from hardneg.reproduce import range_text
+
     show = lambda k, v: f"{vocabulary.header(k)} {vocabulary.display_entry(k, v)}"  # noqa: E731
+    moved = result.get("tie_range") or {}
     for key, entry in result["metrics"].items():
         star = "*" if key in result["headline"] else " "
         chance = result["chance"].get(key)
         ch = "" if chance is None else f"   (chance {vocabulary.display(key, chance)})"
-        lines.append(f" {star}{vocabulary.header(key):<22} {vocabulary.display_entry(key, entry)}{ch}")
+        ties = f"   {range_text(key, moved[key], two_decimals=True)}" if key in moved else ""
+        lines.append(f" {star}{vocabulary.header(key):<22} {vocabulary.display_entry(key, entry)}{ch}{ties}")
     for column, groups in result.get("breakdowns", {}).items():
         for g, entry in groups.items():
             shown = "  ".join(show(k, v) for k, v in entry.items() if isinstance(v, dict))

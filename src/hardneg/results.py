@@ -298,3 +298,61 @@ def chance_result(items: ItemSet, **kwargs) -> Result:
     return evaluate_scores(items, scores, mask, **kwargs)
 
 
+
+
+# ----------------------------------------------------------------------------- a benchmark's one number
+
+#: the z of 95% intervals (a mean's interval from its parts' 95% intervals)
+Z95 = 1.959963984540054
+
+
+def _entry_value(entry: dict | None) -> float | None:
+    if not entry:
+        return None
+    v = entry.get("value", entry.get("estimate"))
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def benchmark_value(decl: Benchmark, metrics_by_config: dict[str, dict], n_by_config: dict[str, int],
+                    available=None) -> dict[str, Any] | None:
+    """A benchmark's one number from its configs' results, by the rule its declaration names (`Benchmark.overall`).
+
+    metrics_by_config: config -> that config's metrics ({key: {"value" or "estimate", "low", "high"}}: results.json
+    or the board's store). n_by_config: config -> items scored. available: the configs the built data (or board)
+    has (default: those given). Returns {"benchmark", "metric", "rule", "configs", "value", "low", "high", "n"}
+    (fractions; `low`/`high` None without intervals), or None when a config the rule needs has no value.
+
+    "config": that config's entry as it is. "mean": the unweighted mean; "pooled": the item-weighted mean (exactly
+    the mean over the pooled items of disjoint configs). Their interval is the normal approximation from the parts'
+    95% intervals (independent items: standard errors = half-width / 1.96, combined in quadrature), kept inside
+    the metric's range.
+    """
+    available = list(metrics_by_config) if available is None else list(available)
+    rule = decl.overall_rule(available)
+    metric = decl.overall_metric
+    if metric is None:
+        return None
+    parts = rule.parts(decl.scoreable(available))
+    entries = [(metrics_by_config.get(c) or {}).get(metric.key) for c in parts]
+    values = [_entry_value(e) for e in entries]
+    if not parts or any(v is None for v in values):
+        return None
+    ns = [int(n_by_config.get(c, 0)) for c in parts]
+    if rule.rule == "config" or len(parts) == 1:
+        e = entries[0]
+        value, low, high = values[0], e.get("low"), e.get("high")
+    else:
+        total = sum(ns)
+        if rule.rule == "pooled" and total <= 0:
+            return None
+        weights = [n / total for n in ns] if rule.rule == "pooled" else [1 / len(parts)] * len(parts)
+        value = sum(w * v for w, v in zip(weights, values))
+        low = high = None
+        if all(e.get("low") is not None and e.get("high") is not None for e in entries):
+            se = math.sqrt(sum((w * (e["high"] - e["low"]) / (2 * Z95)) ** 2 for w, e in zip(weights, entries)))
+            lo_bound, hi_bound = vocabulary.entry(metric.key).range
+            low, high = value - Z95 * se, value + Z95 * se
+            low = low if lo_bound is None else max(lo_bound, low)
+            high = high if hi_bound is None else min(hi_bound, high)
+    return {"benchmark": decl.name, "metric": metric.key, "rule": rule.rule, "configs": parts,
+            "value": value, "low": low, "high": high, "n": sum(ns)}

@@ -284,6 +284,10 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             if charts:
                 plot_result(result, pred.with_suffix(".png"))
             results[pair.key] = result
+            planned = [p.config for p in pairs if p.benchmark == pair.benchmark]
+            number = benchmark_entry(pair.benchmark, results, planned)
+            if number is not None:  # every config its rule needs is done: the benchmark's one number
+                results[pair.benchmark] = number
             atomic_write_text(out / RESULTS_FILE, json.dumps(results, indent=2, sort_keys=True, default=str) + "\n")
         return results
     finally:
@@ -302,6 +306,46 @@ def _progress(pairs: list[Pair], show: bool):
     return tqdm(pairs, desc="scoring", unit="config")
 
 
+# ----------------------------------------------------------------------------- one number per benchmark
+
+
+def is_config_result(result: dict[str, Any]) -> bool:
+    """True for a config's result in results.json; False for a benchmark's one number (its key has no '/')."""
+    return isinstance(result, dict) and "config" in result
+
+
+def config_results(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The per-config entries of results.json ("<benchmark>/<config>")."""
+    return {k: v for k, v in results.items() if is_config_result(v)}
+
+
+def benchmark_entry(benchmark: str, results: dict[str, dict[str, Any]], available: list[str]) -> dict[str, Any] | None:
+    """results.json's entry under the benchmark's own key: its one number (`hardneg.results.benchmark_value`, by
+    the declaration's rule) with the same rule applied to chance; None until every config it needs is done."""
+    from hardneg.results import benchmark_value
+
+    decl = registry.get(benchmark)
+    mine = {r["config"]: r for r in config_results(results).values() if r["benchmark"] == benchmark}
+    number = benchmark_value(decl, {c: r["metrics"] for c, r in mine.items()}, {c: r["n"] for c, r in mine.items()},
+                             available)
+    if number is None:
+        return None
+    chance = benchmark_value(decl, {c: {k: {"value": v} for k, v in r.get("chance", {}).items()}
+                                    for c, r in mine.items()}, {c: r["n_items"] for c, r in mine.items()}, available)
+    first = mine[number["configs"][0]]
+    key = number["metric"]
+    n_items = sum(mine[c]["n_items"] for c in number["configs"])
+    entry = {k: number[k] for k in ("value", "low", "high")}
+    # shaped like a config's result where it can be (metrics, headline, chance, n, coverage, model_id), so code
+    # reading every entry's headline metric reads this one too; no "config": it is the benchmark's own
+    number.update(kind="benchmark", chance=None if chance is None else chance["value"], ties=first.get("ties"),
+                  n_items=n_items, coverage=number["n"] / max(n_items, 1), model_id=first.get("model_id"),
+                  headline=[key], metrics={key: entry},
+                  describe=f"{key} {decl.overall_rule(available).describe(available)}")
+    number["chance"] = {key: None if chance is None else chance["value"]}
+    return number
+
+
 # ----------------------------------------------------------------------------- the table
 
 
@@ -317,7 +361,7 @@ def _metric(decl, key: str):
 def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
     """(benchmark, config, n, metric, value [CI], chance, videos) per headline metric (and its baseline)."""
     rows = []
-    for res in results.values():
+    for res in config_results(results).values():
         decl = registry.get(res["benchmark"])
         keys = []
         for key in res["headline"]:
@@ -340,14 +384,26 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
 
 def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
     """The plain-text table `hardneg run` and `hardneg quickstart` print."""
-    first = next(iter(results.values()), {})
+    first = next(iter(config_results(results).values()), {})
     interval = f" [{round(100 * first.get('confidence', 0.95))}% CI]" if first.get("n_resamples") else ""
     head = ("benchmark", "config", "n", "metric", f"value{interval}", "chance", "videos")
     cells = table_rows(results)
     widths = [max(len(r[i]) for r in [head, *cells]) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([title, line(head), line(tuple("-" * w for w in widths)), *map(line, cells)])
+    out = [title, line(head), line(tuple("-" * w for w in widths)), *map(line, cells)]
+    numbers = [r for r in results.values() if not is_config_result(r) and isinstance(r, dict) and "metric" in r]
+    if numbers:
+        head2 = ("benchmark", "metric", f"value{interval}", "chance", "how (the benchmark's one number)")
+        rows2 = [(r["benchmark"], vocabulary.header(r["metric"]), vocabulary.display_entry(r["metric"], r),
+                  vocabulary.display(r["metric"], (r.get("chance") or {}).get(r["metric"])), r.get("describe", r["rule"]))
+                 for r in numbers]
+        w2 = [max(len(r[i]) for r in [head2, *rows2]) for i in range(len(head2))]
+        line2 = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, w2)).rstrip()  # noqa: E731
+        out += ["", "one number per benchmark (board Overall, results.json under the benchmark's name):",
+                line2(head2), line2(tuple("-" * w for w in w2)), *map(line2, rows2)]
+    return "\n".join(out)
 
 
-__all__ = ["Pair", "RESULTS_FILE", "benchmark_names", "format_table", "plan", "run_model", "sample_videos",
+__all__ = ["Pair", "RESULTS_FILE", "benchmark_entry", "benchmark_names", "config_results", "format_table",
+           "is_config_result", "plan", "run_model", "sample_videos",
            "table_rows"]

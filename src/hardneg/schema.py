@@ -180,7 +180,12 @@ def read_predictions_metadata(schema: pa.Schema) -> dict[str, Any]:
             "predictions file has no 'hardneg' metadata: write it with hardneg.schema.predictions_metadata"
             " (hardneg score does this for you)"
         )
-    return json.loads(meta[PREDICTIONS_METADATA_KEY])
+    from hardneg.json_limits import check_json_text
+
+    raw = meta[PREDICTIONS_METADATA_KEY]
+    check_json_text(raw, "its 'hardneg' metadata", "write it with hardneg.schema.predictions_metadata (hardneg score "
+                    "does this for you)")  # before parsing: json.loads recurses once per level
+    return json.loads(raw)
 
 
 def check_columns(table: pa.Table, schema: pa.Schema, what: str) -> None:

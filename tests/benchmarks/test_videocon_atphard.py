@@ -220,3 +220,40 @@ def test_real_release_counts(realdata, tmp_path):
     assert sub.breakdowns["category"]["causal"]["Accuracy"]["value"] == pytest.approx(ref["C"])
     assert sub.breakdowns["category"]["temporal"]["Accuracy"]["value"] == pytest.approx(ref["T"])
     assert res["n"] == 1846 and res["ties"] == "argmax"
+    # issue 27: `--items authors` is the authors' item set, exactly eval_atphard.py's number, and says so
+    authors = evaluate_predictions(pred, dataset=str(result.out), ties="original", n_resamples=0, items="authors")
+    assert authors["n"] == authors["n_items"] == 1844 and authors["item_set"]["name"] == "authors"
+    assert authors["metrics"]["Accuracy"]["value"] == pytest.approx(ref["Accuracy"])
+    assert res["item_set"] == {"name": "all", "description": "every item of the release", "n_items": 1846,
+                               "n_items_release": 1846}
+
+
+def test_authors_item_set_is_eval_atphards_and_is_printed(tmp_path, capsys):
+    """Issue 27: `evaluate --items authors` drops the question asked twice about one video (both copies), as
+    src/eval_atphard.py does, and prints which item set was used; an undeclared set is a clear error."""
+    out = build_benchmark(NAME, SAMPLE, tmp_path / "out").out
+    pred = tmp_path / "p.parquet"
+    assert main(["import-scores", NAME, str(SAMPLE / "atphard_scores.csv"), "--data", str(out), "--model-id",
+                 "toy/model", "--out", str(pred)]) == 0
+    capsys.readouterr()
+    ref = eval_atphard(read_csv(SAMPLE / STATEMENTS), read_csv(SAMPLE / QA), sample_scores())
+    assert main(["evaluate", str(pred), "--dataset", str(out), "--ties", "original", "--items", "authors",
+                 "--resamples", "0", "--json", str(tmp_path / "a.json"), "--plot", str(tmp_path / "a.png")]) == 0
+    printed = capsys.readouterr().out
+    assert "scored 3/3" in printed and "item set: authors (3 of 5 items)" in printed and "eval_atphard.py" in printed
+    res = json.loads((tmp_path / "a.json").read_text())
+    assert res["item_set"]["name"] == "authors" and res["n_items"] == 3
+    assert res["metrics"]["Accuracy"]["value"] == pytest.approx(ref["Accuracy"]) == pytest.approx(2 / 3)
+    assert res["breakdowns"]["category"]["causal"]["Accuracy"]["value"] == pytest.approx(ref["C"])
+    whole = evaluate_predictions(pred, dataset=str(out), ties="original", n_resamples=0)
+    assert whole["n"] == 5 and whole["metrics"]["Accuracy"]["value"] == pytest.approx(3 / 5)
+    # ties move Accuracy here (items 2, 3 and 5 tie their answer with other options; see above): every tie lost
+    # leaves items 1 and 4 (2/5), every tie won all five; the range is kept in the result and printed
+    low, high = whole["tie_range"]["Accuracy"]["pessimistic"], whole["tie_range"]["Accuracy"]["optimistic"]
+    assert low == pytest.approx(2 / 5) and high == pytest.approx(5 / 5)
+    assert main(["evaluate", str(pred), "--dataset", str(out), "--ties", "original", "--resamples", "0",
+                 "--json", str(tmp_path / "b.json"), "--plot", str(tmp_path / "b.png")]) == 0
+    printed = capsys.readouterr().out
+    assert "ties 40.00–100.00 (pessimistic–optimistic)" in printed and "item set: all (5 items" in printed
+    with pytest.raises(ValueError, match="declares no item set 'nope'"):
+        evaluate_predictions(pred, dataset=str(out), items="nope")

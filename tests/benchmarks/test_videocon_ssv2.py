@@ -246,5 +246,10 @@ def test_real_release_counts_and_the_papers_numbers(realdata, tmp_path, capsys):
     assert res["tie_rate"] == 1.0 and aware["C@10"] != pytest.approx(want["C@10"])
     # the tie-aware column of the README's reproduction table
     assert {k: round(100 * aware[k], 2) for k in want} == {"mAP": 15.57, "C@1": 16.36, "C@5": 49.57, "C@10": 65.65}
+    # issue 27: the pessimistic-to-optimistic range beside the original rule's number, printed and in the JSON
+    rng = res["tie_range"]["mAP"]
+    assert (round(100 * rng["pessimistic"], 2), round(100 * rng["optimistic"], 2)) == (11.65, 21.87)
+    assert "ties 11.65–21.87 (pessimistic–optimistic)" in printed
+    assert "mAP                                      15.51      15.57       +0.06  11.65–21.87" in printed
     meta_source = res["provenance"]
     assert meta_source["ties"] == "argsort" and res["model_id"] == "videocon/owl-con"

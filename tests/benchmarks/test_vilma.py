@@ -377,7 +377,11 @@ def test_board_and_demo_pick_it_up_through_the_declaration(built, tmp_path):
     names = [c.name for c in board.columns("vilma")]
     for key in ("Accuracy", "Proficiency", "Combined"):
         assert f"{key} · counting-easy" in names and f"{key} · all" in names
+    # the tab shows `all`'s summary columns by default (issue 27); every config's columns are one click away
     table = board.table("vilma")
+    row = table[table["Model"] == "random (exact chance)"].iloc[0]
+    assert row["Proficiency · all (%)"].startswith("50.0") and "Combined · spatial-relations (%)" not in table
+    table = board.table("vilma", shown=["Combined · spatial-relations", "Proficiency · all"])
     row = table[table["Model"] == "random (exact chance)"].iloc[0]
     assert row["Combined · spatial-relations (%)"].startswith("25.0") and row["Proficiency · all (%)"].startswith("50.0")
     data = tmp_path / "data"

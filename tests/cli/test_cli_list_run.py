@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hardneg.run import config_results
+
 from hardneg import benchmarks
 from hardneg.cli import main
 
@@ -73,12 +75,20 @@ def test_run_cli_constant_scorer_lands_on_chance_everywhere(tmp_path, capsys, ta
     printed = capsys.readouterr().out
     results = json.loads((out / "results.json").read_text())
     assert names and {k.split("/")[0] for k in results} == set(names)
-    for key, res in results.items():
+    for key, res in config_results(results).items():
         for metric in res["headline"]:
             assert res["metrics"][metric]["value"] == pytest.approx(res["chance"][metric], abs=1e-12), (key, metric)
         bench, config = key.split("/")
         assert any(line.split()[:2] == [bench, config] for line in printed.splitlines()), key
     assert "model: constant (built-in samples; ties=expected)" in printed
+    # each benchmark's one number (issue 27): under its own key, combined from its configs by its declared rule,
+    # and for a constant scorer exactly the same rule applied to chance; printed in the second table
+    second = printed.split("one number per benchmark", 1)[1]
+    for bench in names:
+        number = results[bench]
+        assert number["kind"] == "benchmark" and number["metric"] == benchmarks.get(bench).overall_metric.key
+        assert number["value"] == pytest.approx(number["chance"][number["metric"]], abs=1e-12), bench
+        assert any(line.split()[:1] == [bench] for line in second.splitlines()), bench
 
 
 def test_run_cli_errors_are_clear(tmp_path, capsys):

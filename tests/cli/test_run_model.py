@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from hardneg.run import config_results
 from cli_oracles import EmbeddingOracle, ScoreOracle
 
 import hardneg
@@ -34,14 +36,17 @@ def test_embedding_object_is_scored_on_the_real_frames_and_captions(answers, tmp
         assert _value(results, f"fire/{config}", "C@1") == 1.0
         assert _value(results, f"fire/{config}", "mAP") == 1.0
     assert all(r["model_id"] == "test/embedding-oracle" and r["coverage"] == 1.0 for r in results.values())
+    # each benchmark's one number under its own key (issue 27): Feint6K's is the mean of R@1 over its configs
+    assert results["feint6k"]["value"] == 1.0 and results["feint6k"]["rule"] == "mean"
 
 
 @pytest.mark.parametrize("sign, r1, mean_rank", [(1.0, 1.0, 1.0), (-1.0, 0.0, 6.0)])
 def test_score_object_gets_each_items_video_and_captions(answers, tmp_path, cache, sign, r1, mean_rank):
     """score(video, captions): right answers give R@1 = 1; the negated oracle puts every positive last."""
     results = _run(ScoreOracle(answers, sign), tmp_path, cache, benchmarks="feint6k")
-    assert set(results) == {"feint6k/msrvtt", "feint6k/vatex"}
-    for res in results.values():
+    assert set(results) == {"feint6k/msrvtt", "feint6k/vatex", "feint6k"}
+    assert results["feint6k"]["metrics"]["R@1"]["value"] == r1  # the benchmark's number: mean over both
+    for res in config_results(results).values():
         assert res["metrics"]["R@1"]["value"] == r1 and res["metrics"]["MeanR"]["value"] == mean_rank
 
 
@@ -53,10 +58,10 @@ def test_score_object_on_retrieval(answers, tmp_path, cache):
 def test_results_json_holds_every_scoreable_config(answers, tmp_path, cache, built):
     results = _run(EmbeddingOracle(answers), tmp_path, cache)
     expected = {f"{b}/{c}" for b in ("feint6k", "fire") for c in card_configs(built / b) if not c.endswith(("-queries", "-videos"))}
-    assert set(results) == expected
+    assert set(config_results(results)) == expected and {"feint6k", "fire"} <= set(results)
     on_disk = json.loads((tmp_path / "out" / "results.json").read_text())
     assert on_disk == json.loads(json.dumps(results))
-    for key, res in on_disk.items():
+    for key, res in config_results(on_disk).items():
         assert (tmp_path / "out" / res["run"]["predictions"]).is_file()
         assert res["chance"] and res["headline"] and res["provenance"]["model_id"] == "test/embedding-oracle"
 
@@ -75,23 +80,23 @@ def test_a_plain_function_and_a_text_only_model(tmp_path, cache):
     by_length.uses_video = False
     results = _run(by_length, tmp_path / "blind", cache, benchmarks="contrast_sets")
     assert seen and all(v is None for v in seen)
-    assert all(r["videos"]["ok"] == 0 for r in results.values())  # nothing was decoded
+    assert all(r["videos"]["ok"] == 0 for r in config_results(results).values())  # nothing was decoded
 
 
 def test_a_versioned_model_resumes_and_an_unversioned_one_rescores(answers, tmp_path, cache):
     first = EmbeddingOracle(answers, revision="v1")
     a = _run(first, tmp_path, cache, benchmarks="feint6k")
-    assert first.calls["video"] > 0 and not any(r["run"]["reused"] for r in a.values())
+    assert first.calls["video"] > 0 and not any(r["run"]["reused"] for r in config_results(a).values())
     again = EmbeddingOracle(answers, revision="v1")
     b = _run(again, tmp_path, cache, benchmarks="feint6k")
-    assert again.calls == {"video": 0, "text": 0} and all(r["run"]["reused"] for r in b.values())
+    assert again.calls == {"video": 0, "text": 0} and all(r["run"]["reused"] for r in config_results(b).values())
     assert {k: r["metrics"] for k, r in a.items()} == {k: r["metrics"] for k, r in b.items()}
     changed = EmbeddingOracle(answers, revision="v2")  # a new version is scored again
     c = _run(changed, tmp_path, cache, benchmarks="feint6k")
-    assert changed.calls["text"] > 0 and not any(r["run"]["reused"] for r in c.values())
+    assert changed.calls["text"] > 0 and not any(r["run"]["reused"] for r in config_results(c).values())
     unversioned = EmbeddingOracle(answers)
     d = _run(unversioned, tmp_path, cache, benchmarks="feint6k")
-    assert unversioned.calls["video"] > 0 and not any(r["run"]["reused"] for r in d.values())
+    assert unversioned.calls["video"] > 0 and not any(r["run"]["reused"] for r in config_results(d).values())
 
 
 def test_another_models_predictions_are_not_replaced_without_overwrite(answers, tmp_path, cache):
@@ -109,7 +114,7 @@ def test_data_root_single_folder_and_clear_errors(answers, tmp_path, cache, buil
     root = hardneg.run_model(model, "all", data=built, videos=videos, out=tmp_path / "a", resamples=0)
     assert {k.split("/")[0] for k in root} == {p.name for p in built.iterdir() if (p / "README.md").is_file()}
     one = hardneg.run_model(model, data=built / "feint6k", videos=videos, out=tmp_path / "b", resamples=0)
-    assert set(one) == {"feint6k/msrvtt", "feint6k/vatex"} and _value(one, "feint6k/msrvtt", "R@1") == 1.0
+    assert set(one) == {"feint6k/msrvtt", "feint6k/vatex", "feint6k"} and _value(one, "feint6k/msrvtt", "R@1") == 1.0
     with pytest.raises(ValueError, match="unknown benchmark 'nope'; known benchmarks: feint6k"):
         hardneg.run_model(model, "feint6k,nope", out=tmp_path / "c")
     with pytest.raises(FileNotFoundError, match="no built folder for"):

@@ -75,10 +75,29 @@ def test_eval_results_yaml_format(board):
     e = by_task["msrvtt/test/R@1"]
     assert set(e) == {"dataset", "value", "date", "source", "notes"}
     assert e["dataset"]["id"] == "video-hardneg/feint6k"
-    assert e["value"] == round(sub.results["metrics"]["R@1"]["estimate"] * 100, 4)
+    # a machine output: the fraction itself (issue 27 item 8), never percent; ranks as ranks
+    assert e["value"] == round(sub.results["metrics"]["R@1"]["estimate"], 6) and 0 <= e["value"] <= 1
+    assert all(0 <= x["value"] <= 1 for t, x in by_task.items() if not t.endswith(("MeanR", "MedianR")))
+    assert e["notes"].startswith("fraction;")
     assert set(e["source"]) == {"url", "name"} and e["date"] == sub.created_at[:10]
+    assert e["source"]["url"] == "https://huggingface.co/spaces/video-hardneg/leaderboard"
     assert "interval" in e["notes"] and sub.data_revision in e["notes"]
-    assert by_task["msrvtt/test/MeanR"]["value"] == round(sub.results["metrics"]["MeanR"]["estimate"], 4)
+    assert by_task["msrvtt/test/MeanR"]["value"] == round(sub.results["metrics"]["MeanR"]["estimate"], 6)
+
+
+def test_eval_results_name_their_real_source(board, monkeypatch):
+    """A local board's result does not claim the public Space; a Space names itself (SPACE_ID)."""
+    from hardneg.leaderboard.identity import local_identity
+
+    items = board.item_sets[FEINT]
+    assert board.submit(predictions_bytes(items, "local/mine", seed=2), local_identity("me")).ok
+    (entry, *_) = yaml.safe_load(board.eval_results("local/mine")[".eval_results/hardneg-feint6k.yaml"])
+    assert "url" not in entry["source"] and "local" in entry["source"]["name"]
+    assert "huggingface.co" not in json.dumps(entry["source"])
+    assert board.submit(predictions_bytes(items, "org/theirs", seed=3), ALICE).ok
+    monkeypatch.setenv("SPACE_ID", "someone/board-copy")
+    (entry, *_) = yaml.safe_load(board.eval_results("org/theirs")[".eval_results/hardneg-feint6k.yaml"])
+    assert entry["source"]["url"] == "https://huggingface.co/spaces/someone/board-copy"
 
 
 def test_uploaded_bytes_are_stored_under_generated_ids(board):

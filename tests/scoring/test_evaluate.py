@@ -100,7 +100,7 @@ def test_quickstart_runs_end_to_end(tmp_path, capsys):
     for config in ("verb_human", "verb_lm", "gender"):
         assert f"contrast_sets  {config}" in out
     results = json.loads((tmp_path / "qs" / "results.json").read_text())
-    assert set(results) == {"contrast_sets/verb_human", "contrast_sets/verb_lm", "contrast_sets/gender"}
+    assert set(results) == {"contrast_sets/verb_human", "contrast_sets/verb_lm", "contrast_sets/gender", "contrast_sets"}
     assert all(r["model_id"] == "hardneg/tiny-clip" and r["n"] == r["n_items"] for r in results.values())
 
 

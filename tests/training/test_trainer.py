@@ -21,7 +21,8 @@ FAST = ["--batch-size", "8", "--no-progress"]
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {n: hashlib.sha256((folder / n).read_bytes()).hexdigest() for n in ("model.safetensors", "config.json")}
+    return {n: hashlib.sha256((folder / n).read_bytes()).hexdigest()
+            for n in ("model.safetensors", "config.json", "trainer_state.safetensors")}
 
 
 def test_cli_trains_and_records_provenance(pairs, tmp_path, capsys):
@@ -103,10 +104,12 @@ def test_resume_after_kill_gives_identical_checkpoint(pairs, word_negatives, tmp
     proc.wait()
     killed_at = json.loads((out / "config.json").read_text())["step"]
     assert 0 < killed_at < 40
+    (out / ".model.safetensors.0123456789ab.tmp").write_bytes(b"left by a kill mid-write")
     done = subprocess.run(_cmd(pairs, out, str(word_negatives)) + ["--resume"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert f"resumed at step {killed_at}" in done.stdout or "resumed at step" in done.stdout
-    assert digest(out) == digest(ref)
+    assert digest(out) == digest(ref)  # the resume state too, byte for byte (issue 29)
+    assert not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))  # no temporary file left
     steps = [json.loads(x)["step"] for x in (out / "train_log.jsonl").read_text().splitlines()]
     assert steps == list(range(1, 41))
 

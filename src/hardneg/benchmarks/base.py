@@ -98,6 +98,73 @@ class Metric:
         return vocabulary.display(self.key, value)
 
 
+#: how a benchmark's configs combine into its one number (`Headline.rule`)
+HEADLINE_RULES = {
+    "config": "the value on one named config that holds every item (ATP-Hard's `atp-hard`, ViLMA's `all`)",
+    "mean": "the unweighted mean over named disjoint configs (each paper reports them side by side)",
+    "pooled": "the mean over the items of named disjoint configs together (each config weighted by its items)",
+}
+
+
+@dataclass(frozen=True)
+class Headline:
+    """How a benchmark's configs combine into its one number (the benchmark's headline).
+
+    `hardneg run`, results.json (under the benchmark's own key), the board's Overall and tabs, the CSVs, the
+    demo and the cards all read the one value the results engine computes from this (`hardneg.headline`).
+
+    rule: "config" (one named config holding every item), "mean" (unweighted mean over disjoint configs)
+        or "pooled" (mean over the items of disjoint configs: each config weighted by its items; only for a
+        metric that is a plain mean over items).
+    configs: the config ("config": exactly one) or the disjoint configs ("mean", "pooled"). Empty for
+        "mean"/"pooled": every scoreable config the built dataset has (a release whose configs vary).
+    metric: the metric key (default: the first headline metric whose unit is a fraction).
+    """
+
+    rule: str
+    configs: tuple[str, ...] = ()
+    metric: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.rule not in HEADLINE_RULES:
+            raise ValueError(f"Headline(rule={self.rule!r}): use one of {sorted(HEADLINE_RULES)}")
+        if self.rule == "config" and len(self.configs) != 1:
+            raise ValueError(f"Headline(rule='config') names exactly one config, got {self.configs!r}")
+
+    def parts(self, available) -> list[str]:
+        """The configs the number is computed from, given the configs a built dataset (or board) has."""
+        available = list(available)
+        if self.rule == "config":
+            return list(self.configs)
+        # named disjoint configs: those the data has (a built-in sample may hold fewer); none named: every one
+        return [c for c in self.configs if c in available] if self.configs else available
+
+    def describe(self, available=None) -> str:
+        """One line: 'Accuracy on atp-hard', 'mean of R@1 over msrvtt, vatex'."""
+        parts = list(self.configs) if available is None else self.parts(available)
+        shown = ", ".join(parts) if parts else "every config"
+        return {"config": f"on {shown}", "mean": f"unweighted mean over {shown}",
+                "pooled": f"over the items of {shown} together"}[self.rule]
+
+
+@dataclass(frozen=True)
+class ItemChoice:
+    """Another item set a benchmark's authors evaluate on (`hardneg evaluate --items NAME`).
+
+    name: what `--items` takes (e.g. "authors"). function: "module:function" taking the loaded
+    `hardneg.items.BenchmarkData` and returning the ids of the items to keep. description: one line naming
+    the authors' file and function and what it drops (printed with every result computed on it).
+    """
+
+    name: str
+    function: str
+    description: str
+
+    def load(self) -> Callable[..., Any]:
+        module, _, func = self.function.partition(":")
+        return getattr(importlib.import_module(module), func)
+
+
 @dataclass(frozen=True)
 class ReportedRow:
     """One model's numbers as a paper reports them: {(config, metric key): value}, never recomputed."""
@@ -244,6 +311,14 @@ class Benchmark:
     #: "module:function" writing the video of one sample video id: f(sample_dir, video_id, path);
     #: "" for the default synthetic video made from the id (`hardneg.run.sample_videos`)
     sample_video_writer: str = ""
+    #: how the configs combine into the benchmark's one number (None: the mean over every scoreable config,
+    #: or the one config when there is one; every declaration in this package says it)
+    overall: Headline | None = None
+    #: config -> the config whose items include all of its items (same ids): a submission of the larger
+    #: config gives the subset's number from the same scores (ATP-Hard's `causal` and `temporal`)
+    subset_of: dict[str, str] = field(default_factory=dict)
+    #: other item sets the authors evaluate on (`hardneg evaluate --items NAME`)
+    item_choices: tuple[ItemChoice, ...] = ()
     #: how a video LLM scores this benchmark by default (protocol + prompt, after the authors' code;
     #: `hardneg run --protocol/--prompt` override it): `VLMPrompt`
     vlm: VLMPrompt = VLMPrompt()
@@ -269,7 +344,55 @@ class Benchmark:
                 raise ValueError(f"benchmark {self.name!r}: metric {m.key} has configs={m.configs!r}; name configs "
                                  f"of this benchmark ({sorted(described)}) or leave it None for every config")
 
+        self._check_overall()
+
+    def _check_overall(self) -> None:
+        h, described = self.overall, set(self.config_descriptions)
+        if h is not None:
+            if h.metric is not None and h.metric not in self.headline:
+                raise ValueError(f"benchmark {self.name!r}: overall metric {h.metric!r} is not one of its headline "
+                                 f"metrics {self.headline}")
+            if described and not set(h.configs) <= described:
+                raise ValueError(f"benchmark {self.name!r}: overall configs {h.configs!r} are not configs of this "
+                                 f"benchmark ({sorted(described)})")
+            m = self.overall_metric
+            if h.rule == "pooled" and m is not None and (m.over or m.where or m.all_of):
+                raise ValueError(f"benchmark {self.name!r}: a 'pooled' overall needs a plain mean over items; "
+                                 f"{m.key} is averaged over groups or rows; use rule 'mean' or 'config'")
+        for sub, whole in self.subset_of.items():
+            if described and not {sub, whole} <= described:
+                raise ValueError(f"benchmark {self.name!r}: subset_of names {sub!r} -> {whole!r}, not configs of "
+                                 f"this benchmark ({sorted(described)})")
+        if len({c.name for c in self.item_choices}) != len(self.item_choices) or \
+                any(":" not in c.function for c in self.item_choices):
+            raise ValueError(f"benchmark {self.name!r}: item_choices need distinct names and 'module:function'")
+
     # ------------------------------------------------------------------ derived facts
+
+    @property
+    def overall_metric(self) -> Metric | None:
+        """The metric of the benchmark's one number: the declared one, else the first fraction headline metric."""
+        key = self.overall.metric if self.overall is not None else None
+        for m in self.metrics:
+            if (m.key == key) if key else vocabulary.unit(m.key) == vocabulary.FRACTION:
+                return m
+        return None
+
+    def overall_rule(self, available) -> Headline:
+        """The declared rule, or the default for a declaration without one (one config: that config; several:
+        the unweighted mean over them)."""
+        if self.overall is not None:
+            return self.overall
+        configs = self.scoreable(list(available))
+        return Headline("config", (configs[0],)) if len(configs) == 1 else Headline("mean")
+
+    def item_choice(self, name: str) -> ItemChoice:
+        for c in self.item_choices:
+            if c.name == name:
+                return c
+        have = [c.name for c in self.item_choices]
+        raise ValueError(f"benchmark {self.name!r} declares no item set {name!r}; "
+                         + (f"use one of {have}" if have else "it has only its full item set (leave --items out)"))
 
     @property
     def is_retrieval(self) -> bool:

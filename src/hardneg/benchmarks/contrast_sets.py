@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -56,6 +56,8 @@ BENCHMARK = Benchmark(
     name="contrast_sets",
     title="Contrast sets",
     order=20,
+    #: one number: the unweighted mean of Accuracy over the contrast sets (the paper reports them side by side)
+    overall=Headline("mean", ("random", "gender", "verb_lm", "verb_human", "id")),
     task="multiple_choice",
     hub_id="video-hardneg/contrast-sets",
     pretty_name="Contrast sets for video-text models (MSR-VTT multiple choice)",
@@ -285,13 +287,13 @@ def parse(raw: Path) -> BenchmarkBuild:
         elif (delimiter := match_header(line, COLUMNS)) is not None:
             tables.append((path, delimiter))
         elif "\x00" in head:
-            folder.ignore(path, "binary file, neither a contrast-set table nor Parquet")
+            folder.malformed(path, "binary file, neither a contrast-set table nor Parquet")
         elif path.suffix.lower() == ".jsonl" or _is_item_line(line):
             generated.append(path)
         elif path.suffix.lower() == ".tsv" and "contrast" in path.name.lower():
             tables.append((path, "\t"))  # a release name with a wrong header: read it to name the problem
         else:
-            folder.ignore(path, f"first line {line[:80]!r} is neither the header clip,ending0..4,label[,c_label] nor an item object")
+            folder.malformed(path, f"first line {line[:80]!r} is neither the header clip,ending0..4,label[,c_label] nor an item object")
     if not tables and not generated:
         raise folder.nothing_found("*.tsv (clip ending0..4 label [c_label]) or generator output *.parquet/*.jsonl")
     sets: dict[str, tuple[Path, list[dict], list]] = {}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -49,6 +49,8 @@ BENCHMARK = Benchmark(
     name="feint6k",
     title="Feint6K (RCAD)",
     order=10,
+    #: one number: the unweighted mean of R@1 over the two source datasets (the paper's Table 1 columns)
+    overall=Headline("mean", ("msrvtt", "vatex")),
     task="multiple_choice",
     hub_id="video-hardneg/feint6k",
     pretty_name="Feint6K (retrieval from counterfactually augmented data)",
@@ -200,9 +202,9 @@ def parse(raw: Path) -> BenchmarkBuild:
         delimiter = match_header(first_line(head), COLUMNS)
         if delimiter is None and path.name not in release_names:
             if looks_binary(head):
-                folder.ignore(path, "binary file, not a video_id,sentence table")
+                folder.malformed(path, "binary file, not a video_id,sentence table")
             else:
-                folder.ignore(path, f"first line {first_line(head)[:80]!r} is not the header video_id,sentence")
+                folder.malformed(path, f"first line {first_line(head)[:80]!r} is not the header video_id,sentence")
             continue
         rows = read_delimited(path, delimiter or ",", COLUMNS)  # a release name with a wrong header: error naming it
         config = config_of(path, rows)

@@ -29,7 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -68,6 +68,8 @@ BENCHMARK = Benchmark(
     name="fire",
     title="FIRE",
     order=40,
+    #: one number: the unweighted mean of C@1 over the re-annotated datasets (Table 1 columns)
+    overall=Headline("mean", ("msrvtt", "msvd")),
     task="retrieval",
     hub_id="video-hardneg/fire",
     pretty_name="FIRE: extra relevance labels for MSR-VTT and MSVD text-to-video retrieval",
@@ -169,6 +171,8 @@ def find_release(raw: Path, folder: RawFolder | None = None) -> Path:
     for path in folder.files:
         head = read_head(path, 4096)
         if json_kind(head) != "object":
+            if path.suffix.lower() == ".json":  # named as the release is, but not a JSON object
+                folder.malformed(path, f"not a JSON object (it starts {head[:40]!r})")
             continue
         if '"annotations"' in head or '"disagreements"' in head:
             candidates.append(path)
@@ -176,14 +180,14 @@ def find_release(raw: Path, folder: RawFolder | None = None) -> Path:
         try:
             data = load_json_strict(path, check_duplicate_keys=False)
         except RawFormatError as exc:
-            folder.ignore(path, f"not readable as JSON, so not the release ({exc})")
+            folder.malformed(path, f"not readable as JSON, so not the release ({exc})")
             continue
         if isinstance(data, dict) and ("annotations" in data or "disagreements" in data):
             candidates.append(path)
         else:
-            folder.ignore(path, "JSON without 'annotations' or 'disagreements', not the FIRE release")
+            folder.malformed(path, "JSON without 'annotations' or 'disagreements', not the FIRE release")
     if not candidates:
-        raise folder.nothing_found("the FIRE release JSON (an object with 'annotations' and 'disagreements')")
+        raise folder.nothing_found("the FIRE release JSON, *.json (an object with 'annotations' and 'disagreements')")
     if len(candidates) > 1:
         raise ValueError(f"{raw}: several FIRE JSON files {[folder.rel(p) for p in candidates]}; keep one release in the raw folder")
     return candidates[0]
@@ -349,12 +353,12 @@ def parse(raw: Path) -> BenchmarkBuild:
         head = read_head(path)
         delimiter = match_header(first_line(head), QUERY_COLUMNS)
         if delimiter is None and looks_binary(head):
-            folder.ignore(path, "binary file, neither the release JSON nor a queries table")
+            folder.malformed(path, "binary file, neither the release JSON nor a queries table")
             continue
         if delimiter is None:
             if re.fullmatch(r"(msrvtt|msvd)_queries\.(csv|tsv)", path.name):
                 read_delimited(path, "\t" if path.suffix == ".tsv" else ",", QUERY_COLUMNS, optional=QUERY_OPTIONAL)  # names the wrong header
-            folder.ignore(path, f"first line {first_line(head)[:80]!r} is not a queries header (video_id,sentence[,query_id])")
+            folder.malformed(path, f"first line {first_line(head)[:80]!r} is not a queries header (video_id,sentence[,query_id])")
             continue
         table = read_delimited(path, delimiter, QUERY_COLUMNS, optional=QUERY_OPTIONAL)
         config = config_of_queries(path, table)

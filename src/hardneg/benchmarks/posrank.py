@@ -33,7 +33,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     AUTHORS_RELEASE,
@@ -72,6 +72,8 @@ BENCHMARK = Benchmark(
     name="posrank",
     title="PoSRank",
     order=30,
+    #: one number: the unweighted mean of PoSRank over the datasets the release holds (Table 3 columns)
+    overall=Headline("mean"),
     task="multiple_choice",
     hub_id="video-hardneg/posrank",
     pretty_name="PoSRank fine-grained negatives (per part of speech)",
@@ -485,7 +487,7 @@ def parse(raw: Path) -> BenchmarkBuild:
         head = read_head(path)
         info = _name_info(path) if path.suffix.lower() == ".json" else None
         if info is None and looks_binary(head) and not _CAPTION_NAME.search(path.name):
-            folder.ignore(path, "binary file (not JSON or text)")
+            folder.malformed(path, "binary file (not JSON or text)")
             continue
         if info is not None:
             ds, split, pos_word, pos, token = info["dataset"], info["split"], info["pos_word"], info["pos"], info["token"]
@@ -509,7 +511,7 @@ def parse(raw: Path) -> BenchmarkBuild:
             except RawFormatError as exc:
                 if _CAPTION_NAME.search(path.name):
                     raise
-                folder.ignore(path, f"not readable as JSON, so not a release file ({exc})")
+                folder.malformed(path, f"not readable as JSON, so not a release file ({exc})")
                 continue
             if _is_negatives(data):
                 raise RawFormatError(
@@ -523,7 +525,7 @@ def parse(raw: Path) -> BenchmarkBuild:
                 continue
             ckind = caption_json_kind(data)
             if ckind is None:
-                folder.ignore(path, "JSON that is neither PoSRank negatives nor a caption source")
+                folder.malformed(path, "JSON that is neither PoSRank negatives nor a caption source")
                 continue
             sources.append(CaptionSource(path, ckind, read_caption_json(path, data, ckind)))
             continue
@@ -533,7 +535,7 @@ def parse(raw: Path) -> BenchmarkBuild:
         elif _VISUALSEARCH_LINE.match(line):
             sources.append(CaptionSource(path, "visualsearch", read_caption_lines(path, "visualsearch")))
         else:
-            folder.ignore(path, "text that is neither a caption file ('<key>**#**<caption>' or '<video>#<i> <caption>' lines) nor JSON")
+            folder.malformed(path, "text that is neither a caption file ('<key>**#**<caption>' or '<video>#<i> <caption>' lines) nor JSON")
     if not negatives:
         raise folder.nothing_found(
             "<dataset>[_<split>]_<pos>_RE20.json negatives (uvo_val_adverb_RE20.json, oops_val_noun_RE20.json, "

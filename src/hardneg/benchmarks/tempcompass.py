@@ -34,7 +34,7 @@ import json
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -55,6 +55,8 @@ BENCHMARK = Benchmark(
     name="tempcompass",
     title="TempCompass",
     order=70,
+    #: one number: Accuracy on `all` (every question)
+    overall=Headline("config", (ALL,)),
     task="multiple_choice",
     hub_id="video-hardneg/tempcompass",
     pretty_name="TempCompass caption matching: temporal aspects of short videos, two captions each",
@@ -221,19 +223,19 @@ def read_questions(path: Path, meta: dict | None, meta_path: Path | None) -> tup
     return items, where
 
 
-def _kind(path: Path) -> str | None:
-    """'questions', 'judged' (a model's auto_eval_results) or None, from the first question entry."""
+def _kind(path: Path) -> tuple[str | None, str]:
+    """('questions' | 'judged' (a model's auto_eval_results) | None, why not), from the first question entry."""
     from hardneg.datasets.raw_common import RawFormatError, load_json_strict
 
     try:
         data = load_json_strict(path, check_duplicate_keys=False)
-    except RawFormatError:
-        return None
+    except RawFormatError as exc:
+        return None, str(exc)
     first = next((q for a in (data.values() if isinstance(data, dict) else []) if isinstance(a, dict)
                   for qs in a.values() if isinstance(qs, list) for q in qs[:1]), None)
     if not isinstance(first, dict):
-        return None
-    return "judged" if "rating" in first or "gt-answer" in first else "questions"
+        return None, "no question entry (video -> aspect -> [{question, answer}]) in it"
+    return ("judged" if "rating" in first or "gt-answer" in first else "questions"), ""
 
 
 def parse(raw: Path):
@@ -248,7 +250,9 @@ def parse(raw: Path):
         if name == META_FILE:
             metas.append(p)
         elif name.endswith(QUESTIONS_FILE) and p.suffix == ".json":
-            kind = _kind(p)
+            kind, why = _kind(p)
+            if kind is None:
+                folder.malformed(p, why)
             if kind == "questions":
                 questions.append(p)
             elif kind == "judged":

@@ -31,7 +31,7 @@ import json
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import Benchmark, Headline, ItemChoice, Metric, ScoreImporter, VLMPrompt
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 STATEMENT_COLUMNS = ["vid_id", "question", "answer", "s0", "s1", "s2", "s3", "s4"]
@@ -46,6 +46,14 @@ BENCHMARK = Benchmark(
     name="videocon-atphard",
     title="VideoCon ATP-Hard",
     order=61,
+    #: one number: Accuracy on `atp-hard` (every question; `causal` and `temporal` are its subsets)
+    overall=Headline("config", (ALL,)),
+    #: the two subsets hold `atp-hard` items under the same ids: a file for `atp-hard` gives them too
+    subset_of={"causal": ALL, "temporal": ALL},
+    #: the authors' `eval_atphard.py` item set (`hardneg evaluate --items authors`)
+    item_choices=(ItemChoice("authors", "hardneg.benchmarks.videocon_atphard:authors_items",
+                             "the authors' item set: VideoCon src/eval_atphard.py, main, groups rows by (video, "
+                             "question) and skips a question asked twice about one video (both copies)"),),
     task="multiple_choice",
     hub_id="video-hardneg/videocon-atphard",
     pretty_name="VideoCon ATP-Hard: NExT-QA's hardest causal and temporal questions as entailment statements",
@@ -142,13 +150,19 @@ def _match_qa(qa, video: str, question: str, answer: int, path: Path, row_no: in
 
 def read_items(path: Path, qa_path: Path) -> tuple[list[dict], list[int], dict]:
     """One item per statements row, in file order, with its QA row's qid and type."""
-    from hardneg.datasets.raw_common import RawFormatError, check_text, parse_int, provenance, read_delimited
+    from hardneg.datasets.raw_common import (RawFormatError, check_text, parse_int, provenance, read_delimited,
+                                             read_text)
 
     qa = _qa_rows(qa_path)
+    text = read_text(path)
+    if text and not text.endswith(("\n", "\r")):
+        raise RawFormatError(path, "the file ends in the middle of a row, without a line break: it looks truncated "
+                             "(an interrupted download or copy)", "download nextqa-atphard-statements.csv again from "
+                             "the authors' datasets/ folder", text.count("\n") + 1)
     items, where, repeated = [], [], []
     used_qa: dict[int, int] = {}
     asked: dict[tuple[str, str], list[str]] = {}
-    for row_no, row in read_delimited(path, ",", STATEMENT_COLUMNS):
+    for row_no, row in read_delimited(path, ",", STATEMENT_COLUMNS, text=text):
         video = row["vid_id"].strip()
         if not _VID.fullmatch(video):
             raise RawFormatError(path, f"column 'vid_id' is {video[:30]!r}, not a NExT-QA video id",
@@ -185,6 +199,10 @@ def read_items(path: Path, qa_path: Path) -> tuple[list[dict], list[int], dict]:
             "provenance": prov,
         })
         where.append(row_no)
+    if not items:
+        raise RawFormatError(path, "the file has its header but no question (0 rows): a benchmark of 0 items",
+                             "download nextqa-atphard-statements.csv again from the authors' datasets/ folder "
+                             "(1,846 rows)", 2)
     twice = {f"{v}: {q}": ids for (v, q), ids in asked.items() if len(ids) > 1}
     found = {"repeated_statements": repeated, "question_asked_twice": twice,
              "qa_rows_without_statements": sum(len(rows) for rows in qa.values()) - len(used_qa)}
@@ -214,7 +232,7 @@ def parse(raw: Path):
     if statements is None or qa is None:
         for p in folder.files:
             if p not in (statements, qa):
-                folder.ignore(p, "not an ATP-Hard file (statements or NExT-QA QA table)")
+                folder.malformed(p, "not an ATP-Hard file (statements or NExT-QA QA table)")
         if statements is not None or qa is not None:
             have = statements or qa
             lack = "nextqa-atphard.csv (video,question,answer,qid,type,...)" if qa is None else \
@@ -251,3 +269,19 @@ def parse(raw: Path):
         "files": folder.report(),
     }
     return release_build(BENCHMARK.name, configs, [folder.rel(statements), folder.rel(qa)], report)
+
+
+def authors_items(data) -> list[str]:
+    """The ids of the questions the authors' script scores (`hardneg evaluate --items authors`).
+
+    VideoCon `src/eval_atphard.py`, `main`, groups the entailment rows by (videopath, question) and keeps a group
+    only when it holds the five options of one question; the question asked twice about one video makes a group of
+    ten, so both copies are skipped (1,844 of the release's 1,846 questions). Here: every item whose (video,
+    question text) is shared by another item is left out; the rest are kept in their order.
+    """
+    rows = data.items.select(["id", "video_id", "provenance"]).to_pylist()
+    key = [(r["video_id"], json.loads(r["provenance"][0]["details"])["question"].strip()) for r in rows]
+    seen: dict[tuple[str, str], int] = {}
+    for k in key:
+        seen[k] = seen.get(k, 0) + 1
+    return [r["id"] for r, k in zip(rows, key) if seen[k] == 1]

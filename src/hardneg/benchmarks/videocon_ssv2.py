@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 HEADER = ["videopath", "caption", "match"]
@@ -39,6 +39,8 @@ BENCHMARK = Benchmark(
     name="videocon-ssv2",
     title="VideoCon SSv2",
     order=60,
+    #: one number: mAP on the one config (the paper's headline for SSv2-Temporal)
+    overall=Headline("config", ("ssv2-temporal",)),
     task="retrieval",
     hub_id="video-hardneg/videocon-ssv2",
     pretty_name="VideoCon SSv2-Temporal: text-to-video retrieval of temporal actions in Something-Something v2",
@@ -139,6 +141,12 @@ def read_grid(path: Path) -> tuple[list[dict], dict]:
             raise RawFormatError(path, f"column 'caption' is {len(prompt):,} characters long",
                                  "the file is damaged; re-download it", where)
         description = checked_description(prompt, path, where)
+        if prompt != prompt_for(description) and "\r" in prompt and prompt.replace("\r\n", "\n") == prompt_for(description):
+            raise RawFormatError(path, "column 'caption' has Windows line endings (CRLF, \\r\\n) inside the prompt; "
+                                 "the authors' file has Unix line endings (LF), and the released scores are joined "
+                                 "to the prompt byte for byte", "convert the file back to LF line endings (e.g. "
+                                 "`dos2unix eval_ssv2_temporal.csv`) or download it again from the authors' "
+                                 "datasets/ folder", where)
         if prompt != prompt_for(description):
             raise RawFormatError(path, "column 'caption' is not the authors' prompt around its description",
                                  "write it exactly as src/prepare_data_for_inference.py does (PROMPT), so released "

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric, VLMPrompt
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
 
 ALL = "all"
 #: release file stem -> (config, test); the order of the authors' README and paper
@@ -92,6 +92,8 @@ BENCHMARK = Benchmark(
     name="vilma",
     title="ViLMA",
     order=60,
+    #: one number: Accuracy on `all` (every test file together)
+    overall=Headline("config", (ALL,)),
     task="multiple_choice",
     hub_id="video-hardneg/vilma",
     pretty_name="ViLMA: foil tests with proficiency tests for video-language models",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric
+from hardneg.benchmarks.base import Benchmark, Headline, Metric
 
 #: the aspects in the order of the authors' README; file `<Aspect>.jsonl`, config `<aspect>`
 ASPECTS = ("Direction", "Intensity", "Sequence", "Localization", "Compositionality", "Type")
@@ -46,6 +46,8 @@ BENCHMARK = Benchmark(
     name="vitatecs",
     title="VITATECS",
     order=50,
+    #: one number: Accuracy on `all` (every aspect; the metric is already the mean over aspects)
+    overall=Headline("config", (ALL,)),
     task="multiple_choice",
     hub_id="video-hardneg/vitatecs",
     pretty_name="VITATECS: temporal concept counterfactuals for MSR-VTT and VATEX videos",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Metric
+from hardneg.benchmarks.base import Benchmark, Headline, Metric
 
 POS_CONFIGS = ("noun", "adj", "verb", "adv", "prep")
 PAIRS = "pairs"
@@ -25,6 +25,9 @@ BENCHMARK = Benchmark(
     name="world",
     title="World",
     order=90,
+    #: one number: the unweighted mean of Accuracy over the three disjoint kinds of items (the part-of-speech
+    #: items of `posrank`, `counterfactual`, `temporal`; the per-part-of-speech configs are subsets of `posrank`)
+    overall=Headline("mean", ("posrank", "counterfactual", "temporal")),
     task="multiple_choice",
     hub_id="video-hardneg/world",
     pretty_name="A synthetic video world with verified hard negatives (parts of speech, actions, time)",

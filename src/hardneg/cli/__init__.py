@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileExistsError, FileNotFoundError) as exc:
+    except (ValueError, FileExistsError, FileNotFoundError, ConnectionError, PermissionError) as exc:
         print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

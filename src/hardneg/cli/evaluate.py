@@ -17,7 +17,11 @@ hardneg score --model constant ... gives exactly the chance column under the def
 
 example:
   hardneg evaluate clip-feint6k.parquet                 # dataset taken from the file's metadata
-  hardneg evaluate p.parquet --dataset built/posrank --json p.json --plot p.png"""
+  hardneg evaluate p.parquet --dataset built/posrank --json p.json --plot p.png
+  hardneg evaluate owl-con-atphard.parquet --ties original --items authors   # the authors' 1,844 questions
+
+Where scores tie, each metric the ties move is printed with its pessimistic-to-optimistic range
+(every tie lost .. every tie won) beside its value, and kept in the JSON as `tie_range`."""
 
 
 def add_parser(subparsers) -> None:
@@ -34,6 +38,10 @@ def add_parser(subparsers) -> None:
                    help="tie rule (default expected: exact expectation over random orders of tied candidates); "
                         "original: the benchmark authors' own rule (its declaration), with the tie-aware values "
                         "and their difference printed beside it to two decimals")
+    p.add_argument("--items", default=None, metavar="NAME",
+                   help="score one of the item sets the benchmark declares instead of every item (e.g. ATP-Hard's "
+                        "'authors': the 1,844 questions VideoCon's eval_atphard.py scores); the report and the JSON "
+                        "say which set was used")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0 turns intervals off)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
@@ -97,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_overwrite(path, args.overwrite)
     result = evaluate_predictions(args.predictions, dataset=args.dataset, ties=args.ties,
                                   n_resamples=args.resamples, seed=args.seed, confidence=args.confidence,
-                                  trust_metadata_dataset=args.trust_metadata_dataset)
+                                  trust_metadata_dataset=args.trust_metadata_dataset, items=args.items)
     # everything that can fail (the report, the JSON, the chart) is made before anything is written,
     # so the two files are written together or not at all and a rerun is never refused over half a result
     report = format_result(result)

@@ -3,7 +3,8 @@
 `serve` starts the Space app (`spaces/leaderboard/app.py`) on loopback in LOCAL mode: no Hub sign-in, one
 identity (`--as NAME`, default your OS user) for every submission, shown as "local". It refuses to start where
 it would be public (SPACE_ID set): there, sign-in must be Hugging Face OAuth. `show` prints the Overall table
-(percent with one decimal, the header says so) or writes it as CSV (`--csv FILE`, `-` = stdout).
+(percent with one decimal, the header says so) or writes it as CSV (`--csv FILE`, `-` = stdout): a machine
+output, so fractions in [0, 1] with each interval bound in its own column (`<benchmark>:<metric> low/high`).
 
 The benchmarks a store is scored against: `--benchmarks DIR` (folders written by `hardneg build`, or a
 `hardneg run` folder's data/), else what `hardneg submit` / `serve` recorded in the store folder
@@ -36,7 +37,8 @@ def add_parser(subparsers) -> None:
     s.set_defaults(func=serve)
     w = sub.add_parser("show", help="print the Overall table (or write it as CSV)")
     _common(w)
-    w.add_argument("--csv", default=None, metavar="FILE|-", help="write CSV to FILE (`-`: stdout) instead of a table")
+    w.add_argument("--csv", default=None, metavar="FILE|-", help="write CSV to FILE (`-`: stdout) instead of a table: fractions, interval bounds "
+                        "in their own columns")
     w.set_defaults(func=show)
 
 
@@ -85,7 +87,9 @@ def open_board(args):
     if not folder.is_dir():
         raise FileNotFoundError(f"--benchmarks {folder}: no such folder; pass the folder of `hardneg build` outputs "
                                 "(or a `hardneg run` folder's data/)")
-    board = Leaderboard(args.data, benchmarks_dir=folder, n_resamples=args.resamples, compute_blind=False)
+    # the text-only `blind-unigram` baseline the README promises: computed here too (under a second on the samples;
+    # shown as "pending" with the reason where the models extra cannot load it)
+    board = Leaderboard(args.data, benchmarks_dir=folder, n_resamples=args.resamples, compute_blind=True)
     remember_benchmarks(args.data, folder)
     return board
 
@@ -94,11 +98,14 @@ def show(args) -> int:
     from hardneg.io import atomic_write_text
 
     board = open_board(args)
-    table = board.average()
     if args.csv is None:
+        table = board.average()
         print(f"Overall ({board.store.count()} stored versions; scores in percent, one decimal, [95% interval])")
         print(table.to_string(index=False) if len(table) else "(no rows)")
-    elif args.csv == "-":
+        return 0
+    # a machine output: fractions, each interval bound in its own column (`hardneg.vocabulary`'s rule)
+    table = board.overall_frame()
+    if args.csv == "-":
         sys.stdout.write(table.to_csv(index=False))
     else:
         atomic_write_text(Path(args.csv), table.to_csv(index=False))

@@ -170,8 +170,20 @@ def gather_model_meta(args, files: list[bytes]) -> tuple[dict, str]:
 def submit_remote(files: list[bytes], space: str, token: str, model_meta: dict, retries: int = 2,
                   wait_s: float = 2.0) -> str:
     """One call to the Space's /submit_files with the token as `oauth_token`; retried on failure (idempotent)."""
+    import threading
+
     from gradio_client import Client, handle_file
 
+    # the client's worker threads die with their own traceback when the Space goes away mid-call (a SIGKILLed
+    # server): the call's own error says it all, so their tracebacks are kept off the terminal
+    quiet, threading.excepthook = threading.excepthook, lambda args: None
+    try:
+        return _submit_remote(files, space, token, model_meta, retries, wait_s, Client, handle_file)
+    finally:
+        threading.excepthook = quiet
+
+
+def _submit_remote(files, space, token, model_meta, retries, wait_s, Client, handle_file) -> str:
     last: Exception | None = None
     with tempfile.TemporaryDirectory(prefix="hardneg-submit-") as tmp:
         paths = []
@@ -190,8 +202,9 @@ def submit_remote(files: list[bytes], space: str, token: str, model_meta: dict, 
                     print(f"the Space did not answer ({type(exc).__name__}); retrying in {wait_s * 2 ** attempt:.0f} s "
                           "(a retry never makes a second version)", file=sys.stderr)
                     time.sleep(wait_s * 2 ** attempt)
-    raise ConnectionError(f"the Space {space} did not answer after {retries + 1} attempts: "
-                          f"{type(last).__name__}: {str(last)[:200]}")
+    raise ConnectionError(f"the Space {space} did not answer after {retries + 1} attempts "
+                          f"({type(last).__name__}: {str(last)[:200]}); check that it is running (open it in a "
+                          "browser) and try again: a retry never stores a second version")
 
 
 def submit_local(files: list[bytes], data_dir: str, benchmarks: str | None, who, model_meta: dict) -> str:

@@ -43,6 +43,34 @@ def _settings(pairs: list[str]) -> dict:
     return out
 
 
+def check_generator_settings(objective: str, negatives: str | None, settings: dict) -> None:
+    """Each --negatives-set key must be a setting of the generator that runs (a typo was passed on and failed
+    deep inside with a TypeError); a ValueError lists the generator's settings."""
+    import inspect
+    from pathlib import Path
+
+    from hardneg.generators import GENERATORS, generator_factory
+    from hardneg.training.trainer import OBJECTIVE_NEEDS
+
+    if not settings:
+        return
+    name = negatives or OBJECTIVE_NEEDS.get(objective, (None, False))[0]
+    if name is None or name not in GENERATORS:
+        if name is None or Path(name).suffix == ".parquet" or Path(name).is_file():
+            raise ValueError(f"--negatives-set {sorted(settings)}: settings go to a generator run on the fly, but "
+                             f"{'objective ' + objective + ' uses none' if name is None else repr(name) + ' is a file'}; "
+                             "drop --negatives-set")
+        return  # an unknown generator name is refused by train() with the list of generators
+    params = inspect.signature(generator_factory(name)).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    known = sorted(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+    unknown = sorted(set(settings) - set(known))
+    if unknown:
+        raise ValueError(f"--negatives-set {', '.join(repr(k) for k in unknown)}: not a setting of generator "
+                         f"{name!r}; its settings are {', '.join(known)}")
+
+
 def add_parser(subparsers) -> None:
     from hardneg.training.losses import OBJECTIVES
 
@@ -79,8 +107,10 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from hardneg.training.trainer import DEFAULT_TEACHER, train
 
+    settings = _settings(args.negatives_set)
+    check_generator_settings(args.objective, args.negatives, settings)
     res = train(args.model, args.data, args.out, objective=args.objective, negatives=args.negatives,
-                negatives_settings=_settings(args.negatives_set), videos=args.videos, steps=args.steps,
+                negatives_settings=settings, videos=args.videos, steps=args.steps,
                 epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed, lam=args.lam,
                 n_negatives=args.n_negatives, n_frames=args.frames, resize=args.resize,
                 teacher=args.teacher or DEFAULT_TEACHER, limit=args.limit, save_every=args.save_every,

@@ -79,6 +79,8 @@ class BenchmarkBuild:
     metrics: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: the negative types an item of this benchmark may carry (the shared ones plus the declaration's)
     negative_types: list[str] = field(default_factory=lambda: list(NEGATIVE_TYPES))
+    #: how the benchmark's one number is made from its configs (`Benchmark.overall`), one line for the card
+    overall_text: str = ""
 
 
 def release_build(benchmark, configs: list[ConfigData], raw_files: list[str], report: dict[str, Any]) -> BenchmarkBuild:
@@ -108,6 +110,11 @@ def with_declaration(build: BenchmarkBuild, decl) -> BenchmarkBuild:
     build.source_datasets = list(decl.source_datasets)
     build.paper_title, build.paper_url, build.metrics = decl.paper_title, decl.paper_url, card_metrics(decl.metrics)
     build.negative_types = list(dict.fromkeys([*NEGATIVE_TYPES, *decl.negative_types]))
+    configs = decl.scoreable([c.name for c in build.configs])
+    if decl.overall_metric is not None and configs:
+        build.overall_text = (f"The benchmark's one number (what `hardneg run` prints, `results.json` holds under "
+                              f"`{decl.name}` and the leaderboard's Overall shows): `{decl.overall_metric.key}` "
+                              f"{decl.overall_rule(configs).describe(configs)}.")
     return build
 
 
@@ -133,6 +140,8 @@ def _metrics_section(build: BenchmarkBuild) -> list[str]:
              "displays show them in percent with one decimal, ranks as ranks (`hardneg.vocabulary`).", "",
              "| key | shown as | what it computes | chance |", "|---|---|---|---|"]
     lines += [f"| `{k}` | {h} | {d} | {c} |" for k, h, d, c in build.metrics]
+    if build.overall_text:
+        lines += ["", build.overall_text]
     return lines + [""]
 
 

@@ -70,6 +70,7 @@ class RawFolder:
         self.benchmark = benchmark
         self.entries: dict[str, dict[str, str]] = {}
         self._files: list[Path] = []
+        self._malformed: set[str] = set()
         empty: list[str] = []
         for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
             here = Path(dirpath)
@@ -130,6 +131,12 @@ class RawFolder:
     def ignore(self, path: Path, reason: str) -> None:
         self.entries[self.rel(path)] = {"status": "ignored", "reason": reason}
 
+    def malformed(self, path: Path, reason: str) -> None:
+        """Ignored for its content (not its name): when nothing is built and the file bears a release file's name,
+        `nothing_found` says this file is malformed, and why, rather than that no release file was found."""
+        self.ignore(path, reason)
+        self._malformed.add(self.rel(path))
+
     def ignored(self) -> list[dict[str, str]]:
         return [e for e in self.report() if e["status"] == "ignored"]
 
@@ -139,11 +146,37 @@ class RawFolder:
             self.ignore(path, f"not recognized as a {self.benchmark} release file")
         return [{"path": rel, **self.entries[rel]} for rel in sorted(self.entries)]
 
-    def nothing_found(self, expected: str) -> FileNotFoundError:
-        """The error for a folder where no release file was recognized, listing what was seen."""
+    def nothing_found(self, expected: str) -> FileNotFoundError | RawFormatError:
+        """The error for a folder where no release file was recognized, listing what was seen.
+
+        When a file bearing a release file's name (one `expected` names) was read and turned down for its
+        content, the release file IS there: the error says it is malformed, and why, instead of "not found"."""
+        named = _release_name_patterns(expected)
+        for rel in sorted(self._malformed):
+            entry = self.entries[rel]
+            if entry["status"] == "ignored" and any(p.fullmatch(Path(rel).name) for p in named):
+                return RawFormatError(self.root / rel, f"this {self.benchmark} release file is there but malformed: "
+                                      f"{entry['reason']}", f"re-download it from the authors' release (expected "
+                                      f"{expected})")
         seen = self.report()
         listing = "; ".join(f"{e['path']} ({e['reason']})" for e in seen) if seen else "the folder is empty"
         return FileNotFoundError(f"{self.root}: no {self.benchmark} release file found; expected {expected}. Files seen: {listing}")
+
+
+def _release_name_patterns(expected: str) -> list[re.Pattern]:
+    """The file names a builder's `expected` text names ('a.csv', 'counting-{easy,hard}-spelled-sec.json',
+    'eval_ssv2_<name>.csv'), as patterns."""
+    out = []
+    for token in re.findall(r"[\w.{},<>*-]+\.(?:jsonl|json|csv|tsv|txt|parquet)\b", expected):
+        rx, i = "", 0
+        for m in re.finditer(r"\{([^{}]*)\}|<[^<>]*>|\*", token):
+            rx += re.escape(token[i:m.start()])
+            part = m.group(0)
+            rx += ("(?:" + "|".join(re.escape(a) for a in m.group(1).split(",")) + ")") if part.startswith("{") \
+                else "[^/]+"
+            i = m.end()
+        out.append(re.compile(rx + re.escape(token[i:]), re.IGNORECASE))
+    return out
 
 
 # --------------------------------------------------------------------------- text and sniffing
@@ -426,6 +459,12 @@ def check_text(value: Any, path: Path, row: int | str | None, field: str, fix: s
         raise RawFormatError(path, f"field '{field}' is {kind}, not a string", fix, row)
     if not value.strip() and not optional:
         raise RawFormatError(path, f"field '{field}' is empty", fix, row)
+    if "\x00" in value:  # a JSON "\u0000" escape passes the file-level NUL check; a caption never holds one
+        at = value.index("\x00")
+        line = value.count("\n", 0, at) + 1
+        raise RawFormatError(path, f"field '{field}' holds a NUL character (line {line} of the field, character "
+                             f"{at + 1}: {value[max(0, at - 30):at]!r} before it)",
+                             "the file is damaged; re-download it from the authors' release (text holds no NUL)", row)
     if len(value) > MAX_FIELD_CHARS:
         raise RawFormatError(
             path,

@@ -48,6 +48,7 @@ Phrase-level negatives (training) change a word and one neighbour.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import re
 from dataclasses import dataclass, field
@@ -631,6 +632,11 @@ def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
     """Factory of the phrase-level (two consecutive words) training negatives."""
     settings["phrase"] = True
     return make_batch_fn(**settings)
+
+
+#: the settings it takes are make_batch_fn's (what `hardneg train --negatives-set` checks keys against)
+make_phrase_batch_fn.__signature__ = inspect.signature(make_batch_fn).replace(
+    parameters=[p for p in inspect.signature(make_batch_fn).parameters.values() if p.name != "phrase"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,8 +42,13 @@ def metric_rows(decl) -> list[str]:
     return rows
 
 
-def about_markdown(names: list[str], upload_mb: float | None = None) -> str:
-    """The About tab: how each metric is computed, the tie policy, chance, Overall, how to submit, identity."""
+def about_markdown(names: list[str], upload_mb: float | None = None, configs: dict | None = None) -> str:
+    """The About tab: how each metric is computed, the tie policy, chance, Overall, how to submit, identity.
+    `configs`: benchmark -> the configs this board scores (to say which its one number is made from)."""
+
+    def configs_of(b: str):
+        return None if configs is None or b not in configs else list(configs[b])
+
     out = ["## How every number is computed",
            "Every score is **recomputed here from the submitted predictions** by the project's one results engine "
            "(`hardneg.results`), the same one `hardneg evaluate` and the `evaluate` modules use. Machine outputs "
@@ -60,8 +65,11 @@ def about_markdown(names: list[str], upload_mb: float | None = None) -> str:
            "leader's are marked *tied with leader*; *p vs #1* is a paired randomization test on the same items "
            "(computed for the top of the ranking).",
            "",
-           "**Overall.** One number per benchmark: its first headline metric whose unit is a fraction, averaged over "
-           "the benchmark's configs. Every model is listed with its coverage (benchmarks, and configs); the average "
+           "**Overall.** One number per benchmark, defined once in its declaration and computed once by the results "
+           "engine: its metric on its overall config, or the unweighted mean over its disjoint configs (each "
+           "benchmark says which, below). It is the number `hardneg run` prints and `results.json` holds under the "
+           "benchmark's name, and the first column of the benchmark's tab. Every model is listed with its coverage "
+           "(benchmarks, and the configs their numbers need); the average "
            "is taken **only for models that cover every benchmark**, over values in one unit (fractions, shown as "
            "percent). The interval of a mean is the normal approximation from the parts' bootstrap intervals "
            "(different items, so independent errors). The papers' reported numbers are not recomputed and are "
@@ -72,7 +80,9 @@ def about_markdown(names: list[str], upload_mb: float | None = None) -> str:
         om = overall_metric(b)
         out += [f"### {decl.title}", _cell(decl.description), "",
                 "| metric | what it computes | unit | better | chance |", "|---|---|---|---|---|", *metric_rows(decl), "",
-                f"Overall uses `{om.key}`." if om else "Not in Overall (no fraction headline metric).",
+                (f"Its one number (Overall): `{om.key}` "
+                 f"{decl.overall_rule(configs_of(b) or list(decl.config_descriptions)).describe(configs_of(b))}."
+                 if om else "Not in Overall (no fraction headline metric)."),
                 f"The paper's tie rule: `{decl.original_ties}`" + (f" ({_cell(decl.original_ties_note)})."
                                                                    if decl.original_ties_note else "."),
                 f"Data: `{decl.hub_id}`; paper: [{_cell(decl.paper_title)}]({decl.paper_url}).",

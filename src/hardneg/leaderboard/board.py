@@ -10,17 +10,18 @@ both rows have per-example values on the same items, the paired test's p-value
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
+from hardneg.leaderboard.drawing import UNDRAWN, drawn_per_row, shown_name
 from hardneg.ranking import paired_test
 
 KINDS = ("submitted", "baseline", "reported")
-#: the Overall column's header: the mean over every benchmark of each one's first fraction headline metric, in
+#: the Overall column's header: the mean over every benchmark of each one's number (`Benchmark.overall`), in
 #: percent, taken only for models that cover every benchmark (`hardneg.leaderboard.overall`)
 AVERAGE = "Average over benchmarks (%), full coverage only"
 REPORTED_STATUS = "reported, not recomputed"
@@ -39,6 +40,10 @@ class Column:
     headline: bool = True  # shown by default; the others are one click away
     #: the declared metric this column shows (its `format` is how every display writes the value)
     spec: Metric | None = field(default=None, compare=False, repr=False)
+    #: the benchmark's one number (`Benchmark.overall`, computed by `hardneg.results.benchmark_value`): what
+    #: Overall shows and the tab sorts by; `parts` are the parts ("config/split") it is computed from
+    overall: bool = False
+    parts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -67,6 +72,11 @@ class BoardRow:
     ids: tuple[str, ...] = ()  # stored submission ids behind the row (cache keys: submissions never change)
 
 
+def kind_label(row) -> str:
+    """The Kind every table shows: "local" for a model submitted to a board in local mode, else the row's kind."""
+    return "local" if row.kind == "submitted" and getattr(row, "source", "") == "local" else row.kind
+
+
 def _part_label(config: str, split: str) -> str:
     return config if split == "test" else f"{config}/{split}"
 
@@ -79,13 +89,18 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
     """
     decl = benchmarks.get(benchmark)
     cols: list[Column] = []
+    number = number_parts(benchmark, item_sets)
+    metric = decl.overall_metric
     for (b, config, split), items in sorted(item_sets.items()):
         if b != benchmark:
             continue
         part = _part_label(config, split)
         metrics = decl.metrics_for(config)
         for m in metrics:
-            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m))
+            # the number is one part's value (rule "config", or a mean over the one config a board has): that column
+            flag = metric is not None and m.key == metric.key and len(number) == 1 and number[0] == (config, split)
+            cols.append(Column(f"{m.key} · {part}", config, split, m.key, m.percent, m.higher_better, spec=m,
+                               overall=flag, parts=(f"{config}/{split}",) if flag else ()))
         for m in metrics:
             if m.over and m.over in items.groups:
                 for g in sorted(set(items.groups[m.over].tolist())):
@@ -94,7 +109,68 @@ def board_columns(benchmark: str, item_sets: dict) -> list[Column]:
             if m.baseline is not None:
                 cols.append(Column(f"{m.baseline.key} · {part}", config, split, m.baseline.key, m.baseline.percent,
                                    m.baseline.higher_better, headline=False, spec=m.baseline))
-    return cols
+    return _with_number(cols, decl, number)
+
+
+#: a tab shows every config's headline metrics by default up to this many columns; beyond it only the configs the
+#: benchmark's number is computed from (ViLMA's 33: the rest are one click away, in the column picker)
+MAX_DEFAULT_COLUMNS = 12
+#: the name of a benchmark's number column where it is not one config's column ("R@1 · overall")
+OVERALL_LABEL = "overall"
+
+
+def number_parts(benchmark: str, item_sets) -> list[tuple[str, str]]:
+    """The (config, split) parts a benchmark's one number is computed from, on a board with these item sets
+    (`Benchmark.overall`; the `test` split of each config, else its only one)."""
+    decl = benchmarks.get(benchmark)
+    splits: dict[str, list[str]] = {}
+    for b, c, s in sorted(item_sets):
+        if b == benchmark:
+            splits.setdefault(c, []).append(s)
+    configs = decl.overall_rule(list(splits)).parts(decl.scoreable(list(splits)))
+    # a config's `test` split; a config split otherwise (PoSRank's parts of speech as splits): each split a part
+    return [(c, s) for c in configs for s in (["test"] if "test" in splits.get(c, ["test"]) else splits[c])]
+
+
+def _with_number(cols: list[Column], decl, number: list[tuple[str, str]]) -> list[Column]:
+    """The benchmark's number column first (one config's own column, or a computed "· overall" one); the columns
+    shown by default: all headline ones when few, else those of the number's configs."""
+    metric = decl.overall_metric
+    if metric is None or not number:
+        return cols
+    labels = tuple(f"{c}/{s}" for c, s in number)  # as rows' coverage names them
+    flagged = [c for c in cols if c.overall]
+    if flagged:
+        first = flagged[0]
+    else:
+        first = Column(f"{metric.key} · {OVERALL_LABEL}", "", "", metric.key, metric.percent, metric.higher_better,
+                       spec=metric, overall=True, parts=labels)
+    rest = [c for c in cols if c is not first]
+    if sum(c.headline for c in rest) > MAX_DEFAULT_COLUMNS:
+        wanted = {(c, s) for c, s in number}
+        rest = [c if (c.config, c.split) in wanted else _hidden(c) for c in rest]
+    return [first] + rest
+
+
+def _hidden(col: Column) -> Column:
+    return replace(col, headline=False) if col.headline else col
+
+
+def number_cell(benchmark: str, results_by_part: dict[tuple[str, str], dict], parts: list[tuple[str, str]]) -> Cell | None:
+    """A row's cell of the benchmark's one number, from its parts' stored metrics ({(config, split): metrics},
+    entries with "estimate", "low", "high", "n"): the results engine's `benchmark_value`, nothing recomputed here."""
+    from hardneg.results import benchmark_value
+
+    decl = benchmarks.get(benchmark)
+    configs = [c for c, _ in parts]
+    one_each = len(set(configs)) == len(configs)
+    # keyed by config; by "config/split" where a config has several splits (each one part of a mean)
+    label = (lambda c, s: c) if one_each else (lambda c, s: f"{c}/{s}")  # noqa: E731
+    metrics = {label(c, s): results_by_part.get((c, s)) or {} for c, s in parts}
+    n = {k: next((e.get("n") for e in m.values() if isinstance(e, dict) and e.get("n") is not None), 0)
+         for k, m in metrics.items()}
+    got = benchmark_value(decl, metrics, n, list(metrics))
+    return None if got is None else Cell(got["value"], got["low"], got["high"])
 
 
 def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, str], dict]) -> dict[str, Cell]:
@@ -159,6 +235,14 @@ def _sort_value(row: BoardRow, col: Column) -> float:
 MAX_PAIRED = 50
 
 
+def _p_value(leader: BoardRow, row: BoardRow, column: str, n_resamples: int) -> float | None:
+    """The paired p-value of `row` against `leader` on one column (None when they hold different items)."""
+    a, b = leader.per_example.get(column), row.per_example.get(column)
+    if a is None or b is None or a.shape != b.shape:
+        return None
+    return paired_test(a, b, leader.clusters[column], n_resamples=n_resamples).p_value
+
+
 def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
               cache: dict | None = None) -> tuple[dict[int, str], dict[int, float]]:
     """Status and paired p-value (vs the leader) per row index, for one column.
@@ -183,6 +267,14 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
         tied = c.low <= lc.high and lc.low <= c.high
         status[i] = "tied with leader (intervals overlap)" if tied else ""
         if n >= MAX_PAIRED:
+            continue
+        if hasattr(cache, "schedule"):  # a running board: computed in the background (leaderboard.pvalues), and
+            key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
+                   rows[i].ids, n_resamples)  # the per-item values are read there too, not during a page load
+            if key in cache:
+                pvals[i] = cache[key]
+            elif col.name in rows[leader].per_example and col.name in rows[i].per_example:
+                cache.schedule(key, _p_value, rows[leader], rows[i], col.name, n_resamples)
             continue
         a, b = rows[leader].per_example.get(col.name), rows[i].per_example.get(col.name)
         if a is not None and b is not None and a.shape == b.shape:
@@ -219,9 +311,12 @@ def meta_text(meta: dict) -> tuple[str, str, str]:
 
 
 def format_params(params) -> str:
-    """1.5e8 -> '150M', 7e9 -> '7.0B' (the size filter's unit); '' when unknown."""
+    """1.5e8 -> '150M', 7e9 -> '7.0B' (the size filter's unit); '' when unknown, never raises (a stored value
+    outside the checked range, such as a 401-digit integer or Infinity, shows as '?')."""
     if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
         return ""
+    if not (params < 1e16) or params != params:  # ints of any size compare exactly; NaN and Infinity fail here
+        return "?"
     for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if params >= scale:
             v = params / scale
@@ -229,7 +324,18 @@ def format_params(params) -> str:
     return str(int(params))
 
 
-def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = None, descending: bool | None = None,
+def render(rows: list[BoardRow], columns: list[Column], *args, **kwargs) -> pd.DataFrame:
+    """`render_rows`, never failing on a stored row: a row that cannot be drawn shows as a placeholder."""
+    return drawn_per_row(render_rows, rows, undrawn_row, columns, *args, **kwargs)
+
+
+def undrawn_row(r: BoardRow) -> BoardRow:
+    """The placeholder of a row that cannot be drawn: its name and kind, no values, a note saying so."""
+    return BoardRow(shown_name(getattr(r, "model", "?")), r.kind if getattr(r, "kind", None) in KINDS else "submitted",
+                    {}, note=UNDRAWN)
+
+
+def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None = None, descending: bool | None = None,
            search: str = "", kinds=KINDS, shown: list[str] | None = None, pvalue_cache: dict | None = None) -> pd.DataFrame:
     """The table a person sees: recomputed rows ranked among themselves, then the papers' reported rows
     (apart, never ranked or labelled leader); scores as 'estimate [low, high]'; coverage per part; the
@@ -241,17 +347,21 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     status, pvals = mark_ties(keep, sort_col, cache=pvalue_cache) if sort_col else ({}, {})
     ranked = [i for i, r in enumerate(keep) if r.kind != "reported"]
     reported = [i for i, r in enumerate(keep) if r.kind == "reported"]
+    rank_of: dict[int, int] = {}
     for group in (ranked, reported):
         if sort_col is not None:
             group.sort(key=lambda i: _sort_value(keep[i], sort_col), reverse=True)
+            if group is ranked:  # "#" is the rank in the sort column (best = 1), whichever way the rows are shown
+                rank_of = {i: k for k, i in enumerate(group, 1) if _sort_value(keep[i], sort_col) != -math.inf}
             if descending is False:
                 group.reverse()
     show = [c for c in columns if (c.name in shown if shown is not None else c.headline)]
     records = []
-    for rank, i in enumerate(ranked + reported, 1):
+    for i in ranked + reported:
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
-        rec = {"#": rank if r.kind != "reported" else "", "Model": r.model, "Kind": r.kind, "Status": status.get(i, ""),
+        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": r.model, "Kind": kind_label(r),
+               "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
         rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
@@ -266,7 +376,12 @@ def render(rows: list[BoardRow], columns: list[Column], sort_by: str | None = No
     return pd.DataFrame.from_records(records, columns=head)
 
 
-def machine_table(rows: list[BoardRow], columns: list[Column], search: str = "", kinds=KINDS) -> pd.DataFrame:
+def machine_table(rows: list[BoardRow], columns: list[Column], *args, **kwargs) -> pd.DataFrame:
+    """`machine_rows`, never failing on a stored row (see `render`)."""
+    return drawn_per_row(machine_rows, rows, undrawn_row, columns, *args, **kwargs)
+
+
+def machine_rows(rows: list[BoardRow], columns: list[Column], search: str = "", kinds=KINDS) -> pd.DataFrame:
     """The board's download (CSV): one row per model, every column's estimate, low and high as fractions
     (machine outputs hold fractions; the page shows percent), and the row's facts."""
     needle = (search or "").strip().lower()
@@ -274,7 +389,7 @@ def machine_table(rows: list[BoardRow], columns: list[Column], search: str = "",
     for r in rows:
         if r.kind not in set(kinds or KINDS) or (needle and needle not in r.model.lower()):
             continue
-        rec = {"model": r.model, "kind": r.kind}
+        rec = {"model": r.model, "kind": kind_label(r)}
         for c in columns:
             cell = r.cells.get(c.name)
             rec[c.name] = None if cell is None else cell.estimate

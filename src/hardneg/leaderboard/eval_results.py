@@ -17,6 +17,27 @@ DEFAULT_SPACE_URL = "https://huggingface.co/spaces/video-hardneg/leaderboard"
 
 
 
+#: where a result of a board in local mode comes from: no public page holds it
+LOCAL_SOURCE = "a local video-hardneg board (hardneg leaderboard serve / submit --space DIR; not published), " \
+    "recomputed from predictions"
+
+
+def source_of(sub, space_url: str) -> dict[str, str]:
+    """The entry's `source`: the Space that holds the result, or, for a local board's result, only its name (a
+    local result does not claim the public Space)."""
+    if getattr(sub, "local", False):
+        return {"name": LOCAL_SOURCE}
+    return {"url": space_url, "name": "video-hardneg leaderboard (recomputed from predictions)"}
+
+
+def space_url_from_env() -> str:
+    """The running Space's own page (`SPACE_ID` is set on the Hub), else the public board's."""
+    import os
+
+    space = os.environ.get("SPACE_ID", "").strip()
+    return f"https://huggingface.co/spaces/{space}" if space else DEFAULT_SPACE_URL
+
+
 def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPACE_URL) -> dict[str, str]:
     """{'.eval_results/hardneg-<benchmark>.yaml': YAML text} for every benchmark the model is on."""
     current = sorted((s for s in store.current() if s.model_id == model_id),
@@ -28,16 +49,18 @@ def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPA
         for metric, m in sorted(sub.results["metrics"].items()):
             if m.get("estimate") is None:
                 continue
-            scale = vocabulary.scale(metric) if vocabulary.is_metric(metric) else 1.0  # shown on the Hub: percent
+            # a machine output: fractions as fractions, ranks as ranks (`hardneg.vocabulary`); the unit is in notes
+            unit = vocabulary.unit(metric) if vocabulary.is_metric(metric) else "value"
             files.setdefault(sub.benchmark, []).append({
                 "dataset": {"id": benchmarks.get(sub.benchmark).hub_id,
                             "task_id": f"{sub.config}/{sub.split}/{metric}"},
-                "value": round(m["estimate"] * scale, 4),
+                "value": round(float(m["estimate"]), 6),
                 "date": sub.created_at[:10],
-                "source": {"url": space_url, "name": "video-hardneg leaderboard (recomputed from predictions)"},
+                "source": source_of(sub, space_url),
                 "notes": (
-                    (f"95% cluster-bootstrap interval [{m['low'] * scale:.4g}, {m['high'] * scale:.4g}]; "
-                     if m.get("low") is not None else "")
+                    f"{unit}; "
+                    + (f"95% cluster-bootstrap interval [{m['low']:.6g}, {m['high']:.6g}]; "
+                       if m.get("low") is not None else "")
                     +
                     f"ties={sub.results.get('ties', 'expected')}; data revision {sub.data_revision}; "
                     f"model revision {sub.metadata.get('model_revision', '')}; submission {sub.id} v{sub.version}"

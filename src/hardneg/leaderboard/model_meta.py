@@ -9,8 +9,12 @@ checks it again (`clean_model_meta`) because an API caller can send anything.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any, Mapping
+
+from hardneg.leaderboard.parquet_guard import json_depth
 
 FIELDS = ("params", "model_type", "license", "link", "revision")
 MODEL_TYPES = ("contrastive", "generative", "text-only", "other")
@@ -21,27 +25,28 @@ _PIPELINE_TYPES = {
     "text-generation": "text-only", "visual-question-answering": "generative",
 }
 _MAX_TEXT = 200
+#: the largest parameter count accepted (10^15: a thousand times the largest models of 2026); anything above is a
+#: typo or an attack, and a number the board must be able to divide, sort and bucket as a float
+MAX_PARAMS = 10**15
+#: the longest `params` text parsed ('151M', '151,000,000'), checked before any parsing
+_MAX_PARAMS_TEXT = 32
+#: the model metadata as JSON (the API's `model_meta_json`): size and nesting checked before it is parsed
+MAX_META_JSON_BYTES = 16 * 1024
+MAX_META_JSON_DEPTH = 4
 
 
 def clean_model_meta(meta: Mapping[str, Any] | None) -> dict:
     """The five fields, checked: a ValueError names the field and the fix. Unknown keys are refused."""
+    if meta is not None and not isinstance(meta, Mapping):
+        raise ValueError(f"model_meta must be an object with the fields {', '.join(FIELDS)}, not "
+                         f"{type(meta).__name__}")
     meta = dict(meta or {})
     unknown = sorted(set(meta) - set(FIELDS))
     if unknown:
-        raise ValueError(f"model_meta: unknown field(s) {unknown[:5]}; the fields are {', '.join(FIELDS)}")
+        raise ValueError(f"model_meta: unknown field(s) {[str(k)[:40] for k in unknown[:5]]}; the fields are {', '.join(FIELDS)}")
     out: dict[str, Any] = {k: None for k in FIELDS}
-    params = meta.get("params")
-    if params is not None:
-        if isinstance(params, bool) or not isinstance(params, (int, float, str)):
-            raise ValueError("model_meta.params: give the number of parameters as an integer, e.g. --params 151000000")
-        try:
-            params = parse_params(params) if isinstance(params, str) else int(params)
-        except ValueError:
-            raise ValueError(f"model_meta.params {str(params)[:40]!r}: give the number of parameters as an "
-                             "integer (151000000) or with a suffix (151M, 7B)") from None
-        if params <= 0:
-            raise ValueError("model_meta.params must be positive")
-        out["params"] = params
+    if meta.get("params") is not None:
+        out["params"] = check_params(meta["params"])
     mtype = meta.get("model_type")
     if mtype is not None:
         if mtype not in MODEL_TYPES:
@@ -61,9 +66,93 @@ def clean_model_meta(meta: Mapping[str, Any] | None) -> dict:
     return out
 
 
+def check_params(params) -> int:
+    """A parameter count as the board stores it: an integer in [1, MAX_PARAMS]. Integers, finite floats and texts
+    ('151M') are accepted; a ValueError quotes the value (cut) and says the fix."""
+    fix = f"give the number of parameters as an integer (151000000) or with a suffix (151M, 7B), at most {MAX_PARAMS:.0e}"
+    if isinstance(params, bool) or not isinstance(params, (int, float, str)):
+        raise ValueError(f"model_meta.params: a {type(params).__name__} is not a number; {fix}")
+    if isinstance(params, str):
+        if len(params) > _MAX_PARAMS_TEXT:
+            raise ValueError(f"model_meta.params {params[:20]!r}... is {len(params):,} characters long; {fix}")
+        try:
+            value = parse_params(params)
+        except ValueError:
+            raise ValueError(f"model_meta.params {params!r}: {fix}") from None
+    elif isinstance(params, float):
+        if not math.isfinite(params):
+            raise ValueError(f"model_meta.params {params!r} is not a finite number; {fix}")
+        value = params
+    else:
+        value = params
+    if value > MAX_PARAMS:  # an int of any length compares without converting it
+        shown = f"{value:,}" if isinstance(value, int) else f"{value:.3g}"
+        if isinstance(value, int) and value > 10**20:  # str() of an int is refused past 4,300 digits
+            shown = (f"a {len(str(value)):,}-digit number" if value.bit_length() < 13_000 else
+                     f"a number of about {int(value.bit_length() * math.log10(2)) + 1:,} digits")
+        raise ValueError(f"model_meta.params is {shown}, over the limit of {MAX_PARAMS:.0e}; {fix}")
+    value = int(round(value))
+    if value <= 0:
+        raise ValueError(f"model_meta.params must be positive, not {value}; {fix}")
+    return value
+
+
+def shown_model_meta(meta) -> dict:
+    """The fields of stored metadata that pass `clean_model_meta` one by one (the others dropped): what the board
+    draws, so that a row stored before a check existed, or edited in the store, can never break a page. Never
+    raises."""
+    if not isinstance(meta, Mapping):
+        return {}
+    out = {}
+    for key in FIELDS:
+        value = meta.get(key)
+        if value is None:
+            continue
+        if key == "model_type" and isinstance(value, str) and 0 < len(value) <= 40:
+            out[key] = value  # outside the contract it shows as "other" (board.model_type)
+            continue
+        try:
+            cleaned = clean_model_meta({key: value})[key]
+        except Exception:  # noqa: BLE001 (any stored value that does not pass is simply not shown)
+            continue
+        if cleaned is not None:
+            out[key] = cleaned
+    return out
+
+
+def parse_model_meta_json(text) -> dict | None:
+    """The API's model metadata (JSON text): size and nesting checked before parsing, NaN/Infinity refused, then
+    `clean_model_meta`. A ValueError names the problem and the fix."""
+    if text is None or (isinstance(text, str) and not text.strip()):
+        return None
+    if not isinstance(text, (str, bytes)):
+        raise ValueError("model metadata must be JSON text of an object")
+    raw = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    if len(raw) > MAX_META_JSON_BYTES:
+        raise ValueError(f"model metadata is {len(raw):,} bytes; at most {MAX_META_JSON_BYTES:,} (the fields are "
+                         f"{', '.join(FIELDS)})")
+    depth = json_depth(raw)
+    if depth > MAX_META_JSON_DEPTH:
+        raise ValueError(f"model metadata nests {depth:,} levels deep; at most {MAX_META_JSON_DEPTH} (a flat object "
+                         f"of {', '.join(FIELDS)})")
+
+    def no_constant(name):
+        raise ValueError(f"model metadata holds {name}; numbers must be finite")
+
+    try:
+        meta = json.loads(raw, parse_constant=no_constant)
+    except ValueError as exc:
+        raise ValueError(f"model metadata is not JSON ({str(exc)[:80]}); send an object of {', '.join(FIELDS)}") from None
+    if not isinstance(meta, dict):
+        raise ValueError("model metadata must be a JSON object")
+    return clean_model_meta(meta)
+
+
 def parse_params(text: str) -> int:
     """'151000000', '151M', '7B', '1.3b', '86k' -> an integer."""
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMbBtT]?)\s*", text.replace(",", "").replace("_", ""))
+    if len(text) > _MAX_PARAMS_TEXT:
+        raise ValueError(text[:_MAX_PARAMS_TEXT])
+    m = re.fullmatch(r"\s*([0-9]{1,16}(?:\.[0-9]{1,6})?)\s*([kKmMbBtT]?)\s*", text.replace(",", "").replace("_", ""))
     if not m:
         raise ValueError(text)
     scale = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}[m.group(2).lower()]
@@ -114,4 +203,5 @@ def merge(card: Mapping[str, Any], flags: Mapping[str, Any]) -> dict:
     return clean_model_meta(both)
 
 
-__all__ = ["FIELDS", "MODEL_TYPES", "clean_model_meta", "from_hub", "merge", "parse_params"]
+__all__ = ["FIELDS", "MAX_PARAMS", "MODEL_TYPES", "check_params", "clean_model_meta", "from_hub", "merge",
+           "parse_model_meta_json", "parse_params", "shown_model_meta"]

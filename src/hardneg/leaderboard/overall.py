@@ -1,10 +1,13 @@
 """The Overall view, as MTEB's: every model with its coverage, one score per benchmark, ranked, sorted, searched.
 
-Per benchmark the view shows one number: the first of its declared headline metrics whose unit is a
-fraction (so every value averaged is in the same unit), averaged over the benchmark's parts (configs /
-splits). A model is listed whatever it covers; the "Coverage" column says how many benchmarks ("4/5"),
-and the average is taken only for models that cover every benchmark (the column's header says so):
-a mean over a different set of benchmarks would not compare. The papers' reported numbers are not
+Per benchmark the view shows its one number, as its declaration defines it (`Benchmark.overall`: one
+named config, a mean over disjoint configs, or item-pooled; the metric a fraction, so every value
+averaged is in one unit) and the results engine computes it (`hardneg.results.benchmark_value`, read
+through the tab's number column): the value `hardneg run` prints and results.json holds under the
+benchmark's name, never a set averaged with its own subsets. A model is listed whatever it covers; the
+"Coverage" column says how many benchmarks ("4/5"), and the average is taken only for models that cover
+every benchmark (the column's header says so): a mean over a different set of benchmarks would not
+compare. The papers' reported numbers are not
 recomputed and are left out.
 
 Intervals: a benchmark's parts hold different items, and benchmarks hold different items, so their
@@ -22,7 +25,8 @@ import pandas as pd
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
 from hardneg.leaderboard.board import AVERAGE as BOARD_AVERAGE
-from hardneg.leaderboard.board import BoardRow, Cell, Column, fmt_cell, format_params, md_escape, md_link, model_type
+from hardneg.leaderboard.board import KINDS, BoardRow, Cell, Column, fmt_cell, format_params, md_escape, md_link, model_type
+from hardneg.leaderboard.drawing import UNDRAWN_NAME, drawn_per_row, shown_name
 
 #: the z of the 95% intervals every board cell carries
 Z95 = 1.959963984540054
@@ -38,11 +42,8 @@ COVERAGE = "Coverage"
 
 
 def overall_metric(benchmark: str) -> Metric | None:
-    """The metric a benchmark contributes to Overall: its first headline metric whose unit is a fraction."""
-    for m in benchmarks.get(benchmark).metrics:
-        if vocabulary.unit(m.key) == vocabulary.FRACTION:
-            return m
-    return None
+    """The metric of a benchmark's one number (`Benchmark.overall_metric`: declared, else its first fraction one)."""
+    return benchmarks.get(benchmark).overall_metric
 
 
 def combine(cells: list[Cell], bounds: tuple[float, float] = (0.0, 1.0)) -> Cell:
@@ -71,6 +72,7 @@ class OverallRow:
     parts_covered: int = 0
     parts_total: int = 0
     local: bool = False  # submitted in a board's local mode: its Kind reads "local"
+    rank: int | None = None  # rank in the sort column (best = 1), set by `select`; None without a value there
 
     @property
     def model_type(self) -> str:
@@ -79,13 +81,16 @@ class OverallRow:
     @property
     def params(self):
         p = self.model_meta.get("params")
-        return p if isinstance(p, (int, float)) and not isinstance(p, bool) and p > 0 else None
+        return p if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 < p < 1e16 else None
 
     def size_bucket(self) -> str:
         p = self.params
         if p is None:
             return "unknown"
-        return next(label for label, rng in SIZE_BUCKETS.items() if rng and rng[0] <= p < rng[1])
+        try:  # never raises: a value no bucket holds (NaN, or a stored oddity) is "unknown"
+            return next(label for label, rng in SIZE_BUCKETS.items() if rng and rng[0] <= p < rng[1])
+        except (StopIteration, TypeError, OverflowError):
+            return "unknown"
 
 
 def header(benchmark: str) -> str:
@@ -102,9 +107,8 @@ def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchm
     """One row per submitted model or baseline, whatever it covers; the average only over full coverage."""
     names = [b for b in rows_by_benchmark if overall_metric(b) is not None]
     firsts: dict[str, list[Column]] = {}
-    for b in names:
-        key = overall_metric(b).key
-        firsts[b] = [c for c in columns_by_benchmark[b] if c.metric == key]
+    for b in names:  # the benchmark's one number: one column, computed by the results engine (board.number_cell)
+        firsts[b] = [c for c in columns_by_benchmark[b] if c.overall][:1]
     found: dict[tuple[str, str], OverallRow] = {}
     for b in names:
         for r in rows_by_benchmark[b]:
@@ -120,10 +124,10 @@ def overall_rows(rows_by_benchmark: dict[str, list[BoardRow]], columns_by_benchm
                 row.local = r.source == "local"
             row.submitted = max(row.submitted, r.submitted)
             cells = [r.cells[c.name] for c in firsts[b] if c.name in r.cells]
-            row.parts_covered += len(cells)
-            if firsts[b] and len(cells) == len(firsts[b]):  # every part of the benchmark
-                row.cells[b] = combine(cells)
-    total_parts = sum(len(firsts[b]) for b in names)
+            row.parts_covered += sum(1 for c in firsts[b] for part in c.parts if part in r.coverage)
+            if cells:  # every part the benchmark's number needs
+                row.cells[b] = cells[0]
+    total_parts = sum(len(c.parts) for b in names for c in firsts[b])
     for row in found.values():
         row.parts_total = total_parts
         row.covered = len(row.cells)
@@ -142,7 +146,29 @@ def _sort_key(row: OverallRow, column: str, names: list[str]) -> float:
     return -math.inf if row.average is None else row.average.estimate
 
 
-def select(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, descending: bool = True, search: str = "",
+def select(rows: list[OverallRow], *args, **kwargs) -> list[OverallRow]:
+    """`select_rows`, never failing on a stored row (a row that cannot be sorted or filtered is a placeholder)."""
+    return drawn_per_row(select_rows, rows, undrawn_overall_row, *args, **kwargs)
+
+
+def render_overall(rows: list[OverallRow], *args, **kwargs) -> pd.DataFrame:
+    """`render_overall_rows`, never failing on a stored row: a row that cannot be drawn shows as a placeholder."""
+    return drawn_per_row(render_overall_rows, rows, undrawn_overall_row, *args, **kwargs)
+
+
+def machine_overall(rows: list[OverallRow], *args, **kwargs) -> pd.DataFrame:
+    """`machine_overall_rows`, never failing on a stored row."""
+    return drawn_per_row(machine_overall_rows, rows, undrawn_overall_row, *args, **kwargs)
+
+
+def undrawn_overall_row(r: OverallRow) -> OverallRow:
+    """The placeholder of a row that cannot be drawn: its name and kind, no values."""
+    total = r.total if isinstance(getattr(r, "total", None), int) else 0
+    return OverallRow(UNDRAWN_NAME.format(shown_name(getattr(r, "model", "?"))),
+                      r.kind if getattr(r, "kind", None) in KINDS else "submitted", {}, 0, total, None)
+
+
+def select_rows(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, descending: bool = True, search: str = "",
            types=None, sizes=None, kinds=("submitted", "baseline")) -> list[OverallRow]:
     """Filter (search, model type, size bucket, kind) and sort; rows without the sort value go last."""
     needle = (search or "").strip().lower()
@@ -151,17 +177,24 @@ def select(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE, des
     column = sort_by if sort_by in names or sort_by == COVERAGE else AVERAGE
     has = [r for r in keep if _sort_key(r, column, names) != -math.inf]
     missing = [r for r in keep if _sort_key(r, column, names) == -math.inf]
-    has.sort(key=lambda r: (_sort_key(r, column, names), r.covered), reverse=descending)
+    has.sort(key=lambda r: (_sort_key(r, column, names), r.covered), reverse=True)
+    for k, r in enumerate(has, 1):  # the rank is best = 1 whichever way the rows are shown
+        r.rank = k
+    for r in missing:
+        r.rank = None
+    if not descending:
+        has.reverse()
     missing.sort(key=lambda r: (-r.covered, r.model))
     return has + missing
 
 
-def render_overall(rows: list[OverallRow], names: list[str], links: bool = True) -> pd.DataFrame:
+def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = True) -> pd.DataFrame:
     """The table a person sees (rows already selected): rank, model (a Markdown link with `links`, plain text
     for a terminal), coverage, average, per benchmark: percent with one decimal, each with its interval."""
     records = []
-    for rank, r in enumerate(rows, 1):
-        rec = {"#": rank, "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": "local" if r.local else r.kind,
+    for r in rows:
+        rec = {"#": r.rank if r.rank is not None else "",
+               "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": "local" if r.local else r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:
@@ -170,16 +203,18 @@ def render_overall(rows: list[OverallRow], names: list[str], links: bool = True)
         rec["License"] = md_escape(lic[:40]) if isinstance(lic, str) else ""
         rec["Submitted"] = r.submitted
         records.append(rec)
-    head = ["#", "Model", "Kind", "Type", "Params", COVERAGE, "Parts", average_header(names)] + [header(b) for b in names] + \
-        ["License", "Submitted"]
+    # what a 1280 px screen shows first: rank, model, coverage, average, the benchmarks; the model's facts after them
+    head = ["#", "Model", COVERAGE, average_header(names)] + [header(b) for b in names] + \
+        ["Kind", "Type", "Params", "Parts", "License", "Submitted"]
     return pd.DataFrame.from_records(records, columns=head)
 
 
-def machine_overall(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
+def machine_overall_rows(rows: list[OverallRow], names: list[str]) -> pd.DataFrame:
     """The Overall download: fractions, each with its interval, the metric named in the column."""
     records = []
     for r in rows:
-        rec = {"model": r.model, "kind": r.kind, "model_type": r.model_meta.get("model_type"), "params": r.params,
+        rec = {"rank": r.rank, "model": r.model, "kind": "local" if r.local else r.kind,
+               "model_type": r.model_meta.get("model_type"), "params": r.params,
                "license": r.model_meta.get("license"), "link": r.link or r.model_meta.get("link") or "",
                "coverage": f"{r.covered}/{r.total}", "benchmarks_covered": r.covered, "benchmarks_total": r.total,
                "parts_covered": r.parts_covered, "parts_total": r.parts_total}

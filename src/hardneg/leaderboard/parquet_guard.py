@@ -19,17 +19,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from hardneg.json_limits import MAX_JSON_DEPTH, json_shape  # noqa: F401 (re-exported: the board's checks read them here)
 
 MAGIC = b"PAR1"
 #: the largest footer parsed (the board's footers are a few KB; FIRE's video_ids list a few hundred KB)
 MAX_FOOTER_BYTES = 16 * 1024 * 1024
 #: the largest page header read (headers hold a few counts and optional min/max statistics)
 MAX_PAGE_HEADER_BYTES = 1024 * 1024
-#: deepest JSON nesting accepted in metadata
-MAX_JSON_DEPTH = 64
 
 # Thrift compact protocol type ids
 _BOOL_TRUE, _BOOL_FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
@@ -200,17 +199,5 @@ def scan_chunk(source: pa.NativeFile, size: int, col: pq.ColumnChunkMetaData, ma
 
 def json_depth(raw: bytes) -> int:
     """Deepest bracket nesting of JSON text, brackets inside strings not counted (vectorised, no recursion)."""
-    a = np.frombuffer(raw, dtype=np.uint8)
-    if a.size == 0:
-        return 0
-    idx = np.arange(a.size)
-    is_bs = a == 0x5C
-    last_other = np.maximum.accumulate(np.where(is_bs, -1, idx))
-    run_before = np.empty(a.size, np.int64)  # backslashes right before each position
-    run_before[0] = 0
-    run_before[1:] = idx[:-1] - last_other[:-1]
-    quote = (a == 0x22) & (run_before % 2 == 0)
-    inside = (np.cumsum(quote) - quote) % 2 == 1  # after an odd number of real quotes
-    step = np.where(~inside & ((a == 0x5B) | (a == 0x7B)), 1, 0) - np.where(~inside & ((a == 0x5D) | (a == 0x7D)), 1, 0)
-    return int(np.cumsum(step).max(initial=0))
+    return json_shape(raw)[0]
 

@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import logging
 import os
+import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,14 +20,16 @@ from hardneg import benchmarks as registry
 from hardneg import vocabulary
 from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
-                                       machine_table, negative_type_chart, render)
-from hardneg.leaderboard.eval_results import eval_results_files
+                                       machine_table, mark_ties, negative_type_chart, number_cell, number_parts,
+                                       render)
+from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity
 from hardneg.leaderboard.mirror import strip_local_paths
-from hardneg.leaderboard.model_meta import clean_model_meta
+from hardneg.leaderboard.model_meta import clean_model_meta, shown_model_meta
 from hardneg.leaderboard.store import Store, StoredSubmission
+from hardneg.leaderboard.subsets import add_subset_parts
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
 log = logging.getLogger(__name__)
@@ -80,7 +83,7 @@ def model_meta(subs: list[StoredSubmission]) -> dict:
     for s in sorted(subs, key=lambda s: s.created_at, reverse=True):
         meta = getattr(s, "model_meta", None) or (s.metadata or {}).get("model_meta")
         if isinstance(meta, dict):
-            return meta
+            return shown_model_meta(meta)  # only checked fields reach a table, whatever the store holds
     return {}
 
 
@@ -89,6 +92,8 @@ def model_link(model: str, subs: list[StoredSubmission]) -> str:
     link = model_meta(subs).get("link")
     if isinstance(link, str) and link.startswith(("https://", "http://")):
         return link
+    if any(s.local for s in subs):  # a local board's name (local/NAME) has no Hub page
+        return ""
     return f"https://huggingface.co/{model}" if "/" in model else ""
 
 
@@ -127,6 +132,16 @@ def _pool(entries: list[dict]) -> dict:
     return {"estimate": est, "low": low, "high": high, "n": total, "chance": chance}
 
 
+def _add_number(row: BoardRow, benchmark: str, cols: list[Column], results: dict, parts) -> None:
+    """The row's cell of the benchmark's one number where it is a computed column (a mean or pooled over configs;
+    a one-config number is that config's own cell already)."""
+    col = next((c for c in cols if c.overall), None)
+    if col is not None and not col.config:
+        cell = number_cell(benchmark, results, parts)
+        if cell is not None:
+            row.cells[col.name] = cell
+
+
 class Leaderboard:
     """Submissions in, board tables out. `item_sets` come from built benchmark folders."""
 
@@ -147,6 +162,8 @@ class Leaderboard:
         self._baselines: dict[tuple, list[Baseline]] | None = None
         self._rows_cache: dict[str, tuple[tuple, list[BoardRow]]] = {}
         self._pvalues: dict = {}
+        self._rows_lock = threading.RLock()
+        self._baselines_lock = threading.Lock()
         self._by_type: dict = {}
         self._per_cache: dict[str, dict] = {}
         self._details: tuple | None = None
@@ -225,6 +242,8 @@ class Leaderboard:
         if twice:
             return SubmitOutcome(False, "submission refused:\n- " + "; ".join("/".join(k) for k in twice[:5]) +
                                  " is in more than one file; keep one file per part; nothing was stored")
+        # a declared subset config (ATP-Hard's causal, temporal) is scored from the same file as its larger config
+        derived = add_subset_parts([sub for sub, _ in checked], self.item_sets)
         model_id = models[0]
         before_all, todo = [], []
         for sub, data in checked:
@@ -240,9 +259,9 @@ class Leaderboard:
         given = {k: v for k, v in model_meta.items() if v is not None}  # checked; wins over the file's own
         files, all_results = [], []
         for sub, data in todo:
-            in_file = sub.metadata.get("model_meta")  # shown within the contract whatever it holds (board.meta_text)
-            extra = {"identity": "local" if identity.local else "hub",
-                     "model_meta": {**(in_file if isinstance(in_file, dict) else {}), **given}}
+            in_file = sub.metadata.get("model_meta")  # checked by validate_submission; stored as cleaned
+            in_file = {k: v for k, v in clean_model_meta(in_file).items() if v is not None}
+            extra = {"identity": "local" if identity.local else "hub", "model_meta": {**in_file, **given}}
             results = [recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples)
                        for part in sub.parts]
             all_results += results
@@ -256,6 +275,7 @@ class Leaderboard:
             everything = before_all + stored
             return SubmitOutcome(True, self._already(everything), everything[0], everything)
         new_ids = {s.id for s in before_all}
+        self._warm_later()  # a running board prepares the new tables now, not at the next visitor's page load
         if self.mirror is not None:
             for s in stored:
                 try:
@@ -271,6 +291,8 @@ class Leaderboard:
                              if v.get("estimate") is not None and v.get("low") is not None)
             lines.append(f"stored {s.model_id} v{s.version} on {s.benchmark}/{s.config}/{s.split} "
                          f"(submission {s.id}){' [local]' if identity.local else ''}: {head}")
+        if derived:
+            lines.append("scored from the file's own rows: " + "; ".join(derived))
         if before_all:
             lines.append(self._already(before_all))
         return SubmitOutcome(True, "\n".join(lines), stored[0], before_all + stored)
@@ -308,10 +330,14 @@ class Leaderboard:
         return f"{action}: {len(ids)} submission(s) of {quote(target)}"
 
     def eval_results(self, model_id: str) -> dict[str, str]:
-        return eval_results_files(self.store, model_id.strip())
+        return eval_results_files(self.store, model_id.strip(), space_url_from_env())
 
     # --- the board ------------------------------------------------------------------------
     def baselines(self) -> dict[tuple, list[Baseline]]:
+        with self._baselines_lock:  # computed once, by whichever of a page load and the warm-up comes first
+            return self._compute_baselines()
+
+    def _compute_baselines(self) -> dict[tuple, list[Baseline]]:
         if self._baselines is None:
             blind_model = self._blind_model
             out: dict[tuple, list[Baseline]] = {}
@@ -340,6 +366,9 @@ class Leaderboard:
     def columns(self, benchmark: str) -> list[Column]:
         return board_columns(benchmark, self.item_sets)
 
+    def _number_parts(self, benchmark: str) -> list[tuple[str, str]]:
+        return number_parts(benchmark, self.item_sets)
+
     def _per_example(self, submission_id: str) -> dict:
         """A submission's stored per-item values (cached: a stored submission never changes)."""
         hit = self._per_cache.get(submission_id)
@@ -349,19 +378,52 @@ class Leaderboard:
                 self._per_cache.pop(next(iter(self._per_cache)))
         return hit
 
-    def state(self) -> tuple[int, int]:
-        """Changes whenever a submission or a moderation lands (what the page's live refresh watches)."""
-        return self.store.state_token()
+    def state(self) -> tuple[int, ...]:
+        """Changes whenever a submission or a moderation lands, or background p-values land (what the page's live
+        refresh watches)."""
+        return (*self.store.state_token(), getattr(self._pvalues, "generation", 0))
+
+    def start_background(self) -> None:
+        """A running board (the Space app): paired p-values are computed in a background thread rather than
+        during a page load (`hardneg.leaderboard.pvalues`), and every table's rows and p-values are prepared
+        now and after each submission, so a visitor's page load only reads caches (issue 29)."""
+        from hardneg.leaderboard.pvalues import BackgroundPValues
+
+        if not isinstance(self._pvalues, BackgroundPValues):
+            cache = BackgroundPValues()
+            cache.update(self._pvalues)
+            self._pvalues = cache
+        self._warm_later()
+
+    def _warm_later(self) -> None:
+        import threading
+
+        if getattr(self._pvalues, "schedule", None) is None:
+            return
+        threading.Thread(target=self._warm, name="hardneg-board-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        """Rows of every benchmark read, and the default table's p-values queued (errors logged, never raised)."""
+        try:
+            self.baselines()  # the item sets' baselines (computed once per board)
+            for bench in self.benchmarks:
+                cols = self.columns(bench)
+                sort_col = next((c for c in cols if c.headline), None)
+                if sort_col is not None:
+                    mark_ties(self.rows(bench), sort_col, cache=self._pvalues)
+        except Exception:  # noqa: BLE001 (the page computes what is missing; this only saves it the wait)
+            log.exception("preparing the board in the background failed")
 
     def rows(self, benchmark: str) -> list[BoardRow]:
         """The board's rows of one benchmark, read from the store as it is now (cached until it changes)."""
-        token = self.state()
-        hit = self._rows_cache.get(benchmark)
-        if hit is not None and hit[0] == token:
-            return hit[1]
-        rows = self._rows(benchmark)
-        self._rows_cache[benchmark] = (token, rows)
-        return rows
+        with self._rows_lock:  # one reader computes them; a page load and the background warm-up do not both
+            token = self.store.state_token()
+            hit = self._rows_cache.get(benchmark)
+            if hit is not None and hit[0] == token:
+                return hit[1]
+            rows = self._rows(benchmark)
+            self._rows_cache[benchmark] = (token, rows)
+            return rows
 
     def _rows(self, benchmark: str) -> list[BoardRow]:
         cols = self.columns(benchmark)
@@ -382,6 +444,7 @@ class Leaderboard:
                            submitted=max(s.created_at for s in subs)[:10],
                            link=model_link(model, subs), model_meta=model_meta(subs),
                            ids=tuple(sorted(s.id for s in subs)))
+            _add_number(row, benchmark, cols, results, self._number_parts(benchmark))
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             for s in subs:
                 items = self.item_sets[(benchmark, s.config, s.split)]
@@ -395,6 +458,7 @@ class Leaderboard:
         # computed baselines: one row each, whatever the number of parts
         baselines = self.baselines()
         names: dict[str, BoardRow] = {}
+        baseline_results: dict[str, dict] = {}
         for key, items in self.item_sets.items():
             if key[0] != benchmark:
                 continue
@@ -404,12 +468,15 @@ class Leaderboard:
                     row.note = b.note
                     continue
                 row.coverage[f"{key[1]}/{key[2]}"] = f"{len(items)}/{len(items)}"
+                baseline_results.setdefault(b.name, {})[(key[1], key[2])] = b.result.metrics
                 row.cells.update(cells_from_results(by_part.get((key[1], key[2]), []),
                                                     {(key[1], key[2]): b.result.metrics}))
                 for c in by_part.get((key[1], key[2]), []):
                     if c.metric in b.result.per_example:
                         row.per_example[c.name] = b.result.per_example[c.metric]
                         row.clusters[c.name] = items.clusters
+        for name, row in names.items():
+            _add_number(row, benchmark, cols, baseline_results.get(name, {}), self._number_parts(benchmark))
         rows.extend(names.values())
         # the papers' reported numbers (from the declaration): only columns this board has
         names_by_key = {(c.config, c.metric): c.name for c in cols}

@@ -28,7 +28,9 @@ import pyarrow.parquet as pq
 
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity, reserved_conflict
 from hardneg.leaderboard.items import BENCHMARK_TASKS, ItemSet, files_revision
-from hardneg.leaderboard.parquet_guard import (MAX_FOOTER_BYTES, MAX_JSON_DEPTH, ParquetLimitError, json_depth,
+from hardneg.json_limits import MAX_JSON_VALUES
+from hardneg.leaderboard.model_meta import clean_model_meta
+from hardneg.leaderboard.parquet_guard import (MAX_FOOTER_BYTES, MAX_JSON_DEPTH, ParquetLimitError, json_shape,
                                                open_footer, scan_chunk)
 from hardneg.schema import PREDICTIONS_METADATA_KEY, PREDICTIONS_REQUIRED_METADATA
 
@@ -36,13 +38,19 @@ from hardneg.schema import PREDICTIONS_METADATA_KEY, PREDICTIONS_REQUIRED_METADA
 MAX_FILE_BYTES = 256 * 1024 * 1024
 #: largest 'hardneg' metadata value parsed
 MAX_METADATA_BYTES = 4 * 1024 * 1024
+#: most containers and separators in the 'hardneg' metadata (bounds what `json.loads` builds: a retrieval file's
+#: `video_ids` is the one long list, and no benchmark has close to this many videos in one config)
+MAX_METADATA_VALUES = MAX_JSON_VALUES
 #: longest item id, in UTF-8 bytes
 MAX_ID_BYTES = 256
 #: characters of user text quoted in a message
 MAX_QUOTE = 200
 
-#: a model name the board accepts: `<namespace>/<name>`, revisions after '@'
-_MODEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-/:@+]{0,199}$")
+#: one part of a board name, as the Hub accepts a repo id's parts (huggingface_hub `validate_repo_id`): letters,
+#: digits, '_', '-', '.', not starting or ending with '-' or '.', no '--' or '..' (checked apart), at most 96
+_NAME_PART = r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,94}[A-Za-z0-9_])?"
+#: a model name the board accepts: one `<namespace>/<name>` pair (or a bare name, refused later for its namespace)
+_MODEL_NAME = re.compile(rf"^(?:{_NAME_PART}/)?{_NAME_PART}$")
 _SHOW = 5  # how many example ids a message lists
 #: metadata fields the board reads, with their longest accepted length
 _STRING_FIELDS = {"task": 64, "benchmark": 64, "config": 200, "split": 400, "data_revision": 200, "model_id": 200}
@@ -198,10 +206,14 @@ def read_metadata(pf: pq.ParquetFile, problems: list[str]) -> dict | None:
         problems.append(f"the 'hardneg' metadata is {len(raw):,} bytes; the limit is {MAX_METADATA_BYTES:,} "
                         "(write it with hardneg.schema.predictions_metadata)")
         return None
-    depth = json_depth(raw)
+    depth, values = json_shape(raw)
     if depth > MAX_JSON_DEPTH:
         problems.append(f"the 'hardneg' metadata nests {depth:,} levels deep; at most {MAX_JSON_DEPTH} are accepted "
                         "(write it with hardneg.schema.predictions_metadata)")
+        return None
+    if values > MAX_METADATA_VALUES:
+        problems.append(f"the 'hardneg' metadata holds about {values:,} values; at most {MAX_METADATA_VALUES:,} are "
+                        "accepted (write it with hardneg.schema.predictions_metadata)")
         return None
     try:
         meta = json.loads(raw.decode("utf-8"))
@@ -235,6 +247,13 @@ def check_metadata(meta: dict, item_sets: dict, problems: list[str]) -> list[Ite
         problems.append(f"metadata model_revision must be a string of at most 200 characters or null, "
                         f"not {quote(rev, 60)}")
         typed = False
+    if meta.get("model_meta") is not None:  # stored and shown on the board: checked as the upload form's is
+        try:
+            clean_model_meta(meta["model_meta"])
+        except ValueError as exc:
+            problems.append(f"metadata {quote(str(exc), 300)} (in the file's own 'model_meta'; fix it there, or "
+                            "leave it out and pass the values to `hardneg submit`)")
+            typed = False
     if not typed:
         return []
     bench = meta["benchmark"]
@@ -276,10 +295,11 @@ def check_model_name(meta: dict, identity: Identity, problems: list[str], reserv
     if not isinstance(model_id, str):
         return ""  # reported by check_metadata
     model_id = model_id.strip()
-    if not _MODEL_NAME.match(model_id):
+    if not _MODEL_NAME.match(model_id) or ".." in model_id or "--" in model_id:
         problems.append(
-            f"metadata model_id {quote(model_id)} is not a valid model name (1-200 characters: letters, digits, "
-            "._-/:@+); set model_id to '<your user or org>/<model name>'"
+            f"metadata model_id {quote(model_id)} is not a valid model name: one '<your user or org>/<model name>' "
+            "pair, each part 1-96 letters, digits, '_', '-' or '.', not starting or ending with '-' or '.', without "
+            "'..' or '--' (as Hub repo ids); set model_id to such a name"
         )
         return model_id
     conflict = reserved_conflict(model_id, reserved)

@@ -23,6 +23,11 @@ def pick_device(device: str | None) -> str:
 
     if device in (None, "", "auto"):
         return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"--device {str(device)[:60]!r} is not a device; use cpu, cuda or cuda:N (a GPU's index), "
+                         "or leave it out to pick a GPU when one is visible") from None
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"--device {device} asked for a GPU but none is visible; use --device cpu")
     return device

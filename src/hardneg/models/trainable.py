@@ -294,7 +294,17 @@ def load_checkpoint(folder: str | Path) -> TrainableVideoText:
     weights = folder / WEIGHTS
     if not weights.is_file():
         raise FileNotFoundError(f"{folder} has no {WEIGHTS} (an interrupted save?): resume the run with --resume")
-    net.load_state_dict(load_file(str(weights)))
+    try:
+        state = load_file(str(weights))
+    except Exception as exc:  # noqa: BLE001 (safetensors raises its own types for truncated or random bytes)
+        raise ValueError(f"{weights} cannot be read ({type(exc).__name__}: {str(exc)[:120]}): the file is damaged "
+                         "(an interrupted copy?); copy the checkpoint again, or rerun `hardneg train` with --resume "
+                         "in its folder") from None
+    try:
+        net.load_state_dict(state)
+    except RuntimeError as exc:
+        raise ValueError(f"{weights} does not hold the weights {CONFIG} describes ({str(exc)[:160]}); copy the "
+                         "checkpoint again") from None
     return net.eval()
 
 

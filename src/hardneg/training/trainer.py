@@ -2,7 +2,7 @@
 
 One run writes one folder that is at once the checkpoint (`config.json` + `model.safetensors`,
 scored by path through the `trained` adapter: `hardneg score --model OUT`) and the run's state
-(`trainer_state.pt`: weights, optimizer, step; `negatives.parquet`: the negatives a generator
+(`trainer_state.safetensors`: weights, optimizer, step, no pickle (`hardneg.training.state`); `negatives.parquet`: the negatives a generator
 made; `train_log.jsonl`: loss per step). Everything random is a function of (seed, step): model
 initialisation from `seed`, the batch order of epoch e from (seed, e), the negatives sampled at
 step s from (seed, s). A run killed at any point and resumed with `resume=True` therefore ends
@@ -39,8 +39,8 @@ import numpy as np
 
 from hardneg.training.losses import (DEFAULT_LAMBDA, DEFAULT_N, OBJECTIVES, coarse_loss, fine_loss,
                                      llm_teacher_label_loss, llm_teacher_logit_loss)
+from hardneg.training.state import LEGACY_STATE, STATE, apply_state, load_state, state_bytes
 
-STATE = "trainer_state.pt"
 LOG = "train_log.jsonl"
 NEGATIVES = "negatives.parquet"
 
@@ -138,31 +138,32 @@ def _barrier(world: int) -> None:
 
 
 def _check_output(out: Path, settings: TrainSettings, resume: bool, overwrite: bool) -> dict | None:
-    """The saved state to resume from (or None), after refusing to mix two runs in one folder."""
-    import torch
+    """The saved state to resume from (or None), after refusing to mix two runs in one folder.
 
+    Nothing in `out` is read unless `resume`: without it, only which files exist is looked at. The state is a
+    safetensors file (`hardneg.training.state`); an older run's pickle (`trainer_state.pt`) is never loaded."""
     state_path = out / STATE
-    has_run = state_path.is_file() or (out / "config.json").is_file()
+    has_run = any((out / n).is_file() for n in (STATE, LEGACY_STATE, "config.json"))
     if not has_run:
+        if out.exists() and not out.is_dir():
+            raise FileExistsError(f"--out {out} is a file; give a folder for the checkpoint")
         if out.exists() and any(out.iterdir()) and not overwrite:
             raise FileExistsError(f"output folder {out} is not empty and holds no training run; choose a new "
                                   "folder or pass --overwrite")
         return None
     if overwrite and not resume:
-        for name in (STATE, "config.json", "model.safetensors", LOG, NEGATIVES):
+        for name in (STATE, LEGACY_STATE, "config.json", "model.safetensors", LOG, NEGATIVES):
             (out / name).unlink(missing_ok=True)
         return None
     if not resume:
-        what = ""
-        if state_path.is_file():
-            saved = torch.load(state_path, map_location="cpu", weights_only=False)
-            what = f" (objective {saved['settings'].get('objective')}, step {saved['step']})"
-        raise FileExistsError(f"output folder {out} holds another run's checkpoint{what}; pass --resume to continue "
+        raise FileExistsError(f"output folder {out} holds another run's checkpoint; pass --resume to continue "
                               "it or --overwrite to replace it, or choose a new folder")
     if not state_path.is_file():
-        raise FileNotFoundError(f"{out} has a checkpoint but no {STATE} to resume from; pass --overwrite to start "
-                                "again")
-    saved = torch.load(state_path, map_location="cpu", weights_only=False)
+        legacy = (f" (only {LEGACY_STATE}, the pickle an older hardneg wrote: it is never loaded, since loading a "
+                  "pickle runs code)") if (out / LEGACY_STATE).is_file() else ""
+        raise FileNotFoundError(f"{out} has a checkpoint but no {STATE} to resume from{legacy}; pass --overwrite "
+                                "to start again")
+    saved = load_state(state_path)
     if saved["settings_key"] != settings.key():
         now = asdict(settings)
         diff = {k: (saved["settings"].get(k), now[k]) for k in now if saved["settings"].get(k) != now[k]}
@@ -171,22 +172,57 @@ def _check_output(out: Path, settings: TrainSettings, resume: bool, overwrite: b
     return saved
 
 
+def _clean_temporaries(out: Path) -> None:
+    """Remove the temporary files an atomic write leaves when its process is killed mid-write
+    (`hardneg.io`: `.<name>.<random>.tmp` next to the file): a finished folder holds none."""
+    if out.is_dir():
+        for tmp in out.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
 def _save(out: Path, net, optimizer, step: int, settings: TrainSettings, provenance: dict, status: str,
           last_loss: float | None) -> None:
-    import torch
-
     from hardneg.io import atomic_write_bytes
     from hardneg.models.trainable import save_checkpoint
 
-    buf = io.BytesIO()
-    torch.save({"step": step, "settings": asdict(settings), "settings_key": settings.key(),
-                "model": net.state_dict(), "optimizer": optimizer.state_dict(), "status": status,
-                "last_loss": last_loss}, buf)
-    atomic_write_bytes(out / STATE, buf.getvalue())
+    atomic_write_bytes(out / STATE, state_bytes(step=step, settings=asdict(settings), settings_key=settings.key(),
+                                                model=net.state_dict(), optimizer=optimizer.state_dict(),
+                                                status=status, last_loss=last_loss))
     head = "prompt" if net.has_prompt else "cls"
     save_checkpoint(net, out, {"score_head": head, "step": step, "status": status,
                                "frames": provenance["frames"],
                                "provenance": provenance})
+
+
+def _check_counts(**given) -> None:
+    """The counts and rates of a run, each in its range: a ValueError names the flag, the value and the fix
+    (before: --epochs 0 wrote an untrained checkpoint, --limit 0 was ignored, --save-every 0 divided by zero)."""
+    at_least_one = {"epochs": "--epochs", "save_every": "--save-every", "n_negatives": "--n-negatives",
+                    "limit": "--limit", "n_frames": "--frames"}
+    for key, flag in at_least_one.items():
+        value = given.get(key)
+        if value is None and key == "limit":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{flag} {value!r}: must be a whole number of at least 1"
+                             + (" (leave --limit out to use every pair)" if key == "limit" else ""))
+    lr, lam = given.get("lr"), given.get("lam")
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+        raise ValueError(f"--lr {lr!r}: must be a positive finite number, e.g. 1e-3")
+    if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam >= 0):
+        raise ValueError(f"--lam {lam!r}: must be a finite number of at least 0, e.g. 0.2")
+
+
+def _writable(out: Path) -> None:
+    """Create `out` and make sure a file can be written there, before any work: a ValueError names the folder."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".hardneg-write-check-{os.getpid()}.tmp"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--out {out} cannot be written ({type(exc).__name__}: {exc.strerror or exc}); choose a "
+                         "folder you can write to") from None
 
 
 def _append_log(out: Path, rows: list[dict]) -> None:
@@ -267,6 +303,8 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
         raise ValueError(f"batch_size must be at least 2 (L_coarse contrasts the batch), got {batch_size}")
     if steps is not None and steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
+    _check_counts(epochs=epochs, save_every=save_every, n_negatives=n_negatives, limit=limit, n_frames=n_frames,
+                  lr=lr, lam=lam)
     generator_default, prompt = OBJECTIVE_NEEDS[objective]
     if objective != "coarse":
         negatives = negatives or generator_default
@@ -287,8 +325,10 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     saved = _check_output(out, settings, resume, overwrite) if rank == 0 else None
     _barrier(world)
     if rank != 0 and resume and (out / STATE).is_file():
-        saved = torch.load(out / STATE, map_location="cpu", weights_only=False)
-    out.mkdir(parents=True, exist_ok=True)
+        saved = load_state(out / STATE)
+    _writable(out)
+    if rank == 0:
+        _clean_temporaries(out)  # left by a run killed mid-write
 
     # ---- data (all checks before any training step)
     pairs = load_pairs(data, videos, limit)
@@ -333,8 +373,7 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     optimizer = torch.optim.AdamW(trainable, lr=lr, weight_decay=weight_decay)
     start = 0
     if saved is not None:
-        net.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
+        apply_state(saved, net, optimizer, out / STATE)
         start = int(saved["step"])
     per_epoch = max(1, len(pairs) // batch_size)
     total = steps if steps is not None else epochs * per_epoch
@@ -458,6 +497,8 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
         if bar is not None:
             bar.close()
     timings["steps_s"] = time.perf_counter() - t_steps
+    if rank == 0:
+        _clean_temporaries(out)
     if world > 1:
         _check_replicas_agree(net)
     _barrier(world)

@@ -1,0 +1,82 @@
+"""Paired p-values computed in the background, so that no page load waits for them.
+
+Each p-value of a board table (a row against the leader, `board.mark_ties`) resamples every item: about 1 s
+for a Feint6K-sized part (6,000 items), so a first page load that computed the top 50 took about a minute
+(issue 29). A running board (`Leaderboard.start_background`, done by the Space app) keeps them in a
+`BackgroundPValues`: a table drawn before a p-value is ready shows the row without it, the value is computed
+by one worker thread, and `generation` moves on when it lands, which the page's refresh token includes, so
+open pages redraw with it. Keys name the exact stored submissions (they never change), so a value is never
+stale; the store is bounded by dropping the oldest entries.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Any, Callable
+
+log = logging.getLogger("hardneg.leaderboard")
+
+#: most p-values kept (a value is a float: the bound is on the number of entries)
+MAX_ENTRIES = 200_000
+
+
+class BackgroundPValues(dict):
+    """A dict of computed p-values (key -> float) plus a queue of pending ones, computed by one daemon thread."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES):
+        super().__init__()
+        self.max_entries = max_entries
+        self.generation = 0  # moves on each time computed values land
+        self._pending: set = set()
+        self._jobs: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+
+    def schedule(self, key, fn: Callable[..., Any], *args) -> None:
+        """Compute fn(*args) for `key` in the background, once (a key already pending or known is skipped)."""
+        with self._lock:
+            if key in self or key in self._pending:
+                return
+            self._pending.add(key)
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(target=self._run, name="hardneg-pvalues", daemon=True)
+                self._worker.start()
+        self._jobs.put((key, fn, args))
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until nothing is pending (tests, benchmarks); True when done within `timeout`."""
+        import time
+
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.pending():
+            if end is not None and time.monotonic() > end:
+                return False
+            time.sleep(0.01)
+        return True
+
+    def _run(self) -> None:
+        while True:
+            key, fn, args = self._jobs.get()
+            try:
+                value = fn(*args)
+                value = None if value is None else float(value)
+            except Exception:  # noqa: BLE001 (logged; the row simply shows no p-value)
+                log.exception("a paired p-value could not be computed")
+                value = None
+            with self._lock:
+                self._pending.discard(key)
+                if value is not None:
+                    if len(self) >= self.max_entries:
+                        for old in list(self)[: self.max_entries // 10]:
+                            del self[old]
+                    self[key] = value
+                    self.generation += 1
+
+
+__all__ = ["BackgroundPValues", "MAX_ENTRIES"]
