@@ -197,3 +197,39 @@ def test_the_cli_and_run_model_refuse_bad_protocol_settings(tmp_path, capsys):
     code = hardneg_main(["run", "--model", "tiny-vlm", "--benchmarks", "vitatecs", "--out", str(tmp_path / "c"),
                          "--device", "cpu", "--prompt", "{video} describe it"])
     assert code != 0 and "{caption}" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def llava_next_video_folder(tmp_path_factory):
+    """A third architecture, random weights saved by `save_pretrained` with the package's tokenizer (a Hub
+    checkpoint's folder, as `hardneg run --model <folder or id>` loads it)."""
+    import torch
+    from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
+
+    from hardneg.models.tiny_vlm import LLAVA_TEMPLATE, SPECIALS, build_tokenizer
+
+    tok = build_tokenizer()
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = LlavaNextVideoConfig(
+        text_config={"model_type": "qwen2", "vocab_size": len(tok), "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 1024, "initializer_range": 0.25, "pad_token_id": ids["<|endoftext|>"]},
+        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
+                       "projection_dim": 32},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
+        vision_feature_select_strategy="default", tie_word_embeddings=False)
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("hub") / "llava-next-video-tiny"
+    tok.chat_template = LLAVA_TEMPLATE
+    tok.save_pretrained(folder)
+    LlavaNextVideoForConditionalGeneration(config).eval().save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("protocol", list(DEFAULT_PROMPTS))
+def test_llava_next_video_from_a_save_pretrained_folder(llava_next_video_folder, frames, protocol):
+    m = load_model(str(llava_next_video_folder), device="cpu")
+    assert m.engine.family.name == "llava-video" and m.adapter == "video-llm"
+    m.spec = DEFAULT_PROMPTS[protocol]
+    np.testing.assert_allclose(m.score(frames, CAPTIONS), m.score(frames, CAPTIONS, naive=True), rtol=0, atol=1e-4)
