@@ -33,8 +33,8 @@ from hardneg.video import VideoFolder  # noqa: E402
 
 log = logging.getLogger("hardneg.demo")
 
-GPU_MODELS = "tiny-clip,openai/clip-vit-base-patch32,microsoft/xclip-base-patch32,blind-unigram"
-CPU_MODELS = "tiny-clip,blind-unigram"
+GPU_MODELS = "tiny-clip,openai/clip-vit-base-patch32,microsoft/xclip-base-patch32,tiny-vlm,blind-unigram"
+CPU_MODELS = "tiny-clip,tiny-vlm,blind-unigram"
 
 
 def demo_benchmarks() -> tuple[str, ...]:
@@ -71,18 +71,29 @@ def prepare_default_data(cache: Path) -> tuple[Path, Path]:
     return data, sample_videos(ids, cache)
 
 
+def _bind(model, bench: str | None) -> None:
+    """A video LLM takes the benchmark's protocol and prompt (its chart then names that score)."""
+    from hardneg import benchmarks
+    from hardneg.models.prompting import bind_protocol
+
+    bind_protocol(model, benchmarks.get(bench) if bench else None)
+
+
 @spaces.GPU(duration=60)
-def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[str]):
-    """The GPU work: decode frames, run the model (a no-op decorator on a CPU machine)."""
+def _score(pool: dl.ModelPool, model_name: str, video_path: str, captions: list[str], bench: str | None = None):
+    """The GPU work: decode frames, run the model (a no-op decorator on a CPU machine). A video LLM scores by
+    the benchmark's declared protocol (`bench`; an upload: caption likelihood)."""
     model = pool.get(model_name)
+    _bind(model, bench)
     frames = dl.video_frames(video_path) if model.uses_video else None
     return model.score(frames, captions)
 
 
 @spaces.GPU(duration=120)
-def _score_videos(pool: dl.ModelPool, model_name: str, video_paths: list[str], text: str):
+def _score_videos(pool: dl.ModelPool, model_name: str, video_paths: list[str], text: str, bench: str | None = None):
     """Retrieval: one query against every video of the collection (one score per video)."""
     model = pool.get(model_name)
+    _bind(model, bench)
     videos = np.concatenate([pool.video_embedding(model_name, p) for p in video_paths])
     return np.asarray(model.similarity(videos, model.encode_text([text])), np.float64)[:, 0]
 
@@ -190,9 +201,9 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
                 ranked, own, relevant = dl.retrieval_subset(ex)
                 paths = [dl.example_video_path(videos, dl.Example(bench, config, ex.split, ex.id, v, [], 0, []))
                          for v in ranked]
-                scores = _score_videos(pool, model_name, [str(p) for p in paths], ex.query)
+                scores = _score_videos(pool, model_name, [str(p) for p in paths], ex.query, bench)
             else:
-                scores = _score(pool, model_name, str(path), ex.captions)
+                scores = _score(pool, model_name, str(path), ex.captions, bench)
         except dl.DemoInputError as exc:
             return (None, *refusal(str(exc)))
         except Exception as exc:  # a failing model call shows in the page, the app keeps running

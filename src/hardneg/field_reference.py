@@ -23,7 +23,7 @@ import tokenize
 from pathlib import Path
 
 #: the classes the page documents, in order: a declaration and what it is made of
-CLASSES = ("Benchmark", "Metric", "ScoreImporter", "ReportedRow")
+CLASSES = ("Benchmark", "Metric", "ScoreImporter", "ReportedRow", "VLMPrompt")
 PAGE = "docs/benchmark-fields.md"
 UNDOCUMENTED = "(undocumented)"
 _DOC_ENTRY = re.compile(r"^([a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*): (.*)$")

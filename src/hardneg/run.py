@@ -218,7 +218,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config.
     model_id: the name written into every predictions file (`ORG/NAME`, what `hardneg submit` and the board use;
         default: the model's own name).
-    score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only).
+    score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only;
+        protocol/prompt: how a video LLM scores, over each benchmark's declared protocol, docs/models.md).
 
     Returns {"<benchmark>/<config>": result} where each result is `hardneg evaluate`'s JSON
     (`metrics`, `chance`, `headline`, `n`, `coverage`, `breakdowns`, `provenance`, ...) plus `run`.
@@ -226,6 +227,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     from hardneg.evaluation import evaluate_predictions, plot_result
     from hardneg.io import atomic_write_text
     from hardneg.items import load_benchmark
+    from hardneg.models.prompting import bind_protocol
     from hardneg.models.protocol import as_model
     from hardneg.resources import cache_dir as default_cache_dir
     from hardneg.scoring import score_benchmark
@@ -268,6 +270,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
                 bar.set_postfix_str(pair.key)
             pred = out / "predictions" / f"{pair.benchmark}-{pair.config}.parquet"
             data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
+            bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"))
             key = _run_key(m, frames, data_revision, videos_path, model_id)
             reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
             if not reused:

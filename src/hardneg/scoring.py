@@ -84,6 +84,9 @@ class ScoreSpec:
     device: str | None = None
     fp16: bool = False
     revision: str | None = None
+    benchmark: str | None = None  # a video LLM's protocol comes from this declaration (`Benchmark.vlm`)
+    protocol: str | None = None  # the user's protocol and prompt, over the declaration's
+    prompt: str | None = None
 
 
 def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
@@ -148,7 +151,13 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
     """
     from hardneg.models import load_model
 
-    model = model or load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
+    if model is None:  # a worker: load, then take the benchmark's protocol (video LLMs; `hardneg.models.prompting`)
+        from hardneg.benchmarks import get as declaration
+        from hardneg.models.prompting import bind_protocol
+
+        model = load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
+        if spec.benchmark:
+            bind_protocol(model, declaration(spec.benchmark), spec.protocol, spec.prompt)
     folder = VideoFolder(spec.videos) if (spec.videos and model.uses_video) else None
     cache = EmbeddingCache(spec.cache_dir or default_cache_dir(), model.cache_key(), spec.frames)
     text_memo: dict[str, np.ndarray] = {}
@@ -278,9 +287,11 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                     benchmark: str | None = None, data_revision: str | None = None, batch_size: int = 64,
                     backend: str = "local", num_workers: int = 1, ray_address: str | None = None,
                     num_gpus: float = 0, ray_runtime_env: dict | None = None, overwrite: bool = False,
-                    progress: bool = True, loaded_model=None, model_id: str | None = None) -> ScoreRun:
+                    progress: bool = True, loaded_model=None, model_id: str | None = None,
+                    protocol: str | None = None, prompt: str | None = None) -> ScoreRun:
     """Score `model` on one benchmark config and write the predictions Parquet atomically.
 
+    protocol, prompt: how a video LLM scores captions (default: the benchmark declaration's; docs/models.md).
     model_id: the name recorded in the file (`ORG/NAME`, what the leaderboard shows; default: the model's own
     name). An interrupted run leaves its finished batches in `<out>.parts-<key>/`; running the same
     command again resumes from there. Settings that change the scores change the key.
@@ -293,13 +304,16 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
     refuse_overwrite(out, overwrite)
     data = load_benchmark(dataset, config, splits, benchmark=benchmark, revision=data_revision)
     m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)
+    from hardneg.models.prompting import bind_protocol
+
+    bind_protocol(m, data.declaration, protocol, prompt)  # a video LLM's protocol for this benchmark
     if m.uses_video and not videos:
         raise ValueError(f"model {model} needs videos: pass --videos DIR with <video_id>.mp4 files "
                          "(or use a blind baseline such as --model blind-unigram)")
     frames, decoding = _choose_decoder(frames, m)
     spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
                      cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
-                     revision=revision)
+                     revision=revision, benchmark=data.benchmark, protocol=protocol, prompt=prompt)
     key = _run_key({"model": m.identity(), "frames": frames.identity(), "data": data.data_revision,
                     "config": config, "splits": data.splits, "videos": spec.videos, "task": data.task})
     parts = out.with_name(f"{out.name}.parts-{key}")

@@ -212,6 +212,51 @@ class ImportedScores:
     notes: list[str] = field(default_factory=list)
 
 
+#: How a video LLM scores a caption (`hardneg.models.vlm`; docs/models.md, "Video LLMs"):
+#: "caption-likelihood" (mean log-probability of the caption's tokens after the prompt),
+#: "yes-probability" (P(Yes) / (P(Yes) + P(No)) after a question holding the caption: VideoCon),
+#: "choice-letter" (all captions listed as options A, B, ...; each scored by its letter's logit: TempCompass)
+VLM_PROTOCOLS = ("caption-likelihood", "yes-probability", "choice-letter")
+#: where a prompt puts the video (the model's own video placeholder goes there) and the caption(s)
+VIDEO_SLOT, CAPTION_SLOT, OPTIONS_SLOT = "{video}", "{caption}", "{options}"
+
+
+@dataclass(frozen=True)
+class VLMPrompt:
+    """How a video LLM is asked about one benchmark's captions: protocol, user prompt, where it comes from.
+
+    protocol: one of `VLM_PROTOCOLS`.
+    prompt: the user turn, put into the model's own chat template. It holds `{video}` once (the video's
+        tokens) and `{caption}` (caption-likelihood: `{caption}` is the assistant's answer after the
+        user turn, so it must end the prompt; yes-probability: the caption inside the question) or
+        `{options}` (choice-letter: the lines "A. caption", "B. caption", ...).
+    source: the authors' file and function the prompt follows (docs/models.md lists them).
+    version: bumped whenever the prompt changes; recorded with every score (provenance, cache keys).
+    """
+
+    protocol: str = "caption-likelihood"
+    prompt: str = "{video}\nDescribe this video in one sentence.\n{caption}"
+    source: str = "no released protocol for video LLMs: a one-sentence description prompt (hardneg's own)"
+    version: str = "1"
+
+    def __post_init__(self) -> None:
+        check_vlm_prompt(self.protocol, self.prompt)
+
+
+def check_vlm_prompt(protocol: str, prompt: str) -> None:
+    """A clear error for an unknown protocol or a prompt without the slots its protocol needs."""
+    if protocol not in VLM_PROTOCOLS:
+        raise ValueError(f"unknown video-LLM protocol {protocol!r}; use one of {', '.join(VLM_PROTOCOLS)} "
+                         "(--protocol; docs/models.md, 'Video LLMs')")
+    slot = OPTIONS_SLOT if protocol == "choice-letter" else CAPTION_SLOT
+    if not isinstance(prompt, str) or prompt.count(slot) != 1 or prompt.count(VIDEO_SLOT) != 1:
+        raise ValueError(f"--prompt for protocol {protocol!r} must hold {VIDEO_SLOT} once (where the video goes) and "
+                         f"{slot} once (where the {'options' if slot == OPTIONS_SLOT else 'caption'} go); got {str(prompt)[:120]!r}")
+    if protocol == "caption-likelihood" and not prompt.rstrip().endswith(CAPTION_SLOT):
+        raise ValueError(f"--prompt for protocol 'caption-likelihood' must end with {CAPTION_SLOT}: the caption is the "
+                         f"text whose likelihood is read, after everything else; got {prompt[:120]!r}")
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """Everything that is true of one benchmark. See CONTRIBUTING.md, "Add a benchmark"."""
@@ -274,6 +319,9 @@ class Benchmark:
     subset_of: dict[str, str] = field(default_factory=dict)
     #: other item sets the authors evaluate on (`hardneg evaluate --items NAME`)
     item_choices: tuple[ItemChoice, ...] = ()
+    #: how a video LLM scores this benchmark by default (protocol + prompt, after the authors' code;
+    #: `hardneg run --protocol/--prompt` override it): `VLMPrompt`
+    vlm: VLMPrompt = VLMPrompt()
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:

@@ -34,7 +34,7 @@ import json
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -116,6 +116,12 @@ BENCHMARK = Benchmark(
                       "TempCompass auto_eval_results/<model>/caption_matching.json (a 0/1 'rating' per question, "
                       "joined by video, aspect and question text)"),
     ),
+    # TempCompass asks a video LLM for "the best option" after the question and its options, and reads the letter
+    # it answers (run_video_llava.py and the other run_*.py, `answer_prompt["caption_matching"]`); here each
+    # option is scored by its letter's logit, the options written "A. <caption>"
+    vlm=VLMPrompt("choice-letter",
+                  "{video}\nWhich caption matches the video better?\n{options}\nPlease directly give the best option:",
+                  "TempCompass run_video_llava.py, answer_prompt['caption_matching'] (the letter read from the logits)"),
 )
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 HEADER = ["videopath", "caption", "match"]
@@ -104,6 +104,11 @@ BENCHMARK = Benchmark(
                       "VideoCon entailment_inference.py output (*_scores.csv, no header: videopath, caption prompt, "
                       "entailment score, two ignored columns), joined by video file name and prompt"),
     ),
+    # VideoCon's entailment score: its PROMPT's question as the user turn (the mPLUG-Owl preamble is the chat
+    # template's job), score P(Yes) / (P(Yes) + P(No)) at the answer's first token
+    # (src/prepare_data_for_inference.py, PROMPT; training/pipeline_video/entailment_inference.py, get_entail)
+    vlm=VLMPrompt("yes-probability", '{video}\nDoes this video entail the description: "{caption}"?',
+                  "VideoCon src/prepare_data_for_inference.py, PROMPT; entailment_inference.py, get_entail"),
 )
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
 
 ALL = "all"
 #: release file stem -> (config, test); the order of the authors' README and paper
@@ -169,6 +169,10 @@ BENCHMARK = Benchmark(
     ),
     config_descriptions={ALL: "every test file together (two rows per item)", **CONFIG_TEXT},
     negative_types=(*NEGATIVE_TYPE.values(), "proficiency"),
+    # ViLMA scores its generative baseline by the caption's mean token log-likelihood right after the visual
+    # input, with no instruction (models/image/run_blip2.py, main: cross-entropy of the caption's tokens)
+    vlm=VLMPrompt("caption-likelihood", "{video}\n{caption}",
+                  "ViLMA models/image/run_blip2.py, main (caption likelihood after the visual input, no instruction)"),
 )
 
 

@@ -17,11 +17,13 @@ examples:
   hardneg run --model tiny-clip --out runs/tiny                       # built-in samples
   hardneg run --model openai/clip-vit-base-patch32 --benchmarks all --data built --videos ~/videos --out runs/clip
   hardneg run --model blind-unigram --benchmarks contrast_sets,posrank --data built --out runs/blind
+  hardneg run --model tiny-vlm --out runs/vlm                         # a video LLM, each benchmark's protocol
 Python: hardneg.run_model(model, ...) takes the same arguments and also any object with
 encode_video/encode_text or score(video, captions) (docs/models.md)."""
 
 
 def add_parser(subparsers) -> None:
+    from hardneg.benchmarks.base import VLM_PROTOCOLS
     from hardneg.ranking import TIE_RULES
 
     p = subparsers.add_parser("run", help="score a model on many benchmarks and print every headline metric",
@@ -49,6 +51,10 @@ def add_parser(subparsers) -> None:
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames (default 224; 0 keeps it)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
+    g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
+                   help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
+    g.add_argument("--prompt", default=None, help="video LLMs only: the prompt, with {video} and {caption} "
+                                                  "(or {options} for choice-letter); default: the benchmark's own")
     g.add_argument("--batch-size", type=int, default=64, help="items per scoring batch (default 64)")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-charts", action="store_true", help="no PNG chart per config")
@@ -67,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
                         frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=args.device,
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
                         overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
-                        batch_size=args.batch_size, model_id=args.model_id)
+                        batch_size=args.batch_size, model_id=args.model_id,
+                        protocol=args.protocol, prompt=args.prompt)
     where = "built-in samples" if args.data is None else args.data
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")

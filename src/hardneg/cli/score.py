@@ -19,10 +19,13 @@ examples:
   hardneg score --model blind-unigram --dataset built/contrast_sets --config verb_human --out blind.parquet
   hardneg score --model tiny-clip --dataset built/posrank --config vln_uvo --videos vids --out p.parquet
 models: a CLIP or X-CLIP Hub id or folder, st:<sentence-transformers id>, blind-unigram,
-blind-lm:<causal LM id>, blind-st:<sentence-transformers id>, tiny-clip (built in)."""
+blind-lm:<causal LM id>, blind-st:<sentence-transformers id>, tiny-clip (built in), a video LLM Hub id or folder
+(Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, LLaVA-NeXT-Video; vlm:<id>) or tiny-vlm (built in): scored by the
+benchmark's protocol unless --protocol/--prompt say otherwise (docs/models.md, "Video LLMs")."""
 
 
 def add_parser(subparsers) -> None:
+    from hardneg.benchmarks.base import VLM_PROTOCOLS
     from hardneg.runner import add_backend_arguments
 
     p = subparsers.add_parser("score", help="score a video-text model on a benchmark and write predictions",
@@ -58,6 +61,10 @@ def add_parser(subparsers) -> None:
                    help="how pyav frames are resized (default pil: the pixels of every earlier release; swscale is faster)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
+    g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
+                   help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
+    g.add_argument("--prompt", default=None, help="video LLMs only: the prompt, with {video} and {caption} "
+                                                  "(or {options} for choice-letter); default: the benchmark's own")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_backend_arguments(p, default_batch_size=64)
@@ -91,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
         cache_dir=args.cache_dir, device=args.device, fp16=args.fp16, revision=args.model_revision,
         benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
-        progress=not args.no_progress, **kw)
+        progress=not args.no_progress, protocol=args.protocol, prompt=args.prompt, **kw)
     print(res.summary())
     vr = res.video_report
     if vr["missing"] or vr["unreadable"]:

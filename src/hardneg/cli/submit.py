@@ -162,6 +162,8 @@ def gather_model_meta(args, files: list[bytes]) -> tuple[dict, str]:
         from_hub(str(hub_id), revision)
     flags = {"params": args.params, "model_type": args.model_type, "license": args.license, "link": args.link,
              "revision": args.revision}
+    if not card.get("model_type") and isinstance(inner.get("model_type"), str):
+        card = {**card, "model_type": inner["model_type"]}  # what the adapter says it is (a video LLM: generative)
     return merge(card, flags), note
 
 

@@ -32,6 +32,8 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "st": "hardneg.models.sentence_transformers_adapter",
     "xclip": "hardneg.models.xclip",
     "trained": "hardneg.models.trained",
+    "vlm": "hardneg.models.vlm",
+    "tiny-vlm": "hardneg.models.vlm",
 }
 #: entry-point group of adapters in other packages: each entry point names a module that calls `register`
 ENTRY_POINT_GROUP = "hardneg.models"
@@ -78,6 +80,13 @@ def _local_model_type(path: Path) -> str | None:
     return None
 
 
+def _video_llm_types() -> list[str]:
+    """model_type values of the video-LLM families (`hardneg.models.vlm_families`; imports no torch)."""
+    from hardneg.models.vlm_families import supported_model_types
+
+    return supported_model_types()
+
+
 def resolve(model: str) -> tuple[str, str]:
     """(adapter name, model id) for what a user typed."""
     head = model.split(":", 1)[0]
@@ -97,9 +106,11 @@ def resolve(model: str) -> tuple[str, str]:
     if path.is_dir():
         kind = _local_model_type(path)
         mapping = {"clip": "clip", "xclip": "xclip", "sentence-transformers": "st", "hardneg-trained": "trained"}
+        mapping.update(dict.fromkeys(_video_llm_types(), "vlm"))
         if kind in mapping:
             return mapping[kind], model
-        raise ValueError(f"model folder {model} has model_type {kind!r}; supported: clip, xclip, sentence-transformers, hardneg-trained "
+        raise ValueError(f"model folder {model} has model_type {kind!r}; supported: clip, xclip, sentence-transformers, "
+                         f"hardneg-trained, video LLMs ({', '.join(_video_llm_types())}) "
                          "(or prefix the path with an adapter name, e.g. clip:/path)")
     for pred, name, _ in _MATCHERS:
         if pred(model):

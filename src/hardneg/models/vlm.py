@@ -1,0 +1,204 @@
+"""Video LLMs as scored models: any `transformers` image-text-to-text model that takes video.
+
+`load_model("Qwen/Qwen2-VL-7B-Instruct")`, a local `save_pretrained` folder, `vlm:<id or folder>`, or the
+built-in `tiny-vlm` (`tiny-vlm:llava-onevision` for the other tiny architecture) load through
+`AutoModelForImageTextToText` and the checkpoint's own tokenizer and chat template. Frames are the
+project's own (`FrameSettings`), turned into the model's video inputs by its family
+(`hardneg.models.vlm_families`); the engine (`hardneg.models.vlm_engine`) runs the video and prompt
+prefix once per video and every caption on its cached keys and values.
+
+Which protocol and prompt: the benchmark's declaration (`Benchmark.vlm`), set by the scorer before
+each benchmark (`use_protocol`), unless the user fixed them (`--protocol`, `--prompt`). Both, with
+the prompt's version and source and the pixel settings, are part of `identity()`, so they are in
+every predictions file's provenance and in every resume key.
+
+The scorer sees this model through `ScoreAdapter` (a video's frames wait in a temporary folder, a
+caption is a key), so the dual-encoder path of `hardneg.scoring` runs it unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from hardneg.benchmarks.base import VLM_PROTOCOLS, VLMPrompt, check_vlm_prompt
+from hardneg.models.base import hub_revision, pick_device
+from hardneg.models.protocol import ScoreAdapter
+from hardneg.models.registration import register
+from hardneg.models.vlm_families import family_for, processor_settings, supported_model_types
+
+#: a prompt per protocol for a protocol asked for without a prompt (`--protocol` alone)
+DEFAULT_PROMPTS: dict[str, VLMPrompt] = {
+    "caption-likelihood": VLMPrompt(),
+    "yes-probability": VLMPrompt(
+        "yes-probability", '{video}\nDoes this video entail the description: "{caption}"?',
+        "VideoCon src/prepare_data_for_inference.py, PROMPT; score as training/pipeline_video/"
+        "entailment_inference.py, get_entail"),
+    "choice-letter": VLMPrompt(
+        "choice-letter", "{video}\nWhich caption matches the video better?\n{options}\nPlease directly give the best option:",
+        "TempCompass run_video_llava.py, answer_prompt['caption_matching']"),
+}
+SCORE_NAMES = {
+    "caption-likelihood": "mean caption log-probability (video LLM)",
+    "yes-probability": "P(Yes) / (P(Yes) + P(No)) (video LLM)",
+    "choice-letter": "option-letter logit (video LLM)",
+}
+#: Hub ids that name a video LLM this module serves (a folder is told by its config's model_type)
+_ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video")
+
+
+def _is_video_llm_id(model: str) -> bool:
+    return any(h in model.lower() for h in _ID_HINTS)
+
+
+def _dtype(device: str, fp16: bool):
+    import torch
+
+    if fp16 and not device.startswith("cuda"):
+        raise ValueError("--fp16 needs a GPU (--device cuda); on the CPU video LLMs run in float32")
+    if device.startswith("cuda"):
+        return torch.float16 if fp16 else torch.bfloat16
+    return torch.float32
+
+
+def _chat_template(model_id: str, tokenizer, revision: str | None) -> str:
+    """The checkpoint's chat template: the tokenizer's, else chat_template.jinja / chat_template.json."""
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.chat_template
+    import json
+
+    from transformers.utils import cached_file
+
+    for name in ("chat_template.jinja", "chat_template.json"):
+        try:
+            path = cached_file(model_id, name, revision=revision, _raise_exceptions_for_missing_entries=False)
+        except Exception:
+            path = None
+        if path:
+            text = Path(path).read_text(encoding="utf-8")
+            return json.loads(text)["chat_template"] if name.endswith(".json") else text
+    raise ValueError(f"model {model_id} has no chat template (tokenizer_config.json, chat_template.jinja or "
+                     "chat_template.json); a video LLM needs one to place the video and the prompt")
+
+
+def check_video_config(model_id: str, config) -> None:
+    """A clear error for a checkpoint whose architecture takes no video (or one no family serves yet)."""
+    if family_for(config) is not None:
+        return
+    arch = (getattr(config, "architectures", None) or [type(config).__name__])[0]
+    vision = hasattr(config, "vision_config")
+    what = "an image-text model: its processor has no video input" if vision else "not a vision-language model"
+    raise ValueError(f"model {model_id} ({arch}, model_type {config.model_type!r}) is {what}; the video-LLM adapter "
+                     f"scores checkpoints of model_type {', '.join(supported_model_types())}. Use a video LLM "
+                     "(e.g. Qwen/Qwen2-VL-7B-Instruct, llava-hf/llava-onevision-qwen2-7b-ov-hf), or add its family "
+                     "(docs/models.md, 'Add a video-LLM family')")
+
+
+@register("vlm", "video LLM (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, LLaVA-NeXT-Video): captions scored by "
+          "likelihood, yes-probability or option letter (docs/models.md)", matches=_is_video_llm_id, priority=5)
+class VideoLLM(ScoreAdapter):
+    """A video LLM behind the scorer; `score(frames, captions)` scores one video's captions."""
+
+    hub_model = True
+    default_model_id = None
+    adapter = "video-llm"
+    model_type = "generative"  # what `hardneg submit` puts on the board when no Hub card says otherwise
+
+    def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
+                 revision: str | None = None, protocol: str | None = None, prompt: str | None = None,
+                 caption_batch: int = 32, name: str | None = None):
+        from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
+
+        from hardneg.models.vlm_engine import Engine
+
+        if not model_id:
+            raise ValueError("give the video LLM's Hub id or folder, e.g. --model vlm:Qwen/Qwen2-VL-2B-Instruct "
+                             "(or --model tiny-vlm)")
+        self.device = pick_device(device)
+        dt = _dtype(self.device, fp16)
+        self.dtype = str(dt).replace("torch.", "")
+        kw = {"revision": revision} if revision else {}
+        config = AutoConfig.from_pretrained(model_id, **kw)
+        check_video_config(model_id, config)
+        family = family_for(config)(config, processor_settings(model_id, revision))
+        model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
+        tok = AutoTokenizer.from_pretrained(model_id, **kw)
+        template = _chat_template(model_id, tok, revision)
+        text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
+        video_token = getattr(config, "video_token_id", None) or getattr(config, "video_token_index", None)
+        self.engine = Engine(model, tok, template, family, video_token, self.device, dt,
+                             getattr(text_cfg, "max_position_embeddings", 32768), caption_batch)
+        self.model_id = name or model_id
+        self.revision = hub_revision(model_id, revision, model)
+        self._template_hash = hashlib.sha256(template.encode()).hexdigest()[:12]
+        self._fixed = (protocol, prompt)
+        self.spec = self._resolve(VLMPrompt(), protocol, prompt)
+        self.score_name = SCORE_NAMES[self.spec.protocol]
+        super().__init__(self, self._score)
+        self.score_name = SCORE_NAMES[self.spec.protocol]
+
+    # ------------------------------------------------------------------ protocol
+
+    @staticmethod
+    def _resolve(default: VLMPrompt, protocol: str | None, prompt: str | None) -> VLMPrompt:
+        """The declaration's protocol and prompt, overridden by what the user fixed."""
+        if protocol is None and prompt is None:
+            return default
+        if protocol is not None and protocol not in VLM_PROTOCOLS:
+            check_vlm_prompt(protocol, "")  # the unknown-protocol error
+        proto = protocol or default.protocol
+        if prompt is None:
+            return default if proto == default.protocol else DEFAULT_PROMPTS[proto]
+        check_vlm_prompt(proto, prompt)
+        return VLMPrompt(proto, prompt, "given by the user (--prompt)", "user")
+
+    def use_protocol(self, declaration=None, protocol: str | None = None, prompt: str | None = None) -> VLMPrompt:
+        """Score the next benchmark by its declared protocol and prompt (or the user's, when given)."""
+        fixed_protocol, fixed_prompt = protocol or self._fixed[0], prompt or self._fixed[1]
+        default = getattr(declaration, "vlm", None) or VLMPrompt()
+        spec = self._resolve(default, fixed_protocol, fixed_prompt)
+        if spec.protocol == "choice-letter" and getattr(declaration, "is_retrieval", False):
+            raise ValueError(f"benchmark {declaration.name!r} ranks videos for each query: protocol 'choice-letter' "
+                             "needs the captions of one item as options; use --protocol yes-probability or "
+                             "caption-likelihood")
+        self.spec = spec
+        self.score_name = SCORE_NAMES[spec.protocol]
+        return spec
+
+    def identity(self) -> dict[str, Any]:
+        return {**super().identity(), "protocol": self.spec.protocol, "score": SCORE_NAMES[self.spec.protocol],
+                "prompt": self.spec.prompt,
+                "prompt_version": self.spec.version, "prompt_source": self.spec.source,
+                "chat_template": self._template_hash, "pixels": self.engine.family.identity(),
+                "model_type": self.model_type}
+
+    # ------------------------------------------------------------------ scoring
+
+    def _score(self, video, captions: Sequence[str]) -> np.ndarray:
+        return self.engine.score(video, list(captions), self.spec)
+
+    def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False) -> np.ndarray:
+        """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
+        `full_batch`: the reference paths (one forward per caption / all full sequences in one batch)."""
+        return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch)
+
+
+@register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision), offline tests and demo")
+class TinyVideoLLM(VideoLLM):
+    hub_model = False
+
+    def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
+                 revision: str | None = None, **kw):
+        from hardneg.models.tiny_vlm import ARCHITECTURES, tiny_vlm_path
+
+        arch = model_id or "qwen2-vl"
+        if arch not in ARCHITECTURES:
+            raise ValueError(f"tiny-vlm:{arch}: the tiny video LLMs are {', '.join('tiny-vlm:' + a for a in ARCHITECTURES)}")
+        name = "hardneg/tiny-vlm" if arch == "qwen2-vl" else f"hardneg/tiny-vlm-{arch}"
+        super().__init__(str(tiny_vlm_path(arch)), device=device, fp16=fp16, name=name, **kw)
+
+
+__all__ = ["DEFAULT_PROMPTS", "SCORE_NAMES", "TinyVideoLLM", "VideoLLM", "check_video_config"]

@@ -1,0 +1,289 @@
+"""Scoring captions with a video LLM: the video and prompt prefix once, every caption on its cached keys and values.
+
+For one video and its captions, each protocol (`hardneg.benchmarks.base.VLM_PROTOCOLS`) builds one token
+sequence per caption (one sequence for all options under "choice-letter"): the chat template's text
+before the video, the video's tokens, the prompt, the caption, the rest of the template. The sequences
+share a prefix (at least through the video): `score` runs it once with `use_cache=True`, then runs all
+continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
+the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
+harness does): the tests require both to agree, which is what proves the cache, the attention mask and
+the positions right (Qwen2-VL's 3-D rotary positions continue from the prefix's `rope_deltas`).
+
+Readouts:
+* caption-likelihood: mean log-probability of the tokens that overlap the caption's characters;
+* yes-probability: P(Yes) / (P(Yes) + P(No)) at the last position, the tokens being the first token of
+  "Yes" and of "No" (VideoCon `training/pipeline_video/entailment_inference.py`, `get_entail`);
+* choice-letter: the logit of each option's letter at the last position (TempCompass asks for
+  "the best option" and reads the letter; lmms-eval `tasks/tempcompass`, `post_prompt`).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, VIDEO_SLOT, VLMPrompt
+
+_SENTINEL = "HARDNEGSLOT"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass
+class Rendered:
+    """A prompt put into the chat template, cut at the video token and at the caption slot."""
+
+    before_video: str
+    head: str  # between the video and the caption slot
+    tail: str  # after the caption slot
+
+
+@dataclass
+class Sequence_:
+    ids: list[int]
+    span: tuple[int, int]  # token positions whose log-probabilities are read (caption-likelihood)
+
+
+def options_text(captions: Sequence[str]) -> str:
+    """The options of one item, one line each: "A. caption"."""
+    if len(captions) > len(LETTERS):
+        raise ValueError(f"protocol 'choice-letter' lists at most {len(LETTERS)} options, got {len(captions)} captions; "
+                         "use --protocol caption-likelihood or yes-probability for this benchmark")
+    return "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(captions))
+
+
+class Engine:
+    """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm_families`)."""
+
+    def __init__(self, model, tokenizer, chat_template: str, family, video_token_id: int, device: str, dtype,
+                 max_context: int, caption_batch: int = 32):
+        import torch
+
+        self.torch = torch
+        self.model, self.tok, self.template, self.family = model, tokenizer, chat_template, family
+        self.video_token_id, self.device, self.dtype = int(video_token_id), device, dtype
+        self.video_token = tokenizer.convert_ids_to_tokens(self.video_token_id)
+        self.max_context, self.caption_batch = int(max_context), int(caption_batch)
+        params = inspect.signature(model.forward).parameters
+        self.takes_token_types = "mm_token_type_ids" in params
+        # transformers renamed `past_key_values` to `cache` (5.2x): pass the cache by the name this release takes
+        self.cache_arg = "cache" if "cache" in params else "past_key_values"
+        # the prefix needs only its last position's logits (the vocabulary projection of the rest is skipped)
+        self.last_only = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        self._rendered: dict[tuple[str, str], Rendered] = {}
+        self._letter_ids: list[int] | None = None
+
+    # ------------------------------------------------------------------ text
+
+    def render(self, spec: VLMPrompt) -> Rendered:
+        key = (spec.protocol, spec.prompt)
+        if key in self._rendered:
+            return self._rendered[key]
+        before, after = spec.prompt.split(VIDEO_SLOT)
+        if spec.protocol == "caption-likelihood":
+            after = after.rstrip()[: -len(CAPTION_SLOT)].rstrip("\n ")
+            user = [p for p in ({"type": "text", "text": before} if before else None, {"type": "video"},
+                                {"type": "text", "text": after} if after else None) if p]
+            messages = [{"role": "user", "content": user},
+                        {"role": "assistant", "content": [{"type": "text", "text": _SENTINEL}]}]
+            gen = False
+        else:
+            slot = OPTIONS_SLOT if spec.protocol == "choice-letter" else CAPTION_SLOT
+            after = after.replace(slot, _SENTINEL)
+            user = [p for p in ({"type": "text", "text": before} if before else None, {"type": "video"},
+                                {"type": "text", "text": after}) if p]
+            messages = [{"role": "user", "content": user}]
+            gen = True
+        text = self.tok.apply_chat_template(messages, chat_template=self.template, tokenize=False,
+                                            add_generation_prompt=gen)
+        if text.count(self.video_token) != 1 or text.count(_SENTINEL) != 1:
+            raise ValueError(f"the model's chat template did not render one video token ({self.video_token!r}) and one "
+                             f"caption slot for the prompt {spec.prompt[:80]!r}; check the checkpoint's chat template")
+        pre, post = text.split(self.video_token)
+        if _SENTINEL in pre:
+            raise ValueError(f"--prompt {spec.prompt[:80]!r}: put {VIDEO_SLOT} before the caption slot")
+        head, tail = post.split(_SENTINEL)
+        got = Rendered(pre, head, tail)
+        self._rendered[key] = got
+        return got
+
+    def _encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)
+        return list(enc["input_ids"]), [tuple(o) for o in enc["offset_mapping"]]
+
+    def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int) -> list[Sequence_]:
+        """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens."""
+        r = self.render(spec)
+        lead, _ = self._encode(r.before_video)
+        lead = lead + [self.video_token_id] * n_video
+        texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
+        out = []
+        for text in texts:
+            if not text.strip():
+                raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
+            ids, offsets = self._encode(r.head + text + r.tail)
+            a, b = len(r.head), len(r.head) + len(text)
+            inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
+            if not inside:
+                raise ValueError(f"caption {text[:60]!r} gives no tokens with this tokenizer")
+            seq = lead + ids
+            if len(seq) > self.max_context:
+                raise ValueError(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
+                                 f"than the model's context of {self.max_context}; use fewer frames (--num-frames), a "
+                                 "shorter prompt, or a model with a longer context")
+            out.append(Sequence_(seq, (len(lead) + inside[0], len(lead) + inside[-1] + 1)))
+        return out
+
+    def letter_ids(self) -> list[int]:
+        """The token of each option letter, as the answer's first token (one token each, or an error)."""
+        if self._letter_ids is None:
+            ids = []
+            for letter in LETTERS:
+                got = self.tok.encode(letter, add_special_tokens=False)
+                if len(got) != 1:
+                    raise ValueError(f"the tokenizer spells the option letter {letter!r} in {len(got)} tokens; the "
+                                     "choice-letter protocol needs one token per letter")
+                ids.append(got[0])
+            self._letter_ids = ids
+        return self._letter_ids
+
+    def yes_no_ids(self) -> tuple[int, int]:
+        # VideoCon: tokenizer.encode('Yes', add_special_tokens=False)[0], and the same for 'No'
+        return (self.tok.encode("Yes", add_special_tokens=False)[0], self.tok.encode("No", add_special_tokens=False)[0])
+
+    # ------------------------------------------------------------------ model calls
+
+    def _token_types(self, ids):
+        return (ids == self.video_token_id).to(ids.dtype) * 2  # text 0, image 1, video 2 (transformers' convention)
+
+    def _forward(self, ids, video, **kw):
+        torch = self.torch
+        extra = dict(video.kwargs) if video is not None else {}
+        if video is not None and self.takes_token_types:
+            extra["mm_token_type_ids"] = self._token_types(ids)
+        with torch.inference_mode():
+            return self.model(input_ids=ids, **extra, **kw)
+
+    def prefix(self, ids: list[int], video):
+        """Run the shared prefix once: (its cache, the logits of its last position, the rope delta or None)."""
+        torch = self.torch
+        t = torch.tensor([ids], device=self.device)
+        out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
+        delta = getattr(getattr(self.model, "model", self.model), "rope_deltas", None) if self.family.mrope else None
+        cache = out.get("cache") if "cache" in out else out.get("past_key_values")  # renamed in transformers 5.2x
+        return cache, out.logits[:, -1], delta
+
+    def continuation(self, cache, start: int, rows: list[list[int]], delta):
+        """Logits of `rows` (right-padded) after a copy of `cache` holding `start` tokens: (B, L, V)."""
+        torch = self.torch
+        n, width = len(rows), max(len(r) for r in rows)
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
+        ids = torch.full((n, width), pad, dtype=torch.long, device=self.device)
+        mask = torch.zeros((n, start + width), dtype=torch.long, device=self.device)
+        mask[:, :start] = 1
+        for i, r in enumerate(rows):
+            ids[i, :len(r)] = torch.tensor(r, device=self.device)
+            mask[i, start:start + len(r)] = 1
+        pos = torch.arange(start, start + width, device=self.device).unsqueeze(0).expand(n, -1)
+        if self.family.mrope:
+            d = delta.to(self.device).reshape(-1)[:1] if delta is not None else 0
+            pos = (pos + d).unsqueeze(0).expand(3, -1, -1)
+        c = copy.deepcopy(cache)
+        if n > 1:
+            c.batch_repeat_interleave(n)
+        with torch.inference_mode():
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{self.cache_arg: c})
+        return out.logits
+
+    # ------------------------------------------------------------------ scores
+
+    def readout(self, spec: VLMPrompt, seqs: list[Sequence_], rows, base: int, n_captions: int) -> list[float]:
+        """The protocol's scores of `seqs` from `rows` (B, W, V): row k of sequence i holds the logits at
+        position base + k (which predict token base + k + 1). One batched gather, no loop over captions."""
+        torch = self.torch
+        dev = rows.device
+        if spec.protocol == "caption-likelihood":
+            width = max(s.span[1] - s.span[0] for s in seqs)
+            pos = torch.zeros((len(seqs), width), dtype=torch.long, device=dev)
+            target = torch.zeros_like(pos)
+            mask = torch.zeros((len(seqs), width), dtype=torch.bool, device=dev)
+            for i, s in enumerate(seqs):
+                a, b = s.span
+                pos[i, :b - a] = torch.arange(a - 1 - base, b - 1 - base, device=dev)
+                target[i, :b - a] = torch.tensor(s.ids[a:b], device=dev)
+                mask[i, :b - a] = True
+            picked = rows.gather(1, pos[..., None].expand(-1, -1, rows.shape[-1])).float()
+            lp = torch.log_softmax(picked, -1).gather(-1, target[..., None])[..., 0]
+            means = (lp * mask).sum(1) / mask.sum(1)
+            return means.double().cpu().tolist()
+        last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs], device=dev)
+        last = rows[torch.arange(len(seqs), device=dev), last_pos].float()  # (B, V)
+        if spec.protocol == "yes-probability":
+            yes, no = self.yes_no_ids()
+            p = torch.softmax(last, -1)
+            return (p[:, yes] / (p[:, yes] + p[:, no])).double().cpu().tolist()
+        return last[0, self.letter_ids()[:n_captions]].double().cpu().tolist()
+
+    def full_batch(self, seqs: list[Sequence_], video):
+        """Logits of the full sequences in one right-padded batch, the video repeated for each: (B, L, V)."""
+        torch = self.torch
+        n, width = len(seqs), max(len(s.ids) for s in seqs)
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
+        ids = torch.full((n, width), pad, dtype=torch.long, device=self.device)
+        mask = torch.zeros((n, width), dtype=torch.long, device=self.device)
+        for i, s in enumerate(seqs):
+            ids[i, :len(s.ids)] = torch.tensor(s.ids, device=self.device)
+            mask[i, :len(s.ids)] = 1
+        from hardneg.models.vlm_families import VideoInputs
+
+        repeated = VideoInputs({k: torch.cat([v] * n) for k, v in video.kwargs.items()}, video.n_tokens)
+        return self._forward(ids, repeated, attention_mask=mask).logits
+
+    def score(self, frames, captions: Sequence[str], spec: VLMPrompt, naive: bool = False,
+              full_batch: bool = False) -> np.ndarray:
+        """(len(captions),) scores of the captions for one video ((T, H, W, 3) uint8 frames).
+
+        naive: one full forward per caption; full_batch: all full sequences in one batch (the video repeated);
+        both are references for the tests and perf/bench_vlm.py, never faster."""
+        captions = list(captions)
+        video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device)
+        seqs = self.sequences(spec, captions, video.n_tokens)
+        out: list[float] = []
+        if naive:
+            for s in seqs:
+                t = self.torch.tensor([s.ids], device=self.device)
+                logits = self._forward(t, video, attention_mask=self.torch.ones_like(t)).logits
+                out += self.readout(spec, [s], logits, 0, len(captions))
+            return np.asarray(out, np.float64)
+        if full_batch:
+            for i in range(0, len(seqs), self.caption_batch):
+                chunk = seqs[i:i + self.caption_batch]
+                out += self.readout(spec, chunk, self.full_batch(chunk, video), 0, len(captions))
+            return np.asarray(out, np.float64)
+        start = self.shared_prefix(seqs)
+        cache, last, delta = self.prefix(seqs[0].ids[:start], video)
+        for i in range(0, len(seqs), self.caption_batch):
+            chunk = seqs[i:i + self.caption_batch]
+            logits = self.continuation(cache, start, [s.ids[start:] for s in chunk], delta)
+            rows = self.torch.cat([last[:, None].expand(len(chunk), 1, -1).to(logits.dtype), logits], 1)
+            out += self.readout(spec, chunk, rows, start - 1, len(captions))
+        return np.asarray(out, np.float64)
+
+    @staticmethod
+    def shared_prefix(seqs: list[Sequence_]) -> int:
+        """Tokens every sequence shares, stopping before the first scored token (and one token short of the
+        shortest sequence), so every caption keeps at least one token of its own."""
+        first = seqs[0].ids
+        n = min(min(len(s.ids) for s in seqs) - 1, min(s.span[0] for s in seqs))
+        for s in seqs[1:]:
+            k = 0
+            while k < n and s.ids[k] == first[k]:
+                k += 1
+            n = k
+        return n
+
+
+__all__ = ["Engine", "LETTERS", "options_text"]
