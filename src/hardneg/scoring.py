@@ -273,6 +273,10 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
     if m.uses_video and not videos:
         raise ValueError(f"model {model} needs videos: pass --videos DIR with <video_id>.mp4 files "
                          "(or use a blind baseline such as --model blind-unigram)")
+    if m.uses_video:
+        from hardneg.video import require_decoder
+
+        require_decoder(frames)  # a missing PyAV is named here, not counted as every video unreadable
     spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
                      cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
                      revision=revision)

@@ -84,6 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileExistsError, FileNotFoundError) as exc:
         print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:  # a decoder library missing here is a set-up problem with a fix, not a crash
+        from hardneg.video import DecoderUnavailable
+
+        if not isinstance(exc, DecoderUnavailable):
+            raise
+        print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
