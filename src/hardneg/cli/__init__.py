@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "train": ("hardneg.cli.train", "models", "train a video-text model against hard negatives (PoSRank, LLM-teacher)"),
     "submit": ("hardneg.cli.submit", "demo", "submit predictions (a file or a `hardneg run` folder) to the leaderboard"),
     "leaderboard": ("hardneg.cli.leaderboard", "demo", "run the leaderboard locally (serve) or print its Overall table (show)"),
+    "demo": ("hardneg.cli.demo", "demo", "start the demo Space on this machine (from a clone or an installed wheel)"),
     "world": ("hardneg.cli.world", "models", "generate a synthetic video world with ground truth (the `world` benchmark)"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }
