@@ -127,6 +127,7 @@ def clone(tmp_path_factory):
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
                    timeout=300)
+    _see_this_environment(venv)
     bindir = venv / "bin"
     # `pip` is this environment's own (the machine's pip module run by the environment's Python installs here)
     (bindir / "pip").write_text(f'#!/bin/sh\nexec "{bindir / "python"}" -m pip "$@"\n')
@@ -139,6 +140,39 @@ def clone(tmp_path_factory):
                            text=True, check=True)
     assert Path(where.stdout.strip()) == venv, "the commands would not run in the test's own environment"
     return work, env
+
+
+def test_clone_environment_sees_the_packages_of_this_one(clone):
+    """Run from a virtual environment, the clone's own environment still finds what this one has (issue 27 §1:
+    offline, `pip install -e .` in a venv could not find hatchling or filelock)."""
+    import importlib.util
+
+    work, env = clone
+    names = [n for n in ("hatchling", "filelock", "pyarrow", "numpy") if importlib.util.find_spec(n)]
+    code = "import importlib.util as u; print(' '.join(n for n in %r if u.find_spec(n)))" % (names,)
+    out = subprocess.run(["python", "-c", code], cwd=work, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == names
+
+
+def _see_this_environment(venv: Path) -> None:
+    """Let the clone's environment see the packages of the environment running the tests, as the README's commands
+    would (they install into whatever environment is active).
+
+    `--system-site-packages` exposes the *base* interpreter's packages only. Run from an active virtual environment
+    (what `scripts/install.sh` installs into when one is active), the packages are in that environment, not in its
+    base, and an offline `pip install -e .` could find neither its build backend (hatchling) nor the dependencies
+    (filelock, ...). A `.pth` file adds this environment's site folders, with their own `.pth` files, after the new
+    environment's own folder, so the clone's editable install still comes first.
+    """
+    import site
+
+    if sys.prefix == sys.base_prefix:
+        return  # no virtual environment: --system-site-packages already exposes these packages
+    ours = [d for d in site.getsitepackages() if Path(d).is_dir()]
+    target = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    lines = [f"import site; site.addsitedir({d!r})" for d in ours]
+    (Path(target) / "zz_hardneg_tests_outer_env.pth").write_text("\n".join(lines) + "\n")
 
 
 NEEDS_NETWORK = re.compile(r"No matching distribution found for (\S+)|Cannot install .* conflicting dependencies")
