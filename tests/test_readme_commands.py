@@ -11,8 +11,10 @@ as skipped; one that cannot find video-hardneg itself (a package name the index 
 fails the test.
 
 To cover a new block (e.g. the submit and board commands), put `<!-- readme-test: run -->` on the
-line before its ```bash fence. The README's two set-up commands are checked too: `bash
-scripts/quickstart.sh` runs as written, and `.ci/run` runs `bash scripts/test.sh`.
+line before its ```bash fence; the pages of docs/ that took the README's reference (`DOCS`) are read the
+same way, after the README. The README's two set-up commands are checked too: `bash scripts/quickstart.sh`
+runs as written, every line of the README's `$ hardneg quickstart` block is among what it prints, and
+`.ci/run` runs `bash scripts/test.sh`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+#: the pages that took the README's reference (issue 27); their marked blocks run after the README's, in this order
+DOCS = [REPO / "docs" / f"{name}.md" for name in ("install", "datasets", "evaluate-modules", "reproductions", "scoring",
+                                                   "generators", "analyses", "world", "demo", "leaderboard")]
+QUICKSTART = "$ hardneg quickstart"
 MARKER = "<!-- readme-test: run -->"
 pytestmark = pytest.mark.slow
 
@@ -186,7 +192,9 @@ def _run(command: str, work: Path, env: dict) -> subprocess.CompletedProcess:
 def test_readme_commands_run_in_a_fresh_clone(clone):
     work, env = clone
     skipped, ran = [], 0
-    for block in marked_blocks(README.read_text(encoding="utf-8")):
+    blocks = [(README, b) for b in marked_blocks(README.read_text(encoding="utf-8"))]
+    blocks += [(doc, b) for doc in DOCS for b in marked_blocks(doc.read_text(encoding="utf-8"))]
+    for _doc, block in blocks:
         for cmd in block:
             out = _run(cmd.text, work, env)
             ran += 1
@@ -207,8 +215,23 @@ def test_readme_commands_run_in_a_fresh_clone(clone):
         print("skipped offline:\n" + "\n".join(skipped))
 
 
+def readme_quickstart_lines(text: str) -> list[str]:
+    """The lines of the README's `$ hardneg quickstart` output block, less the command and the `...` elisions."""
+    block = text.split(QUICKSTART, 1)[1].split("```", 1)[0]
+    return [line.rstrip() for line in block.splitlines() if line.strip() and line.strip() not in ("...", "…")]
+
+
+def test_readme_quickstart_block_is_found():
+    lines = readme_quickstart_lines(README.read_text(encoding="utf-8"))
+    assert len(lines) >= 10 and lines[0].startswith("model: tiny-clip") and lines[1].startswith("benchmark")
+    assert readme_quickstart_lines(f"x\n{QUICKSTART}\na  b\n...\nc\n```\n") == ["a  b", "c"]
+
+
 def test_quickstart_script_runs_as_written(clone):
     work, env = clone
     out = _run("bash scripts/quickstart.sh --out qs", work, env)
     assert out.returncode == 0, f"{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
     assert "Accuracy (%)" in out.stdout and "R@1 (%)" in out.stdout and (work / "qs" / "results.json").is_file()
+    printed = {line.rstrip() for line in out.stdout.splitlines()}
+    stale = [line for line in readme_quickstart_lines(README.read_text(encoding="utf-8")) if line not in printed]
+    assert not stale, "README's quickstart block shows lines the command no longer prints:\n" + "\n".join(stale)
