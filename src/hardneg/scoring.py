@@ -296,6 +296,10 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         dataset_path=None if is_hub_id(str(dataset)) else str(Path(dataset).resolve()),
         model=m.identity(), frames=frames.identity(), hardneg_version=__version__,
     )
+    if progress and m.uses_video:  # a long run says so before it starts (measured costs: hardneg.expected)
+        from hardneg.expected import announce
+
+        announce("score", data.items.num_rows if data.task == "multiple_choice" else data.queries.num_rows)
     if data.task == "multiple_choice":
         inp = data.items.select(["id", "video_id", "captions"])
         run_map(factory, inp, parts, id_column="id", **run_kw)
