@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 def install_hint(extra: str) -> str:
-    """How to install an extra: from the clone (video-hardneg is not on PyPI; see README "Install")."""
+    """How to install an extra: from the clone (video-hardneg is not on PyPI; see docs/install.md)."""
     return (f"Install it from your clone of video-hardneg with: pip install -e '.[{extra}]' "
             "(the package is not on PyPI)")
 
