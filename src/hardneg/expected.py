@@ -63,7 +63,7 @@ def expected(step: str, units: float) -> str:
     cost = COSTS[step]
     quiet = cost.seconds(units)
     return (f"expected: about {duration(quiet)} (up to {duration(quiet * BUSY_FACTOR)} on a busy machine) and "
-            f"{cost.peak_mb} MB peak memory for {units:,.0f} {cost.unit}s, as measured on {MACHINE} "
+            f"{cost.peak_mb} MB peak memory for {units:,.0f} {cost.unit}{'' if units == 1 else 's'}, as measured on {MACHINE} "
             f"({cost.per_unit_s:g} s of CPU per {cost.unit}; a faster machine takes less)")
 
 
