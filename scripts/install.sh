@@ -14,7 +14,7 @@ if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
 need_apt=()
 [ -d /usr/share/wordnet ] || need_apt+=(wordnet-base)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
-[ -z "$MAKE_VENV" ] || python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+[ -z "$MAKE_VENV" ] || python3 -c 'import ensurepip; ensurepip.version()' 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "[install] apt-get install ${need_apt[*]}"
   $SUDO apt-get update -qq
