@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything video-hardneg needs on a fresh Debian machine: system packages, the
 # package with all extras and dev tools, and the offline resources (WordNet for NLTK).
-# Safe to run again: each step is skipped when already done.
+# Where: the active virtual environment; else HARDNEG_VENV=DIR (made if missing); else, where python3
+# forbids pip installs (Debian's own), the project venv .venv/; else the python3 first on PATH.
+# It says which before installing. Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/python-env.sh
 
 SUDO=""
 if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
@@ -11,21 +14,29 @@ if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
 need_apt=()
 [ -d /usr/share/wordnet ] || need_apt+=(wordnet-base)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+[ -z "$MAKE_VENV" ] || python3 -c 'import ensurepip; ensurepip.version()' 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "[install] apt-get install ${need_apt[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+if [ -n "$MAKE_VENV" ]; then
+  echo "[install] making the virtual environment ${MAKE_VENV}"
+  python3 -m venv "$MAKE_VENV"
+fi
+echo "[install] installing into ${WHERE}"
+
 EXTRAS="${HARDNEG_EXTRAS:-dev}"
 echo "[install] pip install -e .[${EXTRAS}]"
-python3 -m pip install -q --disable-pip-version-check "torch>=2.4,<=2.13.0"
-python3 -m pip install -q --disable-pip-version-check -e ".[${EXTRAS}]"
+"$PY" -m pip install -q --disable-pip-version-check "torch>=2.4,<=2.13.0"
+"$PY" -m pip install -q --disable-pip-version-check -e ".[${EXTRAS}]"
 
 if [ "${EXTRAS}" = "dev" ]; then
   # the independent RBO reference of the analysis tests; its metadata pins numpy<2, its code runs on numpy 2
-  python3 -m pip install -q --disable-pip-version-check --no-deps "rbo==0.1.3"
+  "$PY" -m pip install -q --disable-pip-version-check --no-deps "rbo==0.1.3"
 fi
 
 echo "[install] offline resources"
-python3 -m hardneg.resources --setup 2>/dev/null || true
+"$PY" -m hardneg.resources --setup 2>/dev/null || true
+echo "[install] done: video-hardneg is installed in ${WHERE}"

@@ -11,8 +11,10 @@ as skipped; one that cannot find video-hardneg itself (a package name the index 
 fails the test.
 
 To cover a new block (e.g. the submit and board commands), put `<!-- readme-test: run -->` on the
-line before its ```bash fence. The README's two set-up commands are checked too: `bash
-scripts/quickstart.sh` runs as written, and `.ci/run` runs `bash scripts/test.sh`.
+line before its ```bash fence; the pages of docs/ that took the README's reference (`DOCS`) are read the
+same way, after the README. The README's two set-up commands are checked too: `bash scripts/quickstart.sh`
+runs as written, every line of the README's `$ hardneg quickstart` block is among what it prints, and
+`.ci/run` runs `bash scripts/test.sh`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+#: the pages that took the README's reference (issue 27); their marked blocks run after the README's, in this order
+DOCS = [REPO / "docs" / f"{name}.md" for name in ("install", "datasets", "evaluate-modules", "reproductions", "scoring",
+                                                   "generators", "analyses", "world", "demo", "leaderboard")]
+QUICKSTART = "$ hardneg quickstart"
 MARKER = "<!-- readme-test: run -->"
 pytestmark = pytest.mark.slow
 
@@ -127,6 +133,7 @@ def clone(tmp_path_factory):
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
                    timeout=300)
+    _see_this_environment(venv)
     bindir = venv / "bin"
     # `pip` is this environment's own (the machine's pip module run by the environment's Python installs here)
     (bindir / "pip").write_text(f'#!/bin/sh\nexec "{bindir / "python"}" -m pip "$@"\n')
@@ -141,6 +148,39 @@ def clone(tmp_path_factory):
     return work, env
 
 
+def test_clone_environment_sees_the_packages_of_this_one(clone):
+    """Run from a virtual environment, the clone's own environment still finds what this one has (issue 27 §1:
+    offline, `pip install -e .` in a venv could not find hatchling or filelock)."""
+    import importlib.util
+
+    work, env = clone
+    names = [n for n in ("hatchling", "filelock", "pyarrow", "numpy") if importlib.util.find_spec(n)]
+    code = "import importlib.util as u; print(' '.join(n for n in %r if u.find_spec(n)))" % (names,)
+    out = subprocess.run(["python", "-c", code], cwd=work, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == names
+
+
+def _see_this_environment(venv: Path) -> None:
+    """Let the clone's environment see the packages of the environment running the tests, as the README's commands
+    would (they install into whatever environment is active).
+
+    `--system-site-packages` exposes the *base* interpreter's packages only. Run from an active virtual environment
+    (what `scripts/install.sh` installs into when one is active), the packages are in that environment, not in its
+    base, and an offline `pip install -e .` could find neither its build backend (hatchling) nor the dependencies
+    (filelock, ...). A `.pth` file adds this environment's site folders, with their own `.pth` files, after the new
+    environment's own folder, so the clone's editable install still comes first.
+    """
+    import site
+
+    if sys.prefix == sys.base_prefix:
+        return  # no virtual environment: --system-site-packages already exposes these packages
+    ours = [d for d in site.getsitepackages() if Path(d).is_dir()]
+    target = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    lines = [f"import site; site.addsitedir({d!r})" for d in ours]
+    (Path(target) / "zz_hardneg_tests_outer_env.pth").write_text("\n".join(lines) + "\n")
+
+
 NEEDS_NETWORK = re.compile(r"No matching distribution found for (\S+)|Cannot install .* conflicting dependencies")
 
 
@@ -152,7 +192,9 @@ def _run(command: str, work: Path, env: dict) -> subprocess.CompletedProcess:
 def test_readme_commands_run_in_a_fresh_clone(clone):
     work, env = clone
     skipped, ran = [], 0
-    for block in marked_blocks(README.read_text(encoding="utf-8")):
+    blocks = [(README, b) for b in marked_blocks(README.read_text(encoding="utf-8"))]
+    blocks += [(doc, b) for doc in DOCS for b in marked_blocks(doc.read_text(encoding="utf-8"))]
+    for _doc, block in blocks:
         for cmd in block:
             out = _run(cmd.text, work, env)
             ran += 1
@@ -173,8 +215,23 @@ def test_readme_commands_run_in_a_fresh_clone(clone):
         print("skipped offline:\n" + "\n".join(skipped))
 
 
+def readme_quickstart_lines(text: str) -> list[str]:
+    """The lines of the README's `$ hardneg quickstart` output block, less the command and the `...` elisions."""
+    block = text.split(QUICKSTART, 1)[1].split("```", 1)[0]
+    return [line.rstrip() for line in block.splitlines() if line.strip() and line.strip() not in ("...", "…")]
+
+
+def test_readme_quickstart_block_is_found():
+    lines = readme_quickstart_lines(README.read_text(encoding="utf-8"))
+    assert len(lines) >= 10 and lines[0].startswith("model: tiny-clip") and lines[1].startswith("benchmark")
+    assert readme_quickstart_lines(f"x\n{QUICKSTART}\na  b\n...\nc\n```\n") == ["a  b", "c"]
+
+
 def test_quickstart_script_runs_as_written(clone):
     work, env = clone
     out = _run("bash scripts/quickstart.sh --out qs", work, env)
     assert out.returncode == 0, f"{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
     assert "Accuracy (%)" in out.stdout and "R@1 (%)" in out.stdout and (work / "qs" / "results.json").is_file()
+    printed = {line.rstrip() for line in out.stdout.splitlines()}
+    stale = [line for line in readme_quickstart_lines(README.read_text(encoding="utf-8")) if line not in printed]
+    assert not stale, "README's quickstart block shows lines the command no longer prints:\n" + "\n".join(stale)

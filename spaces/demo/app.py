@@ -2,7 +2,7 @@
 
 Run locally with one command (built-in tiny model, built-in samples, synthetic videos):
 
-    python spaces/demo/app.py            # then open http://127.0.0.1:7860
+    python spaces/demo/app.py            # then open http://127.0.0.1:7861 (or: hardneg demo)
 
 Settings (environment variables or flags): HARDNEG_DEMO_DATA / --data (folder of built
 benchmarks), HARDNEG_DEMO_VIDEOS / --videos (videos named by id), HARDNEG_DEMO_MODELS /
@@ -21,9 +21,13 @@ import random
 import sys
 from pathlib import Path
 
-import gradio as gr
-import numpy as np
-import spaces
+from hardneg.apps import DEMO_PORT, choose_port, private_upload_dir
+
+private_upload_dir("demo")  # before Gradio is imported: it reads GRADIO_TEMP_DIR at import too
+
+import gradio as gr  # noqa: E402
+import numpy as np  # noqa: E402
+import spaces  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo_logic as dl  # noqa: E402
@@ -114,6 +118,7 @@ def build_app(data_dir: str | Path, videos_dir: str | Path, models: list, device
     runs only: see `custom_models_allowed`)."""
     from hardneg import benchmarks as registry
 
+    private_upload_dir("demo")  # before any Blocks: this process's uploads in a folder of its own
     store = dl.ExampleStore.load(data_dir)
     videos = VideoFolder(videos_dir)
     pool = dl.ModelPool(device)
@@ -307,15 +312,18 @@ def main(argv: list[str] | None = None) -> None:
                         "(default: tiny-clip + blind-unigram on CPU); run locally, the page also takes a typed one")
     p.add_argument("--device", default=None)
     p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", 7860)))
+    p.add_argument("--port", type=int, default=int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get(
+        "GRADIO_SERVER_PORT") else None, help=f"port (default {DEMO_PORT}, or a free one when that is taken; printed)")
     args = p.parse_args(argv)
+    port = choose_port(args.port, DEMO_PORT, args.host, "demo")
     data, vids = args.data, args.videos
     if not data or not vids:
         d, v = prepare_default_data(default_cache_dir())
         data, vids = data or d, vids or v
     models = [m for m in args.models.split(",") if m] if args.models else default_models()
     app = build_app(data, vids, models, device=args.device, custom_models=custom_models_allowed(args.host))
-    app.launch(server_name=args.host, server_port=args.port, allowed_paths=[str(Path(vids).resolve())],
+    print(f"demo: http://{args.host}:{port}/ (Ctrl+C stops)", file=sys.stderr)
+    app.launch(server_name=args.host, server_port=port, allowed_paths=[str(Path(vids).resolve())],
                **launch_options())
 
 

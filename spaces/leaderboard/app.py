@@ -32,7 +32,10 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from hardneg.apps import BOARD_PORT, choose_port, private_upload_dir
 from hardneg.leaderboard.signin import SignIn, apply_operator_oauth, sign_in_from_env
+
+private_upload_dir("leaderboard")  # before Gradio is imported: it reads GRADIO_TEMP_DIR at import too
 
 if __name__ == "__main__":
     apply_operator_oauth()  # an operator's own OAuth app: Gradio reads its variables when it is imported
@@ -188,6 +191,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     Nothing is computed when the app is built: every visitor's page load reads the store as it is then, and a
     timer re-reads it when a submission or a moderation lands (`board.state()`), so a submission appears on open
     pages without a reload."""
+    private_upload_dir("leaderboard")  # before any Blocks: this process's uploads in a folder of its own
     sign_in = sign_in if sign_in is not None else sign_in_from_env()
     log.warning("leaderboard %s", sign_in.banner())
     board.start_background()  # p-values and rows prepared off the page loads (issue 29)
@@ -591,7 +595,11 @@ if __name__ == "__main__":
     print(f"leaderboard: {mode.banner()}", file=sys.stderr)
     board = leaderboard_from_env()
     videos = os.environ.get("HARDNEG_LB_VIDEOS")  # optional: videos named by id, shown in the drill-down
+    host = os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0")
+    requested = int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get("GRADIO_SERVER_PORT") else None
+    port = choose_port(requested, BOARD_PORT, host, "leaderboard")  # a taken default: a free one, printed
+    print(f"leaderboard: listening on port {port}", file=sys.stderr)
     create_app(board, videos=videos, sign_in=mode).queue(default_concurrency_limit=4, max_size=64).launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), **launch_options(board),
+        server_name=host, server_port=port, **launch_options(board),
         allowed_paths=[str(Path(videos).resolve())] if videos else None,
     )

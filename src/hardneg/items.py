@@ -148,6 +148,9 @@ def _read_folder_table(folder: Path, config: str, splits: list[str] | None, read
 
 
 def _read_hub_table(repo: str, config: str, splits: list[str] | None, revision: str | None):
+    from hardneg.hub_access import ensure_dataset_loadable
+
+    ensure_dataset_loadable(repo)  # offline: one clear message with the fix, not huggingface_hub's traceback
     import datasets
     from huggingface_hub import HfApi
 

@@ -310,6 +310,10 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
     if m.uses_video and not videos:
         raise ValueError(f"model {model} needs videos: pass --videos DIR with <video_id>.mp4 files "
                          "(or use a blind baseline such as --model blind-unigram)")
+    if m.uses_video:
+        from hardneg.video import require_decoder
+
+        require_decoder(frames)  # a missing PyAV is named here, not counted as every video unreadable
     frames, decoding = _choose_decoder(frames, m)
     spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
                      cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
@@ -330,6 +334,10 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         dataset_path=None if is_hub_id(str(dataset)) else str(Path(dataset).resolve()),
         model=m.identity(), frames=frames.identity(), hardneg_version=__version__, decoding=decoding,
     )
+    if progress and m.uses_video:  # a long run says so before it starts (measured costs: hardneg.expected)
+        from hardneg.expected import announce
+
+        announce("score", data.items.num_rows if data.task == "multiple_choice" else data.queries.num_rows)
     if data.task == "multiple_choice":
         inp = data.items.select(["id", "video_id", "captions"])
         run_map(factory, inp, parts, id_column="id", **run_kw)

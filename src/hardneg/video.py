@@ -53,6 +53,27 @@ class DecoderUnavailable(RuntimeError):
     """The chosen decoder library cannot be used on this machine: a setup problem, not a bad video."""
 
 
+def _pyav():
+    """PyAV, or DecoderUnavailable naming the extra that brings it.
+
+    Without this, every video would count as unreadable and a run would end far from the cause
+    (`scores is empty`): a missing library is a setup problem, not a bad video.
+    """
+    try:
+        import av
+    except ImportError as exc:
+        raise DecoderUnavailable(
+            f"reading and writing videos needs PyAV, which cannot be imported here ({exc}); install the models extra "
+            "from the clone: pip install -e '.[models]' (video-hardneg is not on PyPI)") from exc
+    return av
+
+
+def require_decoder(settings: "FrameSettings") -> None:
+    """Raise DecoderUnavailable now when the decoder `settings` names cannot be used here (before a run starts)."""
+    if settings.decoder != "torchcodec":
+        _pyav()
+
+
 @dataclass(frozen=True)
 class FrameSettings:
     """How frames are sampled: part of a result's identity.
@@ -153,7 +174,7 @@ class VideoInfo:
 
 def probe_video(path: str | os.PathLike) -> VideoInfo:
     """The header facts of the video at `path`; VideoDecodeError when it has no video stream."""
-    import av
+    av = _pyav()
 
     try:
         with av.open(str(path)) as container:
@@ -289,7 +310,7 @@ def _resize(img, size: int | None):
 
 
 def _open(path: Path, threads: int, hw=None):
-    import av
+    av = _pyav()
 
     container = av.open(str(path), hwaccel=hw) if hw is not None else av.open(str(path))
     if not container.streams.video:
@@ -646,7 +667,7 @@ def write_video(path: str | os.PathLike, frames: Iterable[np.ndarray], fps: int 
     lacks libx264), at fixed quality settings. `threads=1` makes the bytes deterministic (the same frames give the same file:
     one encoder thread, and libx264 without macroblock-tree rate control).
     """
-    import av
+    av = _pyav()
 
     if codec is None:
         if str(path).lower().endswith(".webm"):

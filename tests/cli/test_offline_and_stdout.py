@@ -193,3 +193,31 @@ def test_dash_for_a_folder_is_refused(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--model", "tiny-clip", "--out", "-"]) == 2
     assert "names a folder" in capsys.readouterr().err and not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("offline_flag", [False, True], ids=["hub-unreachable", "HF_HUB_OFFLINE=1"])
+def test_score_on_a_hub_dataset_id_offline_is_one_clear_line(offline_env, tmp_path, offline_flag):
+    """Issue 27 §5: `score --dataset video-hardneg/feint6k` offline names the dataset and the fix, no httpx traceback."""
+    env = dict(offline_env, **({"HF_HUB_OFFLINE": "1"} if offline_flag else {}))
+    (tmp_path / "v").mkdir()
+    out = subprocess.run([sys.executable, "-m", "hardneg", "score", "--model", "tiny-clip", "--dataset",
+                          "video-hardneg/feint6k", "--config", "msrvtt", "--videos", str(tmp_path / "v"), "--out",
+                          str(tmp_path / "x.parquet")], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "httpx" not in out.stderr and len(out.stderr.splitlines()) == 1
+    assert out.stderr.startswith("hardneg score: error:") and "'video-hardneg/feint6k'" in out.stderr
+    assert "hardneg build" in out.stderr and "hf download" in out.stderr and not (tmp_path / "x.parquet").exists()
+
+
+def test_training_pairs_from_a_hub_dataset_id_offline_say_what_to_do(offline_env):
+    code = """
+from hardneg.hub_access import DatasetUnavailable
+from hardneg.items import load_pairs
+try:
+    load_pairs("video-hardneg/world")
+except DatasetUnavailable as exc:
+    print("ERROR", exc)
+"""
+    out = _run_python(code, dict(offline_env, HF_HUB_OFFLINE="1"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("ERROR") and "video-hardneg/world" in out.stdout, out.stdout

@@ -144,7 +144,9 @@ def test_cli_submit_needs_a_token_for_a_space(tmp_path, item_sets, monkeypatch, 
 
     monkeypatch.setattr(cli, "hub_token", lambda explicit=None: explicit)
     path = write(tmp_path, "p.parquet", predictions_bytes(item_sets[FEINT], "alice/x", seed=1))
-    assert hardneg_main(["submit", path, "--space", "http://127.0.0.1:9"]) == 2
+    assert hardneg_main(["submit", path, "--space", "https://board.example.invalid"]) == 2
+    assert "hf auth login" in capsys.readouterr().err
+    assert hardneg_main(["submit", path, "--space", "owner/board"]) == 2  # a Space id: the public Hub
     assert "hf auth login" in capsys.readouterr().err
 
 

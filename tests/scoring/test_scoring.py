@@ -163,7 +163,11 @@ def test_hub_dataset_ids_load_through_datasets_with_the_commit_as_revision(sampl
     class Info:
         sha = "0123456789abcdef0123456789abcdef01234567"
 
+    import hardneg.hub_access
+
     asked = {}
+    monkeypatch.setattr(hardneg.hub_access, "hub_reachable", lambda *a, **k: True)  # the Hub "answers" (mocked below)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info",
                         lambda self, repo, revision=None: asked.setdefault("repo", repo) and Info())
     real_load = datasets.load_dataset

@@ -29,13 +29,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "train": ("hardneg.cli.train", "models", "train a video-text model against hard negatives (PoSRank, LLM-teacher)"),
     "submit": ("hardneg.cli.submit", "demo", "submit predictions (a file or a `hardneg run` folder) to the leaderboard"),
     "leaderboard": ("hardneg.cli.leaderboard", "demo", "run the leaderboard locally (serve) or print its Overall table (show)"),
+    "demo": ("hardneg.cli.demo", "demo", "start the demo Space on this machine (from a clone or an installed wheel)"),
     "world": ("hardneg.cli.world", "models", "generate a synthetic video world with ground truth (the `world` benchmark)"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }
 
 
 def install_hint(extra: str) -> str:
-    """How to install an extra: from the clone (video-hardneg is not on PyPI; see README "Install")."""
+    """How to install an extra: from the clone (video-hardneg is not on PyPI; see docs/install.md)."""
     return (f"Install it from your clone of video-hardneg with: pip install -e '.[{extra}]' "
             "(the package is not on PyPI)")
 
@@ -82,6 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValueError, FileExistsError, FileNotFoundError, ConnectionError, PermissionError) as exc:
+        print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:  # a decoder library missing here is a set-up problem with a fix, not a crash
+        from hardneg.video import DecoderUnavailable
+
+        if not isinstance(exc, DecoderUnavailable):
+            raise
         print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -19,8 +19,10 @@ import os
 import sys
 from pathlib import Path
 
+from hardneg.apps import BOARD_PORT
+
 DEFAULT_DATA = "hardneg-board"
-DEFAULT_PORT = 7860
+DEFAULT_PORT = BOARD_PORT  # 7860; the demo's is 7861, so both start side by side
 BOARD_FILE = "board.json"
 
 
@@ -30,7 +32,8 @@ def add_parser(subparsers) -> None:
     sub = p.add_subparsers(dest="action", metavar="<action>", required=True)
     s = sub.add_parser("serve", help="start the board on this machine (local mode, no sign-in)")
     _common(s)
-    s.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port on 127.0.0.1 (default {DEFAULT_PORT})")
+    s.add_argument("--port", type=int, default=None,
+                   help=f"port to listen on (default {DEFAULT_PORT}, or a free one when that is taken; it is printed)")
     s.add_argument("--as", dest="as_name", default=None, metavar="NAME",
                    help="the identity every submission is stored under (default: your OS user name)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
@@ -113,26 +116,6 @@ def show(args) -> int:
     return 0
 
 
-def space_app_path() -> Path:
-    """spaces/leaderboard/app.py of this checkout (the Space is not part of the installed package)."""
-    import hardneg
-
-    path = Path(hardneg.__file__).resolve().parents[2] / "spaces" / "leaderboard" / "app.py"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: `hardneg leaderboard serve` runs the Space app of a clone of "
-                                "the repository (pip install -e . from the clone)")
-    return path
-
-
-def load_space_app():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("hardneg_leaderboard_space", space_app_path())
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def serve(args) -> int:
     from hardneg.leaderboard.identity import local_identity
     from hardneg.leaderboard.signin import LocalModeRefused, SignIn, refuse_local_if_public
@@ -142,12 +125,16 @@ def serve(args) -> int:
     except LocalModeRefused as exc:
         print(f"hardneg leaderboard serve: error: {exc}", file=sys.stderr)
         return 2
+    from hardneg.apps import choose_port, load_space_app, private_upload_dir
+
     who = local_identity(args.as_name)
+    port = choose_port(args.port, DEFAULT_PORT, args.host, "hardneg leaderboard serve")
     board = open_board(args)
-    app = load_space_app()
+    private_upload_dir("leaderboard")  # uploads never meet another Gradio app's clean-up
+    app = load_space_app("leaderboard")
     mode = SignIn("local", "hardneg leaderboard serve", who)
     print(f"leaderboard: {mode.banner()}", file=sys.stderr)
     demo = app.create_app(board, sign_in=mode).queue(default_concurrency_limit=4, max_size=64)
-    print(f"serving {args.data} at http://{args.host}:{args.port}/ (Ctrl+C stops)", file=sys.stderr)
-    demo.launch(server_name=args.host, server_port=args.port, quiet=True, **app.launch_options(board))
+    print(f"serving {args.data} at http://{args.host}:{port}/ (Ctrl+C stops)", file=sys.stderr)
+    demo.launch(server_name=args.host, server_port=port, quiet=True, **app.launch_options(board))
     return 0

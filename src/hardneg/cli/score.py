@@ -28,8 +28,11 @@ def add_parser(subparsers) -> None:
     from hardneg.benchmarks.base import VLM_PROTOCOLS
     from hardneg.runner import add_backend_arguments
 
+    from hardneg.expected import help_line
+
     p = subparsers.add_parser("score", help="score a video-text model on a benchmark and write predictions",
-                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=f"{DESCRIPTION}\n\n{help_line('score')}",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model name, Hub id or local folder (see below)")
     p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
     p.add_argument("--model-id", default=None, metavar="ORG/NAME",

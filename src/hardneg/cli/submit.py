@@ -11,7 +11,9 @@ With a Space URL or Hub id the files go through the Space's API (`gradio_client`
 The Space needs to know who you are: your Hub token (`huggingface_hub.get_token()`: `hf auth login` or
 $HF_TOKEN, or --hf-token) is passed as Gradio's `oauth_token`, and the Space checks it with the Hub's `whoami`;
 the model name must be in your namespace or one of your organizations'. A failed call is retried: the board
-stores the same file once, so a retry after a lost reply never makes a second version.
+stores the same file once, so a retry after a lost reply never makes a second version. A board on this machine
+(a loopback URL: `hardneg leaderboard serve`) needs no token: in its local mode it stores every submission under
+its own identity, and a board that does need one answers with its refusal.
 
 With a local folder the files are submitted straight into that leaderboard store (your own board, no account):
 the identity is `--as NAME` (default: your OS user name), marked "local" on the board, which may write
@@ -83,6 +85,14 @@ def is_remote(space: str, benchmarks: str | None = None) -> bool:
     if re.match(r"^https?://", space):
         return True
     return benchmarks is None and not Path(space).exists() and bool(re.match(r"^[\w.-]+/[\w.-]+$", space))
+
+
+def is_loopback(space: str) -> bool:
+    """A URL of this machine: a board started with `hardneg leaderboard serve` there uses its own local identity."""
+    from urllib.parse import urlparse
+
+    host = urlparse(space).hostname if "://" in space else None
+    return host in ("127.0.0.1", "localhost", "::1")
 
 
 def hub_token(explicit: str | None = None) -> str | None:
@@ -228,7 +238,7 @@ def run(args) -> int:
     print(f"model metadata: {note}", file=sys.stderr)
     if is_remote(args.space, args.benchmarks):
         token = hub_token(args.hf_token)
-        if not token:
+        if not token and not is_loopback(args.space):  # a board on this machine (`leaderboard serve`) needs none
             raise ValueError("the leaderboard identifies you by your Hugging Face token: run `hf auth login`, "
                              "set HF_TOKEN, or pass --hf-token (or submit into a local board folder: "
                              "--space DIR --benchmarks DIR)")

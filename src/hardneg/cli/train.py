@@ -72,10 +72,12 @@ def check_generator_settings(objective: str, negatives: str | None, settings: di
 
 
 def add_parser(subparsers) -> None:
+    from hardneg.expected import help_line
     from hardneg.training.losses import OBJECTIVES
 
     p = subparsers.add_parser("train", help="train a video-text model against hard negatives",
-                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=f"{DESCRIPTION}\n\n{help_line('train')}\n{help_line('train with negatives')}",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="tiny-temporal", help="model to train (default tiny-temporal)")
     p.add_argument("--data", required=True, help="built benchmark folder with a train split, or a folder of video-caption pairs")
     p.add_argument("--videos", default=None, help="folder of the training videos (default: <data>/videos or <data>)")

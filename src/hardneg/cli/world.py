@@ -27,7 +27,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("world", help="generate a synthetic video world with ground truth (the `world` benchmark)",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="world_command", metavar="<generate|check>", required=True)
-    g = sub.add_parser("generate", help="write scenes, captions and videos to a folder")
+    from hardneg.expected import help_line
+
+    g = sub.add_parser("generate", help="write scenes, captions and videos to a folder",
+                       description=f"Write scenes, captions and videos to a folder. {help_line('world generate')}")
     g.add_argument("out", help="folder to write (must not exist unless --overwrite)")
     g.add_argument("--train", type=int, default=1000, help="scenes in the train split (default 1000)")
     g.add_argument("--test", type=int, default=200, help="scenes in the test split (default 200)")
@@ -52,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.world import WorldConfig, generate_world, judge, load_scenes
 
     if args.world_command == "generate":
+        from hardneg.expected import announce
+
         config = WorldConfig(args.width, args.height, args.frames, args.fps)
+        announce("world generate", args.train + args.test)
         out = generate_world(args.out, n_train=args.train, n_test=args.test, seed=args.seed, config=config,
                              overwrite=args.overwrite, progress=not args.no_progress, workers=args.workers)
         print(f"wrote {args.train} train + {args.test} test scenes to {out} "

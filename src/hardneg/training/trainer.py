@@ -411,6 +411,10 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     rows_arr = np.asarray(rows)
     last_loss = saved.get("last_loss") if saved else None
     bar = None
+    if progress and rank == 0 and not cuda:  # a long CPU run says so before it starts (hardneg.expected)
+        from hardneg.expected import announce
+
+        announce("train" if objective == "coarse" else "train with negatives", total - start)
     if progress and rank == 0:
         from tqdm.auto import tqdm
 

@@ -20,7 +20,7 @@ Three families, each a list of candidate captions with the true caption first:
 No negative repeats the other event's action, because no true caption does: a text-only model
 must not be able to spot a negative by its wording. Each value of a slot is as frequent among the
 true captions as among the negatives (`hardneg.world.scene` draws every slot uniformly), which the
-blind baselines confirm (README, "The synthetic world").
+blind baselines confirm (docs/world.md).
 """
 
 from __future__ import annotations
