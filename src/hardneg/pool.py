@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterable, Iterator
 
+from hardneg.threads import count_from_env, usable_cores
+
 #: Items handed to one worker at once: the second one is ready when the first is done.
 SLOTS_PER_WORKER = 2
 
@@ -44,25 +46,14 @@ class WorkerDied(RuntimeError):
 
 
 def available_cores() -> int:
-    """Cores this process may run on (`os.sched_getaffinity`: containers and `taskset` count), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """The cores this process may run on (its affinity mask on Linux), at least 1."""
+    return usable_cores()
 
 
 def default_workers() -> int:
     """`$HARDNEG_DECODE_WORKERS`, else the cores available to this process."""
-    env = os.environ.get("HARDNEG_DECODE_WORKERS")
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise ValueError(f"HARDNEG_DECODE_WORKERS must be a whole number of processes; got {env!r}") from None
-        if n < 1:
-            raise ValueError(f"HARDNEG_DECODE_WORKERS must be at least 1; got {n}")
-        return n
-    return available_cores()
+    n = count_from_env("HARDNEG_DECODE_WORKERS", "processes")
+    return n if n is not None else usable_cores()
 
 
 def _worker_main(fd: int, preload: tuple[str, ...] = ()) -> None:

@@ -15,22 +15,32 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+def count_from_env(name: str, what: str) -> int | None:
+    """A positive whole number from the environment variable `name` (`what` it counts, for the message), else None."""
+    env = os.environ.get(name)
+    if not env:
+        return None
+    try:
+        n = int(env)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number of {what}; got {env!r}") from None
+    if n < 1:
+        raise ValueError(f"{name} must be at least 1; got {n}")
+    return n
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask on Linux), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def default_threads() -> int:
     """`$HARDNEG_THREADS`, else the usable cores (at most 16)."""
-    env = os.environ.get("HARDNEG_THREADS")
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise ValueError(f"HARDNEG_THREADS must be a whole number of threads; got {env!r}") from None
-        if n < 1:
-            raise ValueError(f"HARDNEG_THREADS must be at least 1; got {n}")
-        return n
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(16, cores))
+    n = count_from_env("HARDNEG_THREADS", "threads")
+    return n if n is not None else min(16, usable_cores())
 
 
 def thread_map(fn: Callable[[T], R], items: Sequence[T], threads: int | None = None) -> list[R]:

@@ -147,8 +147,18 @@ class Headline:
                 "pooled": f"over the items of {shown} together"}[self.rule]
 
 
+class _FunctionRef:
+    """A declaration field that names a function as "module:function" (`function`), imported only when used."""
+
+    function: str
+
+    def load(self) -> Callable[..., Any]:
+        module, _, func = self.function.partition(":")
+        return getattr(importlib.import_module(module), func)
+
+
 @dataclass(frozen=True)
-class ItemChoice:
+class ItemChoice(_FunctionRef):
     """Another item set a benchmark's authors evaluate on (`hardneg evaluate --items NAME`).
 
     name: what `--items` takes (e.g. "authors"). function: "module:function" taking the loaded
@@ -159,10 +169,6 @@ class ItemChoice:
     name: str
     function: str
     description: str
-
-    def load(self) -> Callable[..., Any]:
-        module, _, func = self.function.partition(":")
-        return getattr(importlib.import_module(module), func)
 
 
 @dataclass(frozen=True)
@@ -175,7 +181,7 @@ class ReportedRow:
 
 
 @dataclass(frozen=True)
-class ScoreImporter:
+class ScoreImporter(_FunctionRef):
     """A released per-item output format that `hardneg import-scores` turns into a predictions file.
 
     name: what `--format` takes (e.g. "videocon-scores-csv").
@@ -187,10 +193,6 @@ class ScoreImporter:
     name: str
     function: str
     description: str
-
-    def load(self) -> Callable[..., Any]:
-        module, _, func = self.function.partition(":")
-        return getattr(importlib.import_module(module), func)
 
 
 @dataclass
