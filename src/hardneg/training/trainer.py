@@ -323,10 +323,9 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
 
     # ---- model and optimiser (seeded)
     torch.manual_seed(seed)
-    vocab_texts = list(pairs.captions)
-    if negs is not None:
-        vocab_texts += [n for d in negs.by_caption.values() for ns in d.values() for n in ns]
-    net = build_network(str(model), vocab_texts, prompt=prompt, n_frames=n_frames).to(dev)
+    # the vocabulary comes from the training captions alone (a negative's unseen word reads as <unk>), so every
+    # objective starts from the same weights at a seed (issue 28)
+    net = build_network(str(model), list(pairs.captions), prompt=prompt, n_frames=n_frames).to(dev)
     trainable = [p for p in net.parameters() if p.requires_grad]
     if not trainable:
         raise ValueError(f"model {model} has no trainable parameters: nothing to train")
