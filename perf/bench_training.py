@@ -69,7 +69,7 @@ PROFILES = {
     "cpu": {"train": 2000, "val": 200, "test": 400, "train_eval": 200, "steps": 300, "eval_every": 50,
             "patience": 3, "batch_size": 32, "probe_steps": 300, "seeds": "0,1,2"},
     "scale": {"train": 10000, "val": 500, "test": 2000, "train_eval": 1000, "steps": 3000, "eval_every": 150,
-              "patience": 4, "batch_size": 128, "probe_steps": 1500, "seeds": "0,1,2"},
+              "patience": 4, "batch_size": 128, "probe_steps": 1000, "seeds": "0,1,2"},
 }
 N_NEGATIVES = 16
 LAMBDA = 0.2
@@ -605,8 +605,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--world-seed", type=int, default=0)
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--train", type=int, default=None, help="training scenes (default: the profile's)")
-    ap.add_argument("--image-size", type=int, default=32, help="the video tower's input size (32 or 64)")
-    ap.add_argument("--probe-sizes", default=None, help="image sizes to probe (default: --image-size)")
+    ap.add_argument("--image-size", default="32", help="the video tower's input size: 32, 64, or 'auto' (probe "
+                    "both, train at the smaller one that has the most attributes within reach)")
+    ap.add_argument("--probe-sizes", default=None, help="image sizes to probe (default: --image-size, or 32,64)")
     ap.add_argument("--no-probe", action="store_true")
     ap.add_argument("--dim", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -647,13 +648,15 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(threads)
     seeds = [int(s) for s in (args.seeds or profile["seeds"]).split(",")]
     workers = args.workers or default_workers()
-    cfg = {"device": args.device, "image_size": args.image_size, "dim": args.dim, "lr": args.lr,
+    auto = args.image_size == "auto"
+    image_size = 32 if auto else int(args.image_size)
+    cfg = {"device": args.device, "image_size": image_size, "dim": args.dim, "lr": args.lr,
            "batch_size": profile["batch_size"], "steps": profile["steps"], "eval_every": profile["eval_every"],
            "patience": profile["patience"], "probe_steps": profile["probe_steps"], "resamples": args.resamples,
            "max_run_s": args.max_run_s}
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    data = prepare(profile, args.world_seed, workers, negatives, args.image_size)
+    data = prepare(profile, args.world_seed, workers, negatives, image_size)
     t_prep = time.perf_counter() - t0
     print(f"world: {profile['train']} train / {profile['val']} val / {profile['test']} test scenes in {t_prep:.0f}s "
           f"({workers} workers); pools {data.meta['pool_sizes']}", flush=True)
@@ -668,11 +671,17 @@ def main(argv: list[str] | None = None) -> int:
         atomic_write_text(args.out / "results.json", json.dumps(results, indent=1, default=float) + "\n")
 
     if not args.no_probe:
-        for size in [int(s) for s in (args.probe_sizes or str(args.image_size)).split(",")]:
+        sizes = args.probe_sizes or ("32,64" if auto else str(image_size))
+        for size in [int(s) for s in sizes.split(",")]:
             pr = probe(data, cfg, size)
             results["probes"].append(pr)
             print(f"\nProbe at {size} px ({pr['seconds']}s):\n\n" + probe_table(pr), flush=True)
             save()
+    if auto and results["probes"]:
+        reach = {pr["image_size"]: sum(a["learnable"] for a in pr["attributes"].values()) for pr in results["probes"]}
+        cfg["image_size"] = min(reach, key=lambda k: (-reach[k], k))
+        results["config"]["image_size"] = cfg["image_size"]
+        print(f"image size: {cfg['image_size']} px (attributes within reach per size: {reach})", flush=True)
     wanted = [k for k in args.rows.split(",") if k]
     unknown = [k for k in wanted if k not in ROWS]
     if unknown:
