@@ -343,7 +343,8 @@ def train_run(data: Data, key: str, seed: int, cfg: dict[str, Any]) -> dict[str,
                 if bad >= cfg["patience"]:
                     stopped = "patience"
                     break
-            if cfg.get("max_run_s") and time.perf_counter() - t_start > cfg["max_run_s"]:
+            if (cfg.get("max_run_s") and time.perf_counter() - t_start > cfg["max_run_s"]) or \
+                    (cfg.get("deadline") and time.time() > cfg["deadline"]):
                 stopped = "time budget"
                 break
     net.load_state_dict(best["state"])
@@ -617,6 +618,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None, help="torch threads per run (fixed for bit-for-bit reruns)")
     ap.add_argument("--max-run-s", type=float, default=None, help="stop a run's training after this many seconds "
                     "(recorded as 'time budget' in results.json: such a run is not reproducible bit for bit)")
+    ap.add_argument("--budget-s", type=float, default=None, help="whole-command budget: every run stops training "
+                    "(at its next validation) once it is near, keeping time for the statistics (recorded as 'time budget')")
     ap.add_argument("--resamples", type=int, default=10000)
     args = ap.parse_args(argv)
 
@@ -654,6 +657,8 @@ def main(argv: list[str] | None = None) -> int:
            "batch_size": profile["batch_size"], "steps": profile["steps"], "eval_every": profile["eval_every"],
            "patience": profile["patience"], "probe_steps": profile["probe_steps"], "resamples": args.resamples,
            "max_run_s": args.max_run_s}
+    if args.budget_s:
+        cfg["deadline"] = time.time() + args.budget_s - 60  # the statistics and saving take under a minute
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     data = prepare(profile, args.world_seed, workers, negatives, image_size)
