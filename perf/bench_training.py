@@ -66,7 +66,7 @@ CATEGORIES = ("noun", "adj", "verb", "adv", "prep", "action", "direction", "sequ
 PROFILES = {
     "quick": {"train": 192, "val": 48, "test": 96, "train_eval": 96, "steps": 40, "eval_every": 20, "patience": 2,
               "batch_size": 16, "probe_steps": 40, "seeds": "0,1,2"},
-    "cpu": {"train": 2000, "val": 200, "test": 400, "train_eval": 200, "steps": 300, "eval_every": 50,
+    "cpu": {"train": 2000, "val": 200, "test": 400, "train_eval": 200, "steps": 150, "eval_every": 25,
             "patience": 3, "batch_size": 32, "probe_steps": 300, "seeds": "0,1,2"},
     "scale": {"train": 10000, "val": 500, "test": 2000, "train_eval": 1000, "steps": 3000, "eval_every": 150,
               "patience": 4, "batch_size": 128, "probe_steps": 1000, "seeds": "0,1,2"},
