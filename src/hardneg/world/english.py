@@ -102,6 +102,7 @@ SLOT_TAGS = {
     "direction": ("RB", "RBR", "RBS", "RP"), "relation": ("IN",),
 }
 _ADVERB_KINDS = ("manner", "direction")
+_MODIFIER_KINDS = ("size", "colour", "shape")
 _TOKEN = re.compile(r"[a-z]+|,")
 
 
@@ -165,6 +166,12 @@ def read(text: str, template, tagger=None) -> Reading | str:
         assigned["relation"] = new[before:len(new) - after]
         for slot, word in zip(old[len(old) - after:], new[len(new) - after:]):
             assigned.setdefault(slot, []).append(word)
+    elif old and len(new) > len(old) and {o.split(".")[0] for o in old} in ({"a"}, {"b"}) and old[-1].endswith(
+            ".shape"):  # a noun phrase's words replaced by more words ("excretory organ"): the last is the noun
+        extra = len(new) - len(old)
+        assigned[old[0]] = new[:extra + 1]
+        for slot, word in zip(old[1:], new[extra + 1:]):
+            assigned.setdefault(slot, []).append(word)
     elif not old and len(new) == 1 and i > 0 and owner[i - 1].endswith(".manner"):
         assigned[owner[i - 1].replace("manner", "direction")] = new  # an adverb added after the manner
     elif len(new) == len(old) - 1 and old and old[-1].endswith(".direction"):
@@ -172,9 +179,10 @@ def read(text: str, template, tagger=None) -> Reading | str:
             assigned.setdefault(slot, []).append(word)
     else:
         return "words added or removed outside the relation"
-    literal_changed = [w for slot, w in assigned.items() if slot == ""]
-    if literal_changed:
-        return f"a function word changed ({literal_changed[0][0]!r})"
+    if "" in assigned:  # the caption's own function words ("a", ",", "then", "it") must stay
+        kept = [t for slot, t in zip(owner[i:len(owner) - j], positive[i:len(positive) - j]) if slot == ""]
+        if assigned.pop("") != kept:
+            return "a function word changed"
     slots: dict[str, str | None] = {}
     for slot, _ in parts:
         if slot:
@@ -189,8 +197,13 @@ def read(text: str, template, tagger=None) -> Reading | str:
     for slot, words in assigned.items():
         phrase = " ".join(words)
         kind = kinds[slot]
-        accept = (kind,) if kind not in _ADVERB_KINDS else _ADVERB_KINDS
-        if any(phrase in TABLES[k] for k in accept):
+        if words == [w for w in (template.get(slot) or "").split()]:
+            continue
+        # English classes, not the template: adverbs of manner or direction after a verb, and adjectives or
+        # noun adjuncts ("a medium square triangle") before a noun
+        accept = _ADVERB_KINDS if kind in _ADVERB_KINDS else _MODIFIER_KINDS if kind in ("size", "colour") else (kind,)
+        if any(phrase in TABLES[k] for k in accept) or (kind in ("size", "colour") and all(
+                any(w in TABLES[k] for k in accept) for w in words)):
             continue
         listed = table_kinds(phrase)
         if listed:  # a word of the world in a slot of another class ("moves slowly red")
@@ -200,10 +213,17 @@ def read(text: str, template, tagger=None) -> Reading | str:
         if kind == "relation" and len(words) == 3 and words[0] in ("in", "on", "at") and words[2] == "of":
             outside.append(phrase)
             continue
-        bad = [w for w in words if tags.get(w) not in SLOT_TAGS[kind]]
+        heads = words[-1:] if kind == "shape" else words  # a noun may take modifiers: "excretory organ"
+        mods = words[:-1] if kind == "shape" else []
+        bad = [w for w in heads if tags.get(w) not in SLOT_TAGS[kind] and not (kind in TABLES and w in TABLES[kind])]
+        bad += [w for w in mods if tags.get(w) not in SLOT_TAGS["size"] and not any(w in TABLES[k] for k in _MODIFIER_KINDS)]
         if bad:
             return f"{bad[0]!r} (tagged {tags.get(bad[0])}) where a {kind} belongs"
         outside.append(phrase)
+    # no word twice in a row ("moves down down", "a cyan cyan heart")
+    for k, t in enumerate(neg[:-1]):
+        if t == neg[k + 1] and t != ",":
+            return f"{t!r} twice in a row"
     # articles agree with the next word
     for k, t in enumerate(neg[:-1]):
         nxt = neg[k + 1]
@@ -234,9 +254,15 @@ def holds(scene, reading: Reading) -> bool:
     s.update(reading.slots)
     a, b = scene.objects
     for key, obj in (("a", a), ("b", b)):
-        if not (_true_of("size", s[f"{key}.size"], obj.size) and _true_of("colour", s[f"{key}.colour"], obj.colour)
-                and _true_of("shape", s[f"{key}.shape"], obj.shape)):
+        if not _true_of("shape", s[f"{key}.shape"], obj.shape):
             return False
+        # modifiers are read by the table that lists each word ("a cyan cyan heart" states a colour twice)
+        for slot in (f"{key}.size", f"{key}.colour"):
+            for word in (s[slot] or "").split():
+                fact = {"size": obj.size, "colour": obj.colour, "shape": obj.shape}
+                kinds = [k for k in ("size", "colour", "shape") if word in TABLES[k]]
+                if not kinds or not any(fact[k] in TABLES[k][word] for k in kinds):
+                    return False
     rel = s["relation"]
     if rel is None or not (TABLES["relation"].get(rel, frozenset()) & relations(scene)):
         return False
