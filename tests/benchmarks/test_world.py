@@ -448,6 +448,9 @@ def test_audit_reads_hypernyms_synonyms_and_english_not_the_template():
     assert judge_negative(sq, base.replace("blinks slowly", "blinks slowly left")) == "false"
     assert judge_negative(sq, base.replace(" left", "")) == "synonym-true"
     assert judge_negative(sq, base.replace("a large blue", "an large blue")) == "ungrammatical"
+    assert judge_negative(sq, base.replace("small red", "red red")) == "ungrammatical"  # a word twice in a row
+    assert judge_negative(sq, base.replace("small red", "small small")) == "ungrammatical"
+    assert judge_negative(sq, base.replace("small red square", "small red excretory organ")) == "false"
 
 
 def test_training_word_negatives_change_any_slot_and_are_false():

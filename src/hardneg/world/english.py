@@ -97,7 +97,7 @@ TABLES: dict[str, dict[str, frozenset]] = {
 }
 #: English classes a slot accepts for words outside the tables (spaCy's fine-grained tags)
 SLOT_TAGS = {
-    "size": ("JJ", "JJR", "JJS", "NN", "VBN", "VBG"), "colour": ("JJ", "JJR", "JJS", "NN", "VBN", "VBG"),
+    "size": ("JJ", "JJR", "JJS", "NN", "NNP", "VBN", "VBG"), "colour": ("JJ", "JJR", "JJS", "NN", "NNP", "VBN", "VBG"),
     "shape": ("NN", "NNP"), "verb": ("VBZ",), "manner": ("RB", "RBR", "RBS", "RP"),
     "direction": ("RB", "RBR", "RBS", "RP"), "relation": ("IN",),
 }
