@@ -713,9 +713,15 @@ def main(argv: list[str] | None = None) -> int:
         data.save(folder)
         with ProcessPoolExecutor(args.jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init,
                                  initargs=(str(folder), threads)) as pool:
-            futures = [pool.submit(_worker_run, j) for j in jobs]
+            futures = {pool.submit(_worker_run, j): j for j in jobs}
             for f in as_completed(futures):
-                finished(f.result())
+                try:
+                    finished(f.result())
+                except Exception as exc:  # one failed run must not lose the others: recorded, reported
+                    key, seed, _ = futures[f]
+                    results.setdefault("failed_runs", []).append({"row": key, "seed": seed, "error": repr(exc)[:500]})
+                    print(f"  {key}, seed {seed}: FAILED {exc!r}"[:600], flush=True)
+                    save()
     else:
         for j in jobs:
             finished(train_run(data, *j))
