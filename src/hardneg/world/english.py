@@ -136,6 +136,38 @@ def _template_slots(template) -> list[tuple[str, list[str]]]:
     return out + [("", [t]) for t in tokens(text[at:])]
 
 
+def _assign(old: list[str], new: list[str], before: str, assigned: dict[str, list[str]]) -> str | None:
+    """Give the words `new` to the slots `old` they replace (one for one; a multi-word relation, or a noun
+    phrase that gains modifiers, takes what is left over; an adverb may be added after a manner or a
+    direction dropped); the reason when they cannot be placed."""
+    def put(slots, words):
+        for slot, word in zip(slots, words):
+            assigned.setdefault(slot, []).append(word)
+
+    if len(old) == len(new):
+        put(old, new)
+    elif "relation" in old:
+        head = old.index("relation")
+        tail = len(old) - head - old.count("relation")
+        if len(new) < head + tail + 1:
+            return "the changed words do not fill the caption's slots"
+        put(old[:head], new[:head])
+        assigned["relation"] = new[head:len(new) - tail]
+        put(old[len(old) - tail:], new[len(new) - tail:])
+    elif old and len(new) > len(old) and old[-1].endswith(".shape") and len({o.split(".")[0] for o in old}) == 1:
+        extra = len(new) - len(old)  # a noun phrase's words replaced by more ("excretory organ"): the last is the noun
+        assigned.setdefault(old[0], []).extend(new[:extra + 1])
+        put(old[1:], new[extra + 1:])
+    elif not old and len(new) == 1 and before.endswith(".manner"):
+        assigned[before.replace("manner", "direction")] = list(new)  # an adverb added after the manner
+    elif len(new) == len(old) - 1 and old and old[-1].endswith(".direction"):
+        put(old[:-1], new)  # a direction dropped: English allows it
+        assigned.setdefault(old[-1], [])
+    else:
+        return "words added or removed outside the relation"
+    return None
+
+
 def read(text: str, template, tagger=None) -> Reading | str:
     """The `Reading` of `text`, a variant of the world caption `template` (a `Caption`), or why it is
     not English. `tagger(text) -> [(token, tag)]` tags words outside the tables (default: spaCy)."""
@@ -143,46 +175,21 @@ def read(text: str, template, tagger=None) -> Reading | str:
     positive = [t for _, ts in parts for t in ts]
     owner = [slot for slot, ts in parts for _ in ts]
     neg = tokens(text)
-    i = 0
-    while i < min(len(neg), len(positive)) and neg[i] == positive[i]:
-        i += 1
-    j = 0
-    while j < min(len(neg), len(positive)) - i and neg[-1 - j] == positive[-1 - j]:
-        j += 1
-    old, new = owner[i:len(owner) - j], neg[i:len(neg) - j]
-    # words of the changed region go to the slots they replace, one for one; a multi-word relation
-    # (or a region that changes length inside it) takes what is left over
+    # each changed hunk (difflib's alignment of the two word lists) goes to the slots it replaces
     assigned: dict[str, list[str]] = {}
-    if len(old) == len(new):
-        for slot, word in zip(old, new):
-            assigned.setdefault(slot, []).append(word)
-    elif "relation" in old:
-        before = old.index("relation")
-        after = len(old) - before - old.count("relation")
-        if len(new) < before + after + 1:
-            return "the changed words do not fill the caption's slots"
-        for slot, word in zip(old[:before], new[:before]):
-            assigned.setdefault(slot, []).append(word)
-        assigned["relation"] = new[before:len(new) - after]
-        for slot, word in zip(old[len(old) - after:], new[len(new) - after:]):
-            assigned.setdefault(slot, []).append(word)
-    elif old and len(new) > len(old) and {o.split(".")[0] for o in old} in ({"a"}, {"b"}) and old[-1].endswith(
-            ".shape"):  # a noun phrase's words replaced by more words ("excretory organ"): the last is the noun
-        extra = len(new) - len(old)
-        assigned[old[0]] = new[:extra + 1]
-        for slot, word in zip(old[1:], new[extra + 1:]):
-            assigned.setdefault(slot, []).append(word)
-    elif not old and len(new) == 1 and i > 0 and owner[i - 1].endswith(".manner"):
-        assigned[owner[i - 1].replace("manner", "direction")] = new  # an adverb added after the manner
-    elif len(new) == len(old) - 1 and old and old[-1].endswith(".direction"):
-        for slot, word in zip(old[:-1], new):  # a direction dropped: English allows it
-            assigned.setdefault(slot, []).append(word)
-    else:
-        return "words added or removed outside the relation"
-    if "" in assigned:  # the caption's own function words ("a", ",", "then", "it") must stay
-        kept = [t for slot, t in zip(owner[i:len(owner) - j], positive[i:len(positive) - j]) if slot == ""]
-        if assigned.pop("") != kept:
-            return "a function word changed"
+    import difflib
+
+    hunks = difflib.SequenceMatcher(None, positive, neg, autojunk=False).get_opcodes()
+    if len(neg) == len(positive):  # as many words: word for word (swaps, reordered adjectives)
+        hunks = [("replace" if a != b else "equal", k, k + 1, k, k + 1) for k, (a, b) in enumerate(zip(positive, neg))]
+    for op, i1, i2, j1, j2 in hunks:
+        if op == "equal":
+            continue
+        problem = _assign(owner[i1:i2], neg[j1:j2], owner[i1 - 1] if i1 > 0 else "", assigned)
+        if problem:
+            return problem
+        if [t for slot, t in zip(owner[i1:i2], positive[i1:i2]) if slot == ""] != assigned.pop("", []):
+            return "a function word changed"  # the caption's own "a", ",", "then", "it" must stay
     slots: dict[str, str | None] = {}
     for slot, _ in parts:
         if slot:
@@ -197,17 +204,14 @@ def read(text: str, template, tagger=None) -> Reading | str:
     for slot, words in assigned.items():
         phrase = " ".join(words)
         kind = kinds[slot]
-        if words == [w for w in (template.get(slot) or "").split()]:
-            continue
+        if not words or words == [w for w in (template.get(slot) or "").split()]:
+            continue  # unchanged, or a direction left out
         # English classes, not the template: adverbs of manner or direction after a verb, and adjectives or
         # noun adjuncts ("a medium square triangle") before a noun
         accept = _ADVERB_KINDS if kind in _ADVERB_KINDS else _MODIFIER_KINDS if kind in ("size", "colour") else (kind,)
         if any(phrase in TABLES[k] for k in accept) or (kind in ("size", "colour") and all(
                 any(w in TABLES[k] for k in accept) for w in words)):
             continue
-        listed = table_kinds(phrase)
-        if listed:  # a word of the world in a slot of another class ("moves slowly red")
-            return f"{phrase!r} ({listed[0]}) where a {kind} belongs"
         if tags is None:
             tags = dict((tagger or _spacy_tags)(text))
         if kind == "relation" and len(words) == 3 and words[0] in ("in", "on", "at") and words[2] == "of":
