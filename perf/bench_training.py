@@ -33,6 +33,7 @@ effect is (z_{1-alpha/(2m)} + z_{0.8}) x SE, alpha = 0.05, m tests (Holm's stric
     python perf/bench_training.py --profile cpu              # the largest CPU configuration (docs/training.md)
     python perf/bench_training.py --scale --device cuda      # >= 10,000 training scenes, 3 seeds (a GPU)
     python perf/bench_training.py --report OUT/results.json  # reprint the tables of a finished run
+    python perf/bench_training.py --report perf/results/training-h100.json.gz   # docs/training.md's tables
 
 Writes `<out>/results.json` after every run (so a cut-off run keeps what finished) and prints
 the probe table and the experiment table as Markdown. Discussion: docs/training.md.
@@ -624,7 +625,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.report:
-        print(report(json.loads(args.report.read_text())))
+        raw = args.report.read_bytes()
+        if args.report.suffix == ".gz":
+            import gzip
+
+            raw = gzip.decompress(raw)
+        print(report(json.loads(raw)))
         return 0
     import torch
 
