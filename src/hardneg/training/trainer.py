@@ -348,6 +348,10 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
                       "llm-lgt": "L_coarse + lambda Feint6K Eq. 2"}[objective],
         "lambda": lam if objective != "coarse" else None, "n_negatives": n_negatives if objective != "coarse" else None,
         "teacher": {"model": teacher, "tau": TEACHER_TAU} if objective == "llm-lgt" else None,
+        "eq1_labels": "no teacher offline: every synthesized caption labelled 0 (the paper's LLM is not run)"
+        if objective == "llm-lbl" else None,
+        "fine_denominator": "with the positive (Eq. 3 as printed sums the negatives only)"
+        if objective in ("word", "phrase", "prompt") else None,
         "model": {"base": str(model), "architecture": net.architecture, "prompt": net.has_prompt},
         "seed": seed, "steps": total, "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay,
         "world_size": world, "versions": _versions(), "settings_key": settings.key(),
