@@ -4,7 +4,9 @@ Builds the benchmark `world` from N test scenes (captions only: a text-only mode
 scores every multiple-choice config with `blind-unigram` through the project's scorer, evaluates it
 with the results engine (headline metrics, 95% cluster-bootstrap intervals, chance), and runs the
 `blind-text` analysis (the unigram predictions and a surface-feature classifier trained with grouped
-cross-validation). Each must be at chance within its interval.
+cross-validation), and two attacks that hold the whole test file (issue 28): the candidate that appears
+most often across the files, and a bag-of-words model trained on train scenes. Each must be at chance
+within its interval.
 
 As an anchor it also builds PoSRank's own scheme on the same captions (`--anchor`): per part of
 speech, negatives that change ANY word of that part of speech (every slot, antonyms first, up to 19),
@@ -97,6 +99,46 @@ def pooled(n: int, seeds: int) -> None:
         print(f"| {pos} | {len(wins)} | {pct(p)} [{pct(p - half)}, {pct(p + half)}] | {pct(float(np.mean(chance)))} |")
 
 
+def leak_attacks(built: Path, n: int, seed: int, resamples: int) -> list[str]:
+    """Issue 28: two attacks that hold the whole test file, each with a 95% interval beside chance.
+
+    * frequency: the candidate that appears most often across every config file of the build;
+    * bag of words: a logistic regression on word counts, trained on items of n TRAIN scenes."""
+    import pyarrow.parquet as pq
+
+    from hardneg.ranking import bootstrap_ci
+    from hardneg.world import sample_scene
+    from hardneg.world.grammar import render_spans
+    from hardneg.world.leakage import BagOfWords, chance, frequency_guess
+    from hardneg.world.negatives import benchmark_item
+
+    items, labels, videos = [], [], []
+    for f in sorted(built.glob("*/test-*.parquet")):
+        t = pq.read_table(f).to_pydict()
+        if "captions" in t:
+            items += t["captions"]
+            labels += t["label"]
+            videos += t["video_id"]
+    train = []
+    for i in range(n):
+        it = benchmark_item(sample_scene(seed, "train", i))
+        train.append([render_spans(it.positive)[0]] + [render_spans(c.caption)[0] for c in it.negatives])
+    attacks = {"frequency across the test files": frequency_guess(items, labels),
+               f"bag of words trained on {n} train scenes": BagOfWords().fit(train).score(items, labels)}
+    ch = chance(items)
+    print(f"\nText-only attacks holding every test file ({len(items)} items of all configs; ties count 1/k):")
+    print("| attack | Accuracy (%) | minus chance (points) | chance (%) |\n|---|---|---|---|")
+    flagged = []
+    for name, hits in attacks.items():
+        acc = bootstrap_ci(hits, np.asarray(videos), n_resamples=resamples)
+        gap = bootstrap_ci(hits - ch, np.asarray(videos), n_resamples=resamples)
+        print(f"| {name} | {pct(acc.estimate)} [{pct(acc.low)}, {pct(acc.high)}] | {100 * gap.estimate:+.1f} "
+              f"[{100 * gap.low:+.1f}, {100 * gap.high:+.1f}] | {pct(float(ch.mean()))} |")
+        if gap.low > 0:
+            flagged.append(name)
+    return flagged
+
+
 def pct(v: float) -> str:
     return f"{100 * v:.1f}"
 
@@ -166,6 +208,7 @@ def main() -> int:
         v = blind_text_check(items, {"surface": (s, mask)}, n_resamples=args.resamples).values["surface"]
         print(f"| anchor: PoSRank's any-slot scheme | {len(items)} | | | {pct(v['accuracy'])} [{pct(v['ci_low'])}, "
               f"{pct(v['ci_high'])}] | {pct(v['chance'])} |")
+    flagged += leak_attacks(built, args.n, args.seed, args.resamples)
     print("intervals that miss chance: " + (", ".join(flagged) if flagged else "none"))
     if args.pooled_seeds:
         pooled(args.n, args.pooled_seeds)

@@ -170,3 +170,62 @@ def test_bad_shapes_and_temperature_are_refused():
         coarse_loss(v, p, 0.0)
     with pytest.raises(ValueError, match="teacher"):
         llm_teacher_logit_loss(v, p, n, teacher[:, :2])
+
+
+def ref_fine_printed(v, p, n, keep):
+    """PoSRank Eq. 3 exactly as printed: -1/B sum_i log(exp s(v_i,t_i) / sum_{negs} exp s(v_i,t))."""
+    rows = [i for i in range(len(v)) if any(keep[i])]
+    total = 0.0
+    for i in rows:
+        num = math.exp(s(v[i], p[i]))
+        den = sum(math.exp(s(v[i], n[i][k])) for k in range(len(n[i])) if keep[i][k])
+        total += -math.log(num / den)
+    return total / len(rows)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("masked", [False, True])
+def test_eq3_as_printed_matches_reference_beside_the_projects_variant(seed, masked):
+    v, p, n, mask, _ = data(seed)
+    if masked:
+        mask[1] = False  # a caption without negatives has no printed term
+    keep = lists(mask) if masked else [[True] * n.shape[1] for _ in range(n.shape[0])]
+    got = fine_loss(v, p, n, TAU, mask if masked else None, denominator="printed")
+    ref = lambda: ref_fine_printed(lists(v), lists(p), lists(n), keep)  # noqa: E731
+    assert got.item() == pytest.approx(ref(), abs=1e-6)
+    got.backward()
+    for x in (v, p, n):
+        assert torch.allclose(x.grad, finite_diff_grad(ref, x), atol=1e-6)
+    # the project's variant differs exactly by the positive in the denominator: always larger, bounded below by 0
+    ours = fine_loss(v, p, n, TAU, mask if masked else None).item()
+    rows = [i for i in range(len(keep)) if any(keep[i])] if masked else range(len(keep))
+    assert ours >= 0 and (not masked or len(rows) < len(keep) or ours > got.item())
+
+
+def test_eq3_as_printed_is_unbounded_below_and_refuses_no_negatives():
+    v, p, n, _, _ = data(8)
+    far = -p.detach().unsqueeze(1).expand_as(n) * 1.0  # negatives opposite to the positive, video on the positive
+    assert fine_loss(p.detach(), p.detach(), far, 0.01, denominator="printed").item() < -100
+    with pytest.raises(ValueError, match="at least one negative"):
+        fine_loss(v, p, n, TAU, torch.zeros(n.shape[:2], dtype=torch.bool), denominator="printed")
+    with pytest.raises(ValueError, match="denominator"):
+        fine_loss(v, p, n, TAU, denominator="paper")
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_eq1_with_real_teacher_labels_matches_reference(seed):
+    """Eq. 1 with a teacher's binary labels (1 = matches, leaves the denominator), none all-zero, against
+    a reference that reads the labels directly."""
+    v, p, n, _, _ = data(seed)
+    g = torch.Generator().manual_seed(seed + 100)
+    labels = (torch.rand(n.shape[:2], generator=g) < 0.4).long()
+    labels[0] = 0
+    labels[1, 0] = 1
+    keep = [[lab == 0 for lab in row] for row in labels.tolist()]
+    got = llm_teacher_label_loss(v, p, n, TAU, labels=labels)
+    ref = lambda: ref_fine(lists(v), lists(p), lists(n), keep)  # noqa: E731
+    assert got.item() == pytest.approx(ref(), abs=1e-6)
+    assert got.item() != pytest.approx(llm_teacher_label_loss(v, p, n, TAU).item(), abs=1e-6)  # labels matter
+    got.backward()
+    for x in (v, p, n):
+        assert torch.allclose(x.grad, finite_diff_grad(ref, x), atol=1e-6)

@@ -3,8 +3,9 @@
 The declaration and the parser of a world folder written by `hardneg world generate` (or
 `hardneg.world.generate_world`): `world.json` (settings), `scenes.jsonl` (one scene per line: its
 objects, events, relation and caption) and `videos/<scene id>.mp4`. Test scenes become the
-multiple-choice configs, each item's negatives made by `hardneg.world.negatives` and checked false
-against the scene by `hardneg.world.truth`; train and test scenes become the `pairs` config of
+multiple-choice configs, ONE item per test scene (`benchmark_item`: scene i takes category i mod 9,
+so no caption can be told from the others by how often the files hold it), its negatives made by
+`hardneg.world.negatives` and checked false against the scene by `hardneg.world.truth`; train and test scenes become the `pairs` config of
 video-caption pairs (`hardneg.items.load_pairs`) for `hardneg train`.
 
 Validation: a scene line that is not a JSON object with the scene fields, a word outside the
@@ -45,7 +46,10 @@ BENCHMARK = Benchmark(
         "adjectives), the first doing two things in order (action: verb; manner and direction: adverbs) while in "
         "one spatial relation to the second (preposition), e.g. \"a small red square moves slowly left above a "
         "large blue circle, then it rotates quickly\". Every negative is checked false against the scene. Configs: "
-        "`posrank` (one item per caption and part of speech, the part of speech in `category`; `PoSRank` is the "
+        "Each test scene gives ONE item (scene i: category i mod 9 of noun, adj, verb, adv, prep, action, direction, "
+        "sequence, manner), so every caption of the files appears as often as every other candidate of its item "
+        "and none can be picked by its frequency. "
+        "`posrank` (the part-of-speech items, the part of speech in `category`; `PoSRank` is the "
         "unweighted mean over parts of speech of the MRR) and one config per part of speech; `counterfactual` "
         "(RCAD-style: the action replaced, 1 + 5 captions); `temporal` (VITATECS-style pairs: direction, "
         "sequence, manner in `category`; `Accuracy` is the unweighted mean over aspects); `pairs` (train and test "
@@ -87,7 +91,7 @@ BENCHMARK = Benchmark(
     negative_types=("temporal",),
     tags=("synthetic", "ground-truth", "fine-grained", "part-of-speech", "temporal", "counterfactual"),
     config_descriptions={
-        "posrank": "one item per caption and part of speech (category), every other value of one slot",
+        "posrank": "the part-of-speech items (category; one item per test scene), every other value of one slot",
         **{p: f"the `posrank` items of part of speech {p}" for p in POS_CONFIGS},
         "counterfactual": "RCAD-style: one event's verb phrase replaced by five with other actions",
         "temporal": "VITATECS-style pairs: direction, sequence, manner (category)",
@@ -122,7 +126,7 @@ def parse(raw: Path):
     from hardneg.datasets.hub_layout import ConfigData, release_build
     from hardneg.datasets.raw_common import RawFolder, RawFormatError, load_json_strict, mc_table
     from hardneg.world import load_scenes, video_path
-    from hardneg.world.negatives import scene_items, item_row
+    from hardneg.world.negatives import benchmark_item, item_row
     from hardneg.world.release import MANIFEST, SCENES, VIDEOS
     from hardneg.world.scene import WORLD_VERSION
 
@@ -148,14 +152,14 @@ def parse(raw: Path):
     rows: dict[str, list[dict]] = {c: [] for c in ("posrank", *POS_CONFIGS, "counterfactual", "temporal")}
     where: dict[str, list[str]] = {c: [] for c in rows}
     line_of = {s.id: i for i, s in enumerate(scenes, start=1)}
-    for s in test:
-        for family, items in scene_items(s).items():
-            for it in items:
-                targets = (("posrank", it.category), (it.category, it.category)) if family == "posrank" else \
-                    ((family, it.category),)
-                for config, group in targets:
-                    rows[config].append(item_row(s, it, f"{group}:{s.id}"))
-                    where[config].append(f"scene of line {line_of[s.id]}")
+    for s in test:  # one item per test scene: no caption stands out by how often the files hold it
+        it = benchmark_item(s)
+        family = it.kind
+        targets = (("posrank", it.category), (it.category, it.category)) if family == "posrank" else \
+            ((family, it.category),)
+        for config, group in targets:
+            rows[config].append(item_row(s, it, f"{group}:{s.id}"))
+            where[config].append(f"scene of line {line_of[s.id]}")
     configs = [ConfigData(c, {"test": mc_table(rows[c], scenes_path, where[c])}) for c in rows if rows[c]]
     pair_splits = {split: _pairs_table(group, scenes_path) for split, group in (("train", train), ("test", test))
                    if group}

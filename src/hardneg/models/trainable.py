@@ -121,11 +121,13 @@ class TinyTemporal(TrainableVideoText):
             ch = out_ch
         self.frame_cnn = nn.Sequential(*convs, nn.Flatten(), nn.Linear(ch * 16, dim))
         self.cls = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
-        self.prompt = nn.Parameter(torch.randn(1, 1, dim) * 0.02) if prompt else None
+        self.prompt = None
         self.time_pos = nn.Parameter(torch.randn(n_frames, dim) * 0.02)
         self.video_encoder = encoder()
         self.video_norm = nn.LayerNorm(dim)
         self.video_proj = nn.Linear(dim, dim, bias=False)
+        if prompt:  # drawn last: with or without it, every other weight starts the same at a seed
+            self.prompt = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
 
     def config(self) -> dict[str, Any]:
         return {"architecture": self.architecture, "vocabulary": self.vocabulary, "dim": self.dim,
@@ -148,7 +150,10 @@ class TinyTemporal(TrainableVideoText):
 
     def encode_text(self, texts: Sequence[str]) -> torch.Tensor:
         ids, pad = self.tokenize(texts)
-        ids, pad = ids.to(self.word.weight.device), pad.to(self.word.weight.device)
+        return self.encode_tokens(ids.to(self.word.weight.device), pad.to(self.word.weight.device))
+
+    def encode_tokens(self, ids: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
+        """Text embeddings of already tokenized texts (`tokenize`): experiments tokenize once, not per step."""
         x = self.word(ids) + self.word_pos[: ids.shape[1]]
         x = self.text_encoder(x, src_key_padding_mask=pad)
         keep = (~pad).unsqueeze(-1).to(x.dtype)  # mean over the words: the CLS output alone starts the same for all

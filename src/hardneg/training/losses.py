@@ -69,16 +69,33 @@ def coarse_loss(video: torch.Tensor, text: torch.Tensor, tau=DEFAULT_TAU) -> tor
     return F.cross_entropy(sim, target) + F.cross_entropy(sim.T, target)
 
 
+FINE_DENOMINATORS = ("with-positive", "printed")
+
+
 def fine_loss(video: torch.Tensor, positive: torch.Tensor, negatives: torch.Tensor, tau=DEFAULT_TAU,
-              mask: torch.Tensor | None = None) -> torch.Tensor:
+              mask: torch.Tensor | None = None, denominator: str = "with-positive") -> torch.Tensor:
     """PoSRank Eq. 3, L_fine: each video against its caption and its word-level negatives
 
         L_fine = -1/B sum_i log( exp(s(v_i, t_i)) / (exp(s(v_i, t_i)) + sum_{p in P} sum_{t in T_i^p} exp(s(v_i, t))) )
 
     `negatives[i]` holds T_i^p for every part of speech p, flattened (N per part of speech: K = |P| N).
-    The positive is kept in the denominator (see the module docstring)."""
+    `denominator="with-positive"` (the default) keeps the positive in the denominator (see the module
+    docstring); `"printed"` is Eq. 3 exactly as printed, negatives only:
+
+        L_fine = -1/B sum_i log( exp(s(v_i, t_i)) / sum_{p in P} sum_{t in T_i^p} exp(s(v_i, t)) )
+
+    (unbounded below; a caption with no negative at all has no printed term and is left out of the mean)."""
+    if denominator not in FINE_DENOMINATORS:
+        raise ValueError(f"denominator must be one of {FINE_DENOMINATORS}, got {denominator!r}")
     logits = candidate_logits(video, positive, negatives, tau, mask)
-    return -torch.log_softmax(logits, dim=1)[:, 0].mean()
+    if denominator == "with-positive":
+        return -torch.log_softmax(logits, dim=1)[:, 0].mean()
+    negs = logits[:, 1:]
+    has = torch.isfinite(negs).any(dim=1)
+    if not bool(has.any()):
+        raise ValueError("Eq. 3 as printed needs at least one negative: every caption's negatives are masked out")
+    terms = torch.logsumexp(negs[has], dim=1) - logits[has, 0]
+    return terms.mean()
 
 
 def posrank_loss(video: torch.Tensor, text: torch.Tensor, negatives: torch.Tensor, tau=DEFAULT_TAU,

@@ -363,10 +363,9 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
 
     # ---- model and optimiser (seeded)
     torch.manual_seed(seed)
-    vocab_texts = list(pairs.captions)
-    if negs is not None:
-        vocab_texts += [n for d in negs.by_caption.values() for ns in d.values() for n in ns]
-    net = build_network(str(model), vocab_texts, prompt=prompt, n_frames=n_frames).to(dev)
+    # the vocabulary comes from the training captions alone (a negative's unseen word reads as <unk>), so every
+    # objective starts from the same weights at a seed (issue 28)
+    net = build_network(str(model), list(pairs.captions), prompt=prompt, n_frames=n_frames).to(dev)
     trainable = [p for p in net.parameters() if p.requires_grad]
     if not trainable:
         raise ValueError(f"model {model} has no trainable parameters: nothing to train")
@@ -388,6 +387,10 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
                       "llm-lgt": "L_coarse + lambda Feint6K Eq. 2"}[objective],
         "lambda": lam if objective != "coarse" else None, "n_negatives": n_negatives if objective != "coarse" else None,
         "teacher": {"model": teacher, "tau": TEACHER_TAU} if objective == "llm-lgt" else None,
+        "eq1_labels": "no teacher offline: every synthesized caption labelled 0 (the paper's LLM is not run)"
+        if objective == "llm-lbl" else None,
+        "fine_denominator": "with the positive (Eq. 3 as printed sums the negatives only)"
+        if objective in ("word", "phrase", "prompt") else None,
         "model": {"base": str(model), "architecture": net.architecture, "prompt": net.has_prompt},
         "seed": seed, "steps": total, "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay,
         "world_size": world, "versions": _versions(), "settings_key": settings.key(),

@@ -28,7 +28,10 @@ Stable API (other code builds on it; change only with its callers):
     hardneg.world.negatives: the verified negatives of the benchmark `world` (PoSRank-style per part of
         speech, counterfactual actions, temporal pairs: `scene_items(scene)`), and for training
         `word_negatives(scene, pos, k=16, seed=0) -> list[str]` (any slot of the part of speech, checked false).
-    hardneg.world.audit: judge any generator's negatives (`judge_negative(scene, text)`).
+        `benchmark_item(scene)`: the ONE item a test scene gives the benchmark (no caption repeats across items).
+    hardneg.world.audit: judge any generator's negatives (`judge_negative(scene, text)`), through
+        hardneg.world.english (closed-vocabulary truth tables, English grammaticality).
+    hardneg.world.leakage: text-only attacks on a test file (`frequency_guess`, `BagOfWords`).
 
 The command line: `hardneg world generate OUT --train N --test N --seed S` (and `hardneg build world OUT`).
 Modules: vocab (words and what they mean in pixels), grammar (text <-> facts), scene (drawing a

@@ -1,14 +1,17 @@
 """Ground truth for any negative generator: judge the negatives it makes for the world's captions.
 
 `judge_negative` sorts one generated "negative" of a scene's caption into
-    true           it is true of the video: a false negative
-    synonym-true   true once English synonyms of the world's words are read as those words
-                   ("a big red square" for "a large red square"): a false negative in English
-    false          grammatical and false: a valid negative
-    unknown        it uses a word the world does not know ("rectangle", "groin"): the world cannot
-                   say whether it is true
-    ungrammatical  only the world's words (or their other forms: "shrink", "an"), but not a caption
-                   of its grammar ("moves slowly red", "it shrink quickly")
+    true           a caption of the world's grammar, true of the video: a false negative
+    synonym-true   English, and true once its words are read through the closed vocabulary's truth
+                   tables (`hardneg.world.english.TABLES`: synonyms such as "big", "winks", hypernyms
+                   such as "polygon", "figure"): a false negative in English
+    false          English and false of the video. The world is closed, so a word no table lists
+                   ("groin", "ripe") names something the world does not hold: false, and listed
+                   by `unknown_words` so that such verdicts can be counted
+    ungrammatical  not English, judged by English classes and not by the world's template (a verb
+                   where a noun belongs, "it shrink", "a orange"); "rotates slowly left" is English
+                   (and false: the world's direction rule is a fact, not grammar)
+    unknown        kept in `VERDICTS` for older records; never given to a variant of a world caption
 `audit_rows` does it for the rows a generator returns (`hardneg.schema.MC_ITEM_SCHEMA`) and
 `summarize` counts per generator and part of speech, with cluster-bootstrap intervals over
 captions (`perf/bench_world_generators.py` prints the README table).
@@ -20,59 +23,46 @@ import re
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Mapping
 
-from hardneg.world import vocab
 from hardneg.world.truth import FALSE, TRUE, judge
 
 VERDICTS = ("true", "synonym-true", "false", "unknown", "ungrammatical")
-#: English words the world knows under another name (the audit's reading, not the grammar's): a negative
-#: that is true once these are replaced is a false negative in English
-SYNONYMS = {
-    "big": "large", "huge": "large", "little": "small", "tiny": "small", "gray": "grey", "violet": "purple",
-    "disc": "circle", "disk": "circle", "rhombus": "diamond", "loop": "ring",
-    "turns": "rotates", "spins": "rotates", "revolves": "rotates", "expands": "grows", "enlarges": "grows",
-    "contracts": "shrinks", "flashes": "blinks", "flickers": "blinks", "trembles": "shakes", "vibrates": "shakes",
-    "jiggles": "shakes", "hops": "bounces", "throbs": "pulses", "dims": "fades", "sways": "wobbles",
-    "travels": "moves", "goes": "moves", "fast": "quickly", "rapidly": "quickly", "swiftly": "quickly",
-    "speedily": "quickly", "slow": "slowly", "gradually": "slowly", "upward": "up", "upwards": "up",
-    "downward": "down", "downwards": "down", "leftward": "left", "rightward": "right", "over": "above",
-    "under": "below", "beneath": "below", "underneath": "below", "alongside": "beside",
-}
+#: function words of every caption
+FUNCTION_WORDS = frozenset({"a", "an", "then", "it", ","})
 _WORD = re.compile(r"[a-z]+")
-#: every word a caption of the world can hold
-LEXICON = frozenset({w for words in vocab.SLOT_WORDS.values() for phrase in words for w in phrase.split()}
-                    | {"a", "then", "it"})
-
-
-def _known_form(word: str) -> bool:
-    """A word of the world, or another form of one ("shrink" for "shrinks", "squares", "an" for "a")."""
-    return (word in LEXICON or word == "an" or f"{word}s" in LEXICON or f"{word}es" in LEXICON
-            or (word.endswith("s") and word[:-1] in LEXICON))
 
 
 def unknown_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if not _known_form(w) and w not in SYNONYMS]
+    """Words no truth table of `hardneg.world.english.TABLES` lists (the closed world reads them as true of
+    nothing): reported, so that each "false" that rests on the closed vocabulary can be seen."""
+    from hardneg.world.english import TABLES, table_kinds
+
+    in_phrases = {w for phrase in TABLES["relation"] for w in phrase.split()}
+    return [w for w in _WORD.findall(text.lower())
+            if w not in FUNCTION_WORDS and w not in in_phrases and not table_kinds(w)]
 
 
 def with_synonyms_read(text: str) -> str:
-    """`text` with every synonym of `SYNONYMS` replaced by the world's word."""
-    return _WORD.sub(lambda m: SYNONYMS.get(m.group(0), m.group(0)), text.lower())
+    """`text` with every one-to-one synonym of the truth tables replaced by the world's word."""
+    from hardneg.world.english import TABLES
+
+    one = {w: next(iter(v)) for k, t in TABLES.items() if k != "relation" for w, v in t.items() if len(v) == 1}
+    return _WORD.sub(lambda m: one.get(m.group(0), m.group(0)), text.lower())
 
 
-def judge_negative(scene, text: str) -> str:
-    """"true", "synonym-true", "false", "unknown" or "ungrammatical" (see the module docstring)."""
+def judge_negative(scene, text: str, tagger=None) -> str:
+    """"true", "synonym-true", "false" or "ungrammatical" (see the module docstring); never "unknown" for a
+    variant of the scene's caption: the world is closed, so every English word is true or false of it."""
+    from hardneg.world.english import holds, read
+
     verdict = judge(scene, text).value
     if verdict == TRUE:
         return "true"
     if verdict == FALSE:
         return "false"
-    read = with_synonyms_read(text)
-    if read != text.lower():
-        again = judge(scene, read).value
-        if again == TRUE:
-            return "synonym-true"
-        if again == FALSE:
-            return "false"
-    return "unknown" if unknown_words(text) else "ungrammatical"
+    reading = read(text, scene.caption, tagger)
+    if isinstance(reading, str):
+        return "ungrammatical"
+    return "synonym-true" if holds(scene, reading) else "false"
 
 
 def audit_rows(scenes: Mapping[str, Any], rows: Iterable[Mapping[str, Any]], generator: str) -> list[dict]:
