@@ -89,7 +89,7 @@ def test_a_py_path_lists_and_builds_without_pythonpath(local_bench, tmp_path):
 
 
 def test_load_file_registers_and_the_parser_resolves_by_the_file_name(local_bench, monkeypatch):
-    before = dict(benchmarks._REGISTRY)
+    before = dict(benchmarks.all_benchmarks())  # after discovery, so restoring it never empties the registry
     monkeypatch.setattr(sys, "path", list(sys.path))
     try:
         bench = benchmarks.load_file(local_bench)
@@ -105,7 +105,7 @@ def test_load_file_registers_and_the_parser_resolves_by_the_file_name(local_benc
 
 def test_a_file_never_shadows_a_module_of_the_same_name(tmp_path, monkeypatch):
     (tmp_path / "json.py").write_text(DECLARATION.replace("envbench", "jsonbench").replace("from jsonbench_rows import row_of\n", ""))
-    before = dict(benchmarks._REGISTRY)
+    before = dict(benchmarks.all_benchmarks())  # after discovery, so restoring it never empties the registry
     monkeypatch.setattr(sys, "path", list(sys.path))
     try:
         benchmarks.load_file(tmp_path / "json.py")
