@@ -90,7 +90,7 @@ def test_qwen25_without_the_rope_delta_is_caught(frames):
     assert np.abs(got - m.score(frames, CAPTIONS, naive=True, timestamps=times)).max() > 1e-3
 
 
-def test_seconds_per_frame_is_a_setting_in_the_provenance(frames, tmp_path):
+def test_seconds_per_frame_is_a_setting_in_the_provenance(frames):
     from hardneg.models.tiny_vlm import tiny_vlm_path
 
     m = VideoLLM(str(tiny_vlm_path("qwen2.5-vl")), device="cpu", seconds_per_frame=2.0)

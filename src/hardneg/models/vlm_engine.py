@@ -181,7 +181,7 @@ class Engine:
 
         Read off the model's own `get_rope_index` on `ids` plus one text token, rather than its `rope_deltas`
         (max position + 1 - length): after a video, text continues from the video's start + its larger spatial
-        side (transformers 5.2x, `Qwen2VLModel.get_rope_index`, `current_pos += max(grid_h, grid_w) // merge`),
+        side (transformers 5.24, `Qwen2VLModel.get_rope_index`, `current_pos += max(grid_h, grid_w) // merge`),
         not after its largest temporal position, so `rope_deltas` is right only while the prompt text after the
         video outruns the temporal positions: many frames (Qwen2-VL) or frames far apart in time (Qwen2.5-VL)
         break it, and the cached scores with it (tests/vlm/test_vlm_families.py)."""
