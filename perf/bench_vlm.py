@@ -78,7 +78,7 @@ def captions_of(engine, n: int, length: int, seed: int) -> list[str]:
 
 
 def check(device: str) -> None:
-    """Cached prefix vs one forward per caption vs all full sequences in one batch, on both tiny architectures and
+    """Cached prefix vs one forward per caption vs all full sequences in one batch, on the tiny architectures and
     every protocol: the largest differences, in float32 (CPU, and the GPU when named) and in the GPU's bf16, with
     the number of model calls each path made (so two different paths are seen to run), and a sabotaged run (the
     rope delta dropped after the cache) to show the comparison can fail."""
@@ -91,7 +91,7 @@ def check(device: str) -> None:
     frames = rng.integers(0, 256, (8, 40, 56, 3), dtype=np.uint8)
     caps = ["a man opens the door", "a man closes the door", "the dog runs across the park quickly"]
     runs = [("cpu", torch.float32)] + ([(device, torch.float32), (device, torch.bfloat16)] if device != "cpu" else [])
-    for name in ("tiny-vlm", "tiny-vlm:llava-onevision"):
+    for name in ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava"):
         for dev, dt in runs:
             m = load_model(name, device=dev)
             m.engine.model.to(dt)

@@ -20,7 +20,7 @@ examples:
   hardneg score --model tiny-clip --dataset built/posrank --config vln_uvo --videos vids --out p.parquet
 models: a CLIP or X-CLIP Hub id or folder, st:<sentence-transformers id>, blind-unigram,
 blind-lm:<causal LM id>, blind-st:<sentence-transformers id>, tiny-clip (built in), a video LLM Hub id or folder
-(Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, LLaVA-NeXT-Video; vlm:<id>) or tiny-vlm (built in): scored by the
+(Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, LLaVA-NeXT-Video, Video-LLaVA; vlm:<id>) or tiny-vlm (built in): scored by the
 benchmark's protocol unless --protocol/--prompt say otherwise (docs/models.md, "Video LLMs")."""
 
 

@@ -1,7 +1,8 @@
 """The built-in tiny video LLMs: random weights from a fixed seed, a tokenizer and chat template built here.
 
-`tiny-vlm` (a Qwen2-VL) and `tiny-vlm:llava-onevision` run the whole video-LLM path offline in seconds:
-chat template, tokenizer, frames -> pixels, the vision tower, 3-D rotary positions (Qwen2-VL), the
+`tiny-vlm` (a Qwen2-VL), `tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl` and `tiny-vlm:video-llava` run the
+whole video-LLM path offline in seconds: chat template, tokenizer, frames -> pixels, the vision tower, 3-D
+rotary positions (Qwen2-VL; spaced by time in Qwen2.5-VL), the
 cached prefix and all three protocols. Their scores carry no meaning. Each is built once into the
 user cache (`build_tiny_vlm`); the folder is a normal `save_pretrained` checkpoint, so the Hub-id path
 loads it like any other (`hardneg run --model <folder>`).
@@ -15,7 +16,7 @@ from pathlib import Path
 
 SEED = 1234
 VERSION = "2"  # bump when the built folders change: they are rebuilt under a new cache name
-ARCHITECTURES = ("qwen2-vl", "llava-onevision")
+ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava")
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -47,6 +48,15 @@ LLAVA_TEMPLATE = (
     "{% if c['type'] == 'video' %}<video>"
     "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+#: Video-LLaVA's prompt layout ("USER: <video>\n... ASSISTANT:", transformers `models/video_llava/
+#: modeling_video_llava.py`, the `forward` example), the video first as in the Hub checkpoints' templates
+VIDEO_LLAVA_TEMPLATE = (
+    "{% for message in messages %}{{ message['role'].upper() + ': ' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] if c['type'] == 'video' %}<video>\n{% endfor %}"
+    "{% for c in message['content'] if c['type'] == 'text' %}{{ c['text'] + ' ' }}{% endfor %}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
 )
 SPECIALS = ["<|endoftext|>", "<|unk|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
             "<|video_pad|>", "<|image_pad|>", "<video>", "<image>"]
@@ -110,6 +120,56 @@ def _llava_onevision(tok, vocab: int):
     return LlavaOnevisionForConditionalGeneration(config), LLAVA_TEMPLATE, pre
 
 
+def _qwen2_5_vl(tok, vocab: int):
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen2_5_VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 1024,
+                     "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}, "rope_theta": 10000.0,
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        # window attention over 2x2 merged patches, one full-attention block, as the real model alternates them;
+        # 4 tokens per second so that the frames' spacing moves the temporal positions (Qwen2.5-VL's rule)
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "window_size": 16, "fullatt_block_indexes": [1], "tokens_per_second": 4},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+    )
+    pre = {"min_pixels": 16 * 16, "max_pixels": 32 * 32, "image_mean": [0.48145466, 0.4578275, 0.40821073],
+           "image_std": [0.26862954, 0.26130258, 0.27577711]}
+    return Qwen2_5_VLForConditionalGeneration(config), QWEN_TEMPLATE, pre
+
+
+def _video_llava(tok, vocab: int):
+    from transformers import VideoLlavaConfig, VideoLlavaForConditionalGeneration
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = VideoLlavaConfig(
+        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 1024, "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
+                       "projection_dim": 32},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-2,
+        vision_feature_select_strategy="default", tie_word_embeddings=False,
+    )
+    # the Hub checkpoints' preprocessor layout: shorter side to `shortest_edge`, then the centre crop
+    pre = {"size": {"shortest_edge": 20}, "crop_size": {"height": 16, "width": 16},
+           "image_mean": [0.48145466, 0.4578275, 0.40821073], "image_std": [0.26862954, 0.26130258, 0.27577711]}
+    return VideoLlavaForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
+
+
+_BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
+             "video-llava": _video_llava}
+
+
 def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Path:
     """Write a tiny random-weight video LLM of `architecture` (config, weights, tokenizer, chat template)."""
     import json
@@ -121,7 +181,7 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tok = build_tokenizer()
-    make = _qwen2_vl if architecture == "qwen2-vl" else _llava_onevision
+    make = _BUILDERS[architecture]
     torch.manual_seed(SEED)
     model, template, pre = make(tok, len(tok))
     model = model.eval()

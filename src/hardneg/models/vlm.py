@@ -1,8 +1,9 @@
 """Video LLMs as scored models: any `transformers` image-text-to-text model that takes video.
 
 `load_model("Qwen/Qwen2-VL-7B-Instruct")`, a local `save_pretrained` folder, `vlm:<id or folder>`, or the
-built-in `tiny-vlm` (`tiny-vlm:llava-onevision` for the other tiny architecture) load through
-`AutoModelForImageTextToText` and the checkpoint's own tokenizer and chat template. Frames are the
+built-in `tiny-vlm` (`tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vlm:video-llava` for the other
+tiny architectures) load through `AutoModelForImageTextToText` and the checkpoint's own tokenizer and chat
+template. Frames are the
 project's own (`FrameSettings`), turned into the model's video inputs by its family
 (`hardneg.models.vlm_families`); the engine (`hardneg.models.vlm_engine`) runs the video and prompt
 prefix once per video and every caption on its cached keys and values.
@@ -47,7 +48,7 @@ SCORE_NAMES = {
     "choice-letter": "option-letter logit (video LLM)",
 }
 #: Hub ids that name a video LLM this module serves (a folder is told by its config's model_type)
-_ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video")
+_ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video", "video-llava")
 
 
 def _is_video_llm_id(model: str) -> bool:
@@ -97,7 +98,7 @@ def check_video_config(model_id: str, config) -> None:
                      "(docs/models.md, 'Add a video-LLM family')")
 
 
-@register("vlm", "video LLM (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, LLaVA-NeXT-Video): captions scored by "
+@register("vlm", "video LLM (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, LLaVA-NeXT-Video, Video-LLaVA): captions scored by "
           "likelihood, yes-probability or option letter (docs/models.md)", matches=_is_video_llm_id, priority=5)
 class VideoLLM(ScoreAdapter):
     """A video LLM behind the scorer; `score(frames, captions)` scores one video's captions."""
@@ -109,7 +110,7 @@ class VideoLLM(ScoreAdapter):
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, protocol: str | None = None, prompt: str | None = None,
-                 caption_batch: int = 32, name: str | None = None):
+                 caption_batch: int = 32, name: str | None = None, seconds_per_frame: float | None = None):
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
         from hardneg.models.vlm_engine import Engine
@@ -123,7 +124,10 @@ class VideoLLM(ScoreAdapter):
         kw = {"revision": revision} if revision else {}
         config = AutoConfig.from_pretrained(model_id, **kw)
         check_video_config(model_id, config)
-        family = family_for(config)(config, processor_settings(model_id, revision))
+        settings = processor_settings(model_id, revision)
+        if seconds_per_frame is not None:  # hardneg's own setting: the frames' spacing (Qwen2.5-VL's time positions)
+            settings = {**settings, "seconds_per_frame": seconds_per_frame}
+        family = family_for(config)(config, settings)
         model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
         tok = AutoTokenizer.from_pretrained(model_id, **kw)
         template = _chat_template(model_id, tok, revision)
@@ -180,13 +184,17 @@ class VideoLLM(ScoreAdapter):
     def _score(self, video, captions: Sequence[str]) -> np.ndarray:
         return self.engine.score(video, list(captions), self.spec)
 
-    def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False) -> np.ndarray:
+    def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False,
+              timestamps: Sequence[float] | None = None) -> np.ndarray:
         """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
-        `full_batch`: the reference paths (one forward per caption / all full sequences in one batch)."""
-        return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch)
+        `full_batch`: the reference paths (one forward per caption / all full sequences in one batch);
+        `timestamps`: the frames' times in seconds (Qwen2.5-VL spaces its temporal positions by them)."""
+        return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch,
+                                 timestamps=timestamps)
 
 
-@register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision), offline tests and demo")
+@register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision, tiny-vlm:qwen2.5-vl, "
+          "tiny-vlm:video-llava), offline tests and demo")
 class TinyVideoLLM(VideoLLM):
     hub_model = False
 

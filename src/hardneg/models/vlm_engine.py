@@ -172,9 +172,33 @@ class Engine:
         torch = self.torch
         t = torch.tensor([ids], device=self.device)
         out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
-        delta = getattr(getattr(self.model, "model", self.model), "rope_deltas", None) if self.family.mrope else None
+        delta = self.next_text_delta(ids, video) if self.family.mrope else None
         cache = out.get("cache") if "cache" in out else out.get("past_key_values")  # renamed in transformers 5.2x
         return cache, out.logits[:, -1], delta
+
+    def next_text_delta(self, ids: list[int], video):
+        """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids).
+
+        Read off the model's own `get_rope_index` on `ids` plus one text token, rather than its `rope_deltas`
+        (max position + 1 - length): after a video, text continues from the video's start + its larger spatial
+        side (transformers 5.24, `Qwen2VLModel.get_rope_index`, `current_pos += max(grid_h, grid_w) // merge`),
+        not after its largest temporal position, so `rope_deltas` is right only while the prompt text after the
+        video outruns the temporal positions: many frames (Qwen2-VL) or frames far apart in time (Qwen2.5-VL)
+        break it, and the cached scores with it (tests/vlm/test_vlm_families.py)."""
+        torch = self.torch
+        inner = getattr(self.model, "model", self.model)
+        rope_index = getattr(inner, "get_rope_index", None)
+        if rope_index is None:
+            return getattr(inner, "rope_deltas", None)
+        text = next(k for k in (self.tok.pad_token_id, 0, 1) if k is not None and k != self.video_token_id)
+        t = torch.tensor([ids + [text]], device=self.device)
+        params = inspect.signature(rope_index).parameters
+        kw = {k: v for k, v in video.kwargs.items() if k in ("video_grid_thw", "second_per_grid_ts") and k in params}
+        if "mm_token_type_ids" in params:
+            kw["mm_token_type_ids"] = self._token_types(t)
+        with torch.inference_mode():
+            positions, _ = rope_index(t, **kw)
+        return (positions[0, 0, -1] - len(ids)).reshape(1)
 
     def continuation(self, cache, start: int, rows: list[list[int]], delta):
         """Logits of `rows` (right-padded) after a copy of `cache` holding `start` tokens: (B, L, V)."""
@@ -243,13 +267,14 @@ class Engine:
         return self._forward(ids, repeated, attention_mask=mask).logits
 
     def score(self, frames, captions: Sequence[str], spec: VLMPrompt, naive: bool = False,
-              full_batch: bool = False) -> np.ndarray:
+              full_batch: bool = False, timestamps: Sequence[float] | None = None) -> np.ndarray:
         """(len(captions),) scores of the captions for one video ((T, H, W, 3) uint8 frames).
 
         naive: one full forward per caption; full_batch: all full sequences in one batch (the video repeated);
-        both are references for the tests and perf/bench_vlm.py, never faster."""
+        both are references for the tests and perf/bench_vlm.py, never faster. timestamps: the frames' times in
+        seconds, for families whose positions are spaced by time (Qwen2.5-VL); None: the family's default."""
         captions = list(captions)
-        video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device)
+        video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
         seqs = self.sequences(spec, captions, video.n_tokens)
         out: list[float] = []
         if naive:

@@ -62,7 +62,9 @@ class Family:
 
     default_mean, default_std = CLIP_MEAN, CLIP_STD
 
-    def video_inputs(self, frames, dtype, device) -> VideoInputs:
+    def video_inputs(self, frames, dtype, device, timestamps=None) -> VideoInputs:
+        """`timestamps`: the sampled frames' times in seconds, when known (families that time their positions use
+        them; the others ignore them)."""
         raise NotImplementedError
 
     def identity(self) -> dict[str, Any]:
@@ -89,11 +91,35 @@ def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixe
     return h_bar, w_bar
 
 
+#: Qwen's default sampling rate, 2 frames per second (qwen-vl-utils `vision_process.py`, `FPS = 2.0`; the
+#: `fps=2.0` default of transformers 4.5x's `Qwen2_5_VLProcessor.__call__`): 0.5 s between frames, so one
+#: temporal grid step (2 frames) is 1 s, the value Qwen2.5-VL's `get_rope_index` also falls back to
+DEFAULT_SECONDS_PER_FRAME = 0.5
+
+
+def seconds_per_frame(timestamps) -> float | None:
+    """The mean spacing of the sampled frames' times (seconds), or None (unknown, or fewer than two frames).
+    transformers' `VideoMetadata.sampled_fps` is frames / duration; uniform segment midpoints are spaced by
+    duration / frames, its inverse."""
+    if timestamps is None or len(timestamps) < 2:
+        return None
+    t = np.asarray(timestamps, np.float64).reshape(-1)
+    if not (np.isfinite(t).all() and (np.diff(t) > 0).all()):
+        raise ValueError(f"frame timestamps must increase (seconds, one per frame), got {t[:6].tolist()}")
+    return float((t[-1] - t[0]) / (len(t) - 1))
+
+
 class QwenVL(Family):
     """Qwen2-VL / Qwen2.5-VL: frames resized by `smart_resize`, normalised, padded to a multiple of the temporal
     patch by repeating the last frame, and flattened into patches (transformers `models/qwen2_vl/
     video_processing_qwen2_vl.py`, `Qwen2VLVideoProcessor.patchify`); `video_grid_thw` gives the grid, and the
-    prompt holds grid_t * grid_h * grid_w / merge_size**2 video tokens. Positions are 3-D (M-RoPE)."""
+    prompt holds grid_t * grid_h * grid_w / merge_size**2 video tokens. Positions are 3-D (M-RoPE).
+
+    Qwen2.5-VL also spaces its temporal positions by time: `second_per_grid_ts` = temporal_patch_size / the
+    sampled frames' rate (transformers `models/qwen2_5_vl/processing_qwen2_5_vl.py`, `_process_videos`; read by
+    `modeling_qwen2_5_vl.py`, `get_rope_index`, times `vision_config.tokens_per_second`). It is passed whenever
+    the config has `tokens_per_second` (the model reads it): from the frames' timestamps when the caller gives
+    them, else from `settings["seconds_per_frame"]`, else Qwen's default of 2 frames per second."""
 
     name = "qwen-vl"
     model_types = ("qwen2_vl", "qwen2_5_vl")
@@ -108,12 +134,19 @@ class QwenVL(Family):
         size = settings.get("size") or {}
         self.min_pixels = int(settings.get("min_pixels") or size.get("shortest_edge") or 128 * 28 * 28)
         self.max_pixels = int(settings.get("max_pixels") or size.get("longest_edge") or 768 * 28 * 28)
+        self.timed = getattr(vc, "tokens_per_second", None) is not None  # Qwen2.5-VL: positions spaced by time
+        self.seconds_per_frame = float(settings.get("seconds_per_frame") or DEFAULT_SECONDS_PER_FRAME)
+        if not self.seconds_per_frame > 0:
+            raise ValueError(f"seconds_per_frame must be positive, got {self.seconds_per_frame!r}")
 
     def size_identity(self):
-        return {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels, "patch": self.patch,
-                "temporal_patch": self.temporal, "merge": self.merge}
+        got = {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels, "patch": self.patch,
+               "temporal_patch": self.temporal, "merge": self.merge}
+        if self.timed:  # the default spacing, unless a video's own timestamps are given
+            got["seconds_per_frame"] = self.seconds_per_frame
+        return got
 
-    def video_inputs(self, frames, dtype, device):
+    def video_inputs(self, frames, dtype, device, timestamps=None):
         import torch
 
         t, h, w = len(frames), frames.shape[1], frames.shape[2]
@@ -126,8 +159,13 @@ class QwenVL(Family):
         x = x.view(gt, self.temporal, 3, gh // m, m, p, gw // m, m, p)
         x = x.permute(0, 3, 6, 4, 7, 2, 1, 5, 8).reshape(gt * gh * gw, 3 * self.temporal * p * p)
         grid = torch.tensor([[gt, gh, gw]], dtype=torch.long, device=device)
-        return VideoInputs({"pixel_values_videos": x.to(device, dtype), "video_grid_thw": grid},
-                           gt * gh * gw // (m * m))
+        kwargs = {"pixel_values_videos": x.to(device, dtype), "video_grid_thw": grid}
+        if timestamps is not None and len(timestamps) != t:
+            raise ValueError(f"{len(timestamps)} frame timestamps for {t} frames: give one time (seconds) per frame")
+        if self.timed:
+            step = seconds_per_frame(timestamps) or self.seconds_per_frame
+            kwargs["second_per_grid_ts"] = torch.tensor([self.temporal * step], dtype=torch.float32, device=device)
+        return VideoInputs(kwargs, gt * gh * gw // (m * m))
 
 
 class LlavaVideo(Family):
@@ -152,7 +190,7 @@ class LlavaVideo(Family):
     def size_identity(self):
         return {"side": self.side, "patch": self.patch}
 
-    def video_inputs(self, frames, dtype, device):
+    def video_inputs(self, frames, dtype, device, timestamps=None):
         import torch
 
         x = _normalize(_resize(frames, self.side, self.side, torch, device), self.mean, self.std, torch)
@@ -162,7 +200,53 @@ class LlavaVideo(Family):
         return VideoInputs({"pixel_values_videos": x[None].to(device, dtype)}, n)
 
 
-FAMILIES: tuple[type[Family], ...] = (QwenVL, LlavaVideo)
+class VideoLlava(Family):
+    """Video-LLaVA: every frame resized so that its shorter side is `size["shortest_edge"]` (the longer side
+    int(S * long / short), bicubic), centre-cropped to the vision tower's square input (top = int((H - S) / 2)),
+    normalised with CLIP's mean and std; `pixel_values_videos` is (1, T, 3, S, S) (transformers `models/
+    video_llava/video_processing_video_llava.py`, `VideoLlavaVideoProcessor`: resize shortest edge, centre crop;
+    the crop offsets as `image_processing_backends.py`, `center_crop`). Every frame's patch features *and* its
+    CLS feature reach the LLM (`modeling_video_llava.py`, `get_video_features` drops no token, unlike images):
+    T * ((S / P)**2 + 1) video tokens (`processing_video_llava.py`, `replace_video_token`, with
+    `num_additional_image_tokens` = 1 for the CLIP tower's CLS)."""
+
+    name = "video-llava"
+    model_types = ("video_llava",)
+
+    def __init__(self, config, settings):
+        super().__init__(config, settings)
+        vc = config.vision_config
+        self.side = int(getattr(vc, "image_size", 224))  # the tower's position table fixes its input size
+        self.patch = int(getattr(vc, "patch_size", 14))
+        crop = settings.get("crop_size") or {}
+        crop = crop if isinstance(crop, dict) else {"height": crop, "width": crop}
+        if crop and (int(crop.get("height", self.side)), int(crop.get("width", self.side))) != (self.side, self.side):
+            raise ValueError(f"the checkpoint's crop_size {crop} differs from its vision tower's image_size "
+                             f"{self.side}; its video tower takes {self.side}x{self.side} frames only")
+        size = settings.get("size") or {}
+        self.shortest = int((size.get("shortest_edge") if isinstance(size, dict) else size) or self.side)
+        if self.shortest < self.side:
+            raise ValueError(f"the checkpoint's size.shortest_edge {self.shortest} is below its crop {self.side}")
+
+    def size_identity(self):
+        return {"shortest_edge": self.shortest, "crop": self.side, "patch": self.patch}
+
+    def video_inputs(self, frames, dtype, device, timestamps=None):
+        import torch
+
+        h, w = frames.shape[1], frames.shape[2]
+        if w <= h:
+            rh, rw = int(self.shortest * h / w), self.shortest
+        else:
+            rh, rw = self.shortest, int(self.shortest * w / h)
+        x = _resize(frames, rh, rw, torch, device)
+        top, left = int((rh - self.side) / 2.0), int((rw - self.side) / 2.0)
+        x = _normalize(x[:, :, top:top + self.side, left:left + self.side], self.mean, self.std, torch)
+        n = len(frames) * ((self.side // self.patch) ** 2 + 1)
+        return VideoInputs({"pixel_values_videos": x[None].to(device, dtype)}, n)
+
+
+FAMILIES: tuple[type[Family], ...] = (QwenVL, LlavaVideo, VideoLlava)
 
 
 def family_for(config) -> type[Family] | None:
@@ -192,5 +276,5 @@ def processor_settings(model_id: str, revision: str | None = None) -> dict[str, 
     return {}
 
 
-__all__ = ["FAMILIES", "Family", "LlavaVideo", "QwenVL", "VideoInputs", "family_for", "processor_settings",
-           "smart_resize", "supported_model_types"]
+__all__ = ["DEFAULT_SECONDS_PER_FRAME", "FAMILIES", "Family", "LlavaVideo", "QwenVL", "VideoInputs", "VideoLlava",
+           "family_for", "processor_settings", "seconds_per_frame", "smart_resize", "supported_model_types"]
