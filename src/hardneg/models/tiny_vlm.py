@@ -79,25 +79,38 @@ def build_tokenizer():
     return fast
 
 
+#: The tiny Qwen models' pixel settings (CLIP's mean and std; at most 32x32 pixels a frame).
+QWEN_PIXELS = {"min_pixels": 16 * 16, "max_pixels": 32 * 32, "image_mean": [0.48145466, 0.4578275, 0.40821073],
+               "image_std": [0.26862954, 0.26130258, 0.27577711]}
+
+
+def _qwen_text_config(ids: dict[str, int], vocab: int) -> dict:
+    """The text tower of the tiny Qwen2-VL and Qwen2.5-VL (3-D rotary positions, mrope)."""
+    return {"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 1024,
+            "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}, "rope_theta": 10000.0,
+            "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+            "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE}
+
+
+def _qwen_vision_token_ids(ids: dict[str, int]) -> dict[str, int]:
+    """The special token ids of the Qwen configs' vision markers."""
+    return {"image_token_id": ids["<|image_pad|>"], "video_token_id": ids["<|video_pad|>"],
+            "vision_start_token_id": ids["<|vision_start|>"], "vision_end_token_id": ids["<|vision_end|>"]}
+
+
 def _qwen2_vl(tok, vocab: int):
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen2VLConfig(
-        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-                     "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 1024,
-                     "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}, "rope_theta": 10000.0,
-                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
-                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+        text_config=_qwen_text_config(ids, vocab),
         vision_config={"depth": 2, "embed_dim": 32, "hidden_size": 32, "num_heads": 2, "mlp_ratio": 2,
                        "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3},
-        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        **_qwen_vision_token_ids(ids),
     )
     # frames of at most 32x32 pixels: 8 frames -> 4 x 8 x 8 patches -> 64 video tokens
-    pre = {"min_pixels": 16 * 16, "max_pixels": 32 * 32, "image_mean": [0.48145466, 0.4578275, 0.40821073],
-           "image_std": [0.26862954, 0.26130258, 0.27577711]}
+    pre = dict(QWEN_PIXELS)
     return Qwen2VLForConditionalGeneration(config), QWEN_TEMPLATE, pre
 
 
@@ -125,22 +138,15 @@ def _qwen2_5_vl(tok, vocab: int):
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen2_5_VLConfig(
-        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-                     "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 1024,
-                     "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}, "rope_theta": 10000.0,
-                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
-                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+        text_config=_qwen_text_config(ids, vocab),
         # window attention over 2x2 merged patches, one full-attention block, as the real model alternates them;
         # 4 tokens per second so that the frames' spacing moves the temporal positions (Qwen2.5-VL's rule)
         vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
                        "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
                        "window_size": 16, "fullatt_block_indexes": [1], "tokens_per_second": 4},
-        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        **_qwen_vision_token_ids(ids),
     )
-    pre = {"min_pixels": 16 * 16, "max_pixels": 32 * 32, "image_mean": [0.48145466, 0.4578275, 0.40821073],
-           "image_std": [0.26862954, 0.26130258, 0.27577711]}
+    pre = dict(QWEN_PIXELS)
     return Qwen2_5_VLForConditionalGeneration(config), QWEN_TEMPLATE, pre
 
 
