@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import free_port, load_space_module, mocked_oauth_info, write_benchmarks  # noqa: E402
+from helpers import CHROMIUM_ARGS, CHROMIUM, free_port, load_space_module, mocked_oauth_info, write_benchmarks  # noqa: E402
 
 from hardneg.leaderboard import Leaderboard, load_benchmarks  # noqa: E402
 from hardneg.leaderboard.signin import SignIn  # noqa: E402
@@ -67,3 +68,15 @@ def space(tmp_path_factory, item_sets):
                     allowed_paths=[str(videos)], **app.launch_options(board))
         yield f"http://127.0.0.1:{port}/", board
         demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium through Playwright, one per test module (the browser tests of this folder)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

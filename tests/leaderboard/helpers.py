@@ -99,3 +99,9 @@ def mocked_oauth_info(username: str = "alice", orgs=("alice-org",)) -> dict:
                      "profile": f"https://huggingface.co/{username}", "picture": "", "website": "",
                      "orgs": [{"preferred_username": o, "name": o.title()} for o in orgs]},
     }
+
+
+#: Debian's Chromium, driven by Playwright through `executable_path` in the browser tests.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 
 import numpy as np
 import pyarrow as pa
@@ -20,21 +19,8 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 FEINT = ("feint6k", "msrvtt", "test")
 TIMEOUT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not shutil.which(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def board_rows(page) -> int:

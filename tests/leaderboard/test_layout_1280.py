@@ -7,7 +7,6 @@ view as a tab of its own, none behind Gradio's overflow menu.
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
@@ -18,22 +17,9 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TIMEOUT_MS = 60_000
 WIDTH, HEIGHT = 1280, 800
 FIXED_TABS = ("Overall", "Plots", "Details", "Submit", "History & model card", "About", "Admin")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not shutil.which(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def _header_boxes(page, elem_id: str) -> list[dict]:

@@ -14,3 +14,26 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture()
+def likelihood_model_without_rope_delta():
+    """A factory: the named tiny video LLM, scoring caption likelihood, with the position delta that the cached path
+    continues from dropped after each prefix. The cached scores must then move away from the naive ones, which
+    shows that the cached == naive tests can fail."""
+    from hardneg.models import load_model
+    from hardneg.models.vlm import DEFAULT_PROMPTS
+
+    def make(name: str):
+        m = load_model(name, device="cpu")
+        m.spec = DEFAULT_PROMPTS["caption-likelihood"]
+        real = m.engine.prefix
+
+        def no_delta(ids, video):
+            cache, last, delta = real(ids, video)
+            return cache, last, delta * 0
+
+        m.engine.prefix = no_delta
+        return m
+
+    return make

@@ -75,16 +75,8 @@ def test_many_frames_continue_from_the_texts_position_not_the_rope_deltas(arch):
     np.testing.assert_allclose(m.score(many, CAPTIONS), m.score(many, CAPTIONS, naive=True), rtol=0, atol=1e-4)
 
 
-def test_qwen25_without_the_rope_delta_is_caught(frames):
-    m = load_model("tiny-vlm:qwen2.5-vl", device="cpu")
-    m.spec = DEFAULT_PROMPTS["caption-likelihood"]
-    real = m.engine.prefix
-
-    def no_delta(ids, video):
-        cache, last, delta = real(ids, video)
-        return cache, last, delta * 0
-
-    m.engine.prefix = no_delta
+def test_qwen25_without_the_rope_delta_is_caught(frames, likelihood_model_without_rope_delta):
+    m = likelihood_model_without_rope_delta("tiny-vlm:qwen2.5-vl")
     times = np.arange(8) * 2.0
     got = m.score(frames, CAPTIONS, timestamps=times)
     assert np.abs(got - m.score(frames, CAPTIONS, naive=True, timestamps=times)).max() > 1e-3

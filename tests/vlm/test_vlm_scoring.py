@@ -47,17 +47,9 @@ def test_cached_prefix_equals_one_forward_per_caption(model, frames, protocol):
     assert np.abs(other - cached).max() > 1e-3
 
 
-def test_a_wrong_position_after_the_cache_is_caught(frames):
+def test_a_wrong_position_after_the_cache_is_caught(frames, likelihood_model_without_rope_delta):
     """Qwen2-VL continues its 3-D positions from the prefix's rope delta; ignore it and the scores move."""
-    m = load_model("tiny-vlm", device="cpu")
-    m.spec = DEFAULT_PROMPTS["caption-likelihood"]
-    real = m.engine.prefix
-
-    def no_delta(ids, video):
-        cache, last, delta = real(ids, video)
-        return cache, last, delta * 0
-
-    m.engine.prefix = no_delta
+    m = likelihood_model_without_rope_delta("tiny-vlm")
     assert np.abs(m.score(frames, CAPTIONS) - m.score(frames, CAPTIONS, naive=True)).max() > 1e-3
 
 
