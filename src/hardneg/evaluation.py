@@ -19,6 +19,7 @@ from hardneg import __version__, benchmarks, vocabulary
 from hardneg.items import align_predictions, item_set, load_benchmark
 from hardneg.results import evaluate_scores
 from hardneg.scoring import read_predictions
+from hardneg.versions import number_versions
 
 #: Negative types that swap an object vs an action (Feint6K's Δs analysis, Fig. 5).
 OBJECT_TYPES = ("noun", "id", "gender")
@@ -79,7 +80,8 @@ def by_negative_type(aligned, ties: str, n_resamples: int, seed: int, confidence
 
 
 def provenance(meta: dict, data, ties: str) -> dict[str, Any]:
-    """What makes a result reproducible: versions, data revision, date, tie rule, frame settings."""
+    """What makes a result reproducible: versions (hardneg's and the packages that change numbers, at
+    evaluation and at scoring), data revision, date, tie rule, frame settings."""
     decl = benchmarks.get(data.benchmark)
     return {
         "hardneg_version": __version__, "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -87,6 +89,8 @@ def provenance(meta: dict, data, ties: str) -> dict[str, Any]:
         "ties": ties, "original_ties": decl.original_ties, "frames": meta.get("frames"),
         "model_id": meta.get("model_id"), "model_revision": meta.get("model_revision"),
         "scored_with": meta.get("hardneg_version"),
+        # the packages that change numbers (hardneg.versions): here, and where the scores were computed
+        "versions": number_versions(), "scored_versions": meta.get("versions"),
     }
 
 
@@ -186,6 +190,14 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     result["provenance"] = provenance(meta, data, ties)
     result["model_id"] = meta.get("model_id")
     result["videos"] = meta.get("videos")
+    cuts = meta.get("text_cuts")  # hardneg.truncation: captions the tokenizer cut (None: the model does not say)
+    result["text_cuts"] = cuts
+    if isinstance(cuts, dict) and cuts.get("captions_cut"):
+        from hardneg.truncation import CutReport
+
+        fields = {k: cuts.get(k) for k in ("context", "captions", "captions_cut", "longest", "items_identical")}
+        result.setdefault("notes", []).append(CutReport(**{k: v or 0 for k, v in fields.items()},
+                                                        identical=list(cuts.get("identical") or [])).message())
     if data.data_revision != meta.get("data_revision"):
         result.setdefault("notes", []).append(
             f"dataset revision {data.data_revision} differs from the one scored ({meta.get('data_revision')}); "

@@ -162,13 +162,19 @@ PREDICTIONS_REQUIRED_METADATA = (
 
 
 def predictions_metadata(**fields: Any) -> dict[bytes, bytes]:
-    """Encode run settings as Parquet schema metadata, refusing missing fields."""
+    """Encode run settings as Parquet schema metadata, refusing missing fields.
+
+    Every writer of a predictions file comes here, so each file records the versions of the packages that
+    change numbers (`versions`, `hardneg.versions.number_versions`) unless the caller gives them."""
     missing = [k for k in PREDICTIONS_REQUIRED_METADATA if k not in fields and k != "schema_version"]
     if missing:
         raise ValueError(
             f"predictions metadata is missing {missing}; pass them to predictions_metadata(...)"
         )
     fields.setdefault("schema_version", SCHEMA_VERSION)
+    from hardneg.versions import number_versions
+
+    fields.setdefault("versions", number_versions())  # the packages that change numbers, as the file is written
     return {PREDICTIONS_METADATA_KEY: json.dumps(fields, sort_keys=True).encode()}
 
 

@@ -34,6 +34,7 @@ from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrit
 from hardneg.items import BenchmarkData, is_hub_id, load_benchmark
 from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
+from hardneg.truncation import check_items, tie_identical
 from hardneg.decoding import decode_batches
 from hardneg.video import FrameSettings, VideoFolder, VideoReport, file_fingerprint
 
@@ -218,7 +219,15 @@ class ScoreRun:
         vr = self.video_report
         return (f"wrote {self.out}: {self.scored}/{self.rows} {'queries' if self.metadata.get('task') == 'retrieval' else 'items'} scored; "
                 f"videos {vr['ok']} ok, {vr['missing']} missing, {vr['unreadable']} unreadable; "
-                f"video embeddings computed {self.embeddings_computed}, from cache {self.embeddings_cached}")
+                f"video embeddings computed {self.embeddings_computed}, from cache {self.embeddings_cached}"
+                + self._cuts_text())
+
+    def _cuts_text(self) -> str:
+        cuts = self.metadata.get("text_cuts") or {}
+        if not cuts.get("captions_cut"):
+            return ""
+        return (f"; {cuts['captions_cut']} captions cut at the model's {cuts['context']}-token context, "
+                f"{cuts['items_identical']} items left with identical candidates (see text_cuts)")
 
 
 def _run_key(parts: dict[str, Any]) -> str:
@@ -346,7 +355,12 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         keep = rows.filter(pc.invert(rows["skipped"]))
         order = {i: k for k, i in enumerate(data.items["id"].to_pylist())}
         keep = keep.take(np.argsort([order[i] for i in keep["id"].to_pylist()], kind="stable"))
-        table = pa.table({"id": keep["id"], "scores": keep["scores"]}, schema=PREDICTIONS_SCHEMA)
+        cuts = check_items(m, list(zip(data.items["id"].to_pylist(), data.items["captions"].to_pylist())))
+        scores = keep["scores"]
+        if cuts is not None and cuts.groups:  # candidates the cut made identical tie exactly: chance, never a win
+            scores = pa.array([tie_identical(row, cuts.groups[i]) if i in cuts.groups else row
+                               for i, row in zip(keep["id"].to_pylist(), scores.to_pylist())], pa.list_(pa.float32()))
+        table = pa.table({"id": keep["id"], "scores": scores}, schema=PREDICTIONS_SCHEMA)
         n_rows = data.items.num_rows
         extra: dict[str, Any] = {}
     else:
@@ -360,13 +374,20 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         emb, _, _ = encode_videos(m, VideoFolder(spec.videos) if m.uses_video else None, coll, frames, fn.cache, VideoReport())
         video_matrix = np.stack([emb[v] for v in coll]) if coll else np.zeros((0, 0), np.float32)
         texts = data.queries["text"].to_pylist()
+        cuts = check_items(m, [(q, [t]) for q, t in zip(data.queries["query_id"].to_pylist(), texts)])
         scores = m.similarity(video_matrix, m.encode_text(texts)).T if coll else np.zeros((len(texts), 0))
         table = pa.table({"id": data.queries["query_id"],
                           "scores": pa.array([r.astype(np.float32).tolist() for r in scores], pa.list_(pa.float32()))},
                          schema=PREDICTIONS_SCHEMA)
         n_rows = data.queries.num_rows
         extra = {"video_ids": coll}
-    meta = dict(meta_common, videos=report.to_dict(), rows_total=n_rows, rows_scored=table.num_rows, **extra)
+    meta = dict(meta_common, videos=report.to_dict(), rows_total=n_rows, rows_scored=table.num_rows,
+                text_cuts=cuts.to_dict() if cuts is not None else None, **extra)
+    said = cuts.message() if cuts is not None else None
+    if said:  # never silent: the run's output says it, the file and every result record it
+        import sys
+
+        print(f"warning: {data.benchmark}/{config}: {said}", file=sys.stderr)
     table = table.replace_schema_metadata(predictions_metadata(**meta))
     atomic_write_parquet(table, out)
     shutil.rmtree(parts, ignore_errors=True)

@@ -99,6 +99,18 @@ class VideoTextModel(ABC):
         v = self.encode_video([video]) if self.uses_video else np.zeros((1, 0), np.float32)
         return self.similarity(v, self.encode_text(list(captions)))[0]
 
+    def text_context(self) -> tuple[Any, int] | None:
+        """(tokenizer, context length) of the text tower, as `encode_text` calls it (`truncation=True,
+        max_length=context`), so that scoring can count the captions it cuts (`hardneg.truncation`).
+
+        Default: the `tokenizer` and `max_length` of this object, or of the network or user object it wraps
+        (`net`, `obj`); None when there are none (the model does not cut, or does not say)."""
+        for holder in (self, getattr(self, "net", None), getattr(self, "obj", None)):
+            tokenizer, context = getattr(holder, "tokenizer", None), getattr(holder, "max_length", None)
+            if tokenizer is not None and callable(tokenizer) and isinstance(context, int) and context > 0:
+                return tokenizer, context
+        return None
+
     def identity(self) -> dict[str, Any]:
         """What makes this model's scores what they are (goes into predictions and cache keys)."""
         return {"model_id": self.model_id, "model_revision": self.revision, "adapter": self.adapter,

@@ -46,6 +46,11 @@ class SentenceTransformerModel(VideoTextModel):
         self.st = _load_st(model_id, self.device, fp16, revision)
         self.revision = hub_revision(model_id, revision, self.st[0].auto_model if hasattr(self.st[0], "auto_model") else None)
 
+    def text_context(self):
+        """sentence-transformers cuts at `max_seq_length` with its own tokenizer."""
+        tokenizer, context = getattr(self.st, "tokenizer", None), getattr(self.st, "max_seq_length", None)
+        return (tokenizer, int(context)) if tokenizer is not None and context else None
+
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
         return np.asarray(self.st.encode(list(texts), convert_to_numpy=True, show_progress_bar=False), np.float32)
 

@@ -1,5 +1,10 @@
 """The built-in tiny CLIP: random weights from a fixed seed, a small WordPiece tokenizer built in-process.
 
+Its vocabulary holds everyday caption words and every word of the world's closed grammar
+(`hardneg.world.vocab`), and its context is CLIP's 77 tokens, so every caption of every built-in
+sample fits without a cut (tests/scoring/test_truncation.py checks it): a caption cut before the
+word that sets it apart from its negatives would tie with them and score chance (issue 33).
+
 It makes the whole scoring path (tokenizer, image processor, both towers, pooling, cache,
 predictions, metrics) run offline in seconds. Its scores carry no meaning: on the
 built-in samples it should land near chance. `python -m hardneg.models.tiny_clip DIR`
@@ -40,6 +45,19 @@ a boy swims in the pool and his father watches from the side
 """.split("\n")
 
 
+#: CLIP's own text context; the longest built-in sample caption needs far fewer tokens
+CONTEXT = 77
+#: the words the world's grammar puts between its slots ("a ... , then it ...": `hardneg.world.grammar`)
+_WORLD_GLUE = ("a", "then", "it")
+
+
+def world_words() -> list[str]:
+    """Every word a world caption can hold (slot words split at spaces, e.g. "in front of"), sorted."""
+    from hardneg.world.vocab import SLOT_WORDS
+
+    return sorted({w for words in SLOT_WORDS.values() for phrase in words for w in phrase.split()} | set(_WORLD_GLUE))
+
+
 def build_tiny_clip(out: str | os.PathLike) -> Path:
     """Write the tiny CLIP (config, weights, tokenizer, image processor) into `out`."""
     import torch
@@ -48,12 +66,12 @@ def build_tiny_clip(out: str | os.PathLike) -> Path:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    # A WordPiece vocabulary built explicitly (sorted corpus words, then single characters as
-    # word pieces), so the tokenizer is deterministic and any lowercase word still tokenizes.
+    # A WordPiece vocabulary built explicitly (single characters as word pieces, then the sorted corpus and
+    # world words), so the tokenizer is deterministic and any lowercase word still tokenizes.
     # eos must not be id 2: CLIP treats eos_token_id == 2 as "pool at the largest id" (legacy)
     specials = ["<|pad|>", "<|unk|>", "<|startoftext|>", "<|endoftext|>"]
     alphabet = list("abcdefghijklmnopqrstuvwxyz0123456789.,!?'\"-:;()")
-    words = sorted({w for ln in _CORPUS for w in ln.split()})
+    words = sorted({w for ln in _CORPUS for w in ln.split()} | set(world_words()))
     vocab_list = specials + alphabet + ["##" + c for c in alphabet] + [w for w in words if w not in alphabet]
     tok = Tokenizer(models.WordPiece({w: i for i, w in enumerate(vocab_list)}, unk_token="<|unk|>"))
     tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()])
@@ -63,12 +81,12 @@ def build_tiny_clip(out: str | os.PathLike) -> Path:
     tok.post_processor = processors.TemplateProcessing(
         single="<|startoftext|> $A <|endoftext|>", special_tokens=[("<|startoftext|>", bos), ("<|endoftext|>", eos)])
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|startoftext|>", eos_token="<|endoftext|>",
-                                   pad_token="<|pad|>", unk_token="<|unk|>", model_max_length=32)
+                                   pad_token="<|pad|>", unk_token="<|unk|>", model_max_length=CONTEXT)
     fast.save_pretrained(out)
 
     config = CLIPConfig(
         text_config={"vocab_size": tok.get_vocab_size(), "hidden_size": 32, "intermediate_size": 64,
-                     "num_hidden_layers": 2, "num_attention_heads": 2, "max_position_embeddings": 32,
+                     "num_hidden_layers": 2, "num_attention_heads": 2, "max_position_embeddings": CONTEXT,
                      "bos_token_id": bos, "eos_token_id": eos, "pad_token_id": tok.token_to_id("<|pad|>")},
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
                        "num_attention_heads": 2, "image_size": 32, "patch_size": 8},

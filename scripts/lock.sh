@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Refreshes constraints.txt, the lock of every package version that scripts/install.sh installs (the quickstart,
+# the tests and CI): pip's own resolver (`pip install --dry-run --ignore-installed --report`) resolves
+# `torch==2.13.0` and `-e .[dev]` in a NEW empty virtual environment, so nothing already installed on this
+# machine leaks into the lock and nothing is installed. pyproject.toml keeps its ranges for people who pip install.
+# Run it after changing a dependency in pyproject.toml, then run bash scripts/test.sh and commit constraints.txt.
+# LOCK_VENV=DIR picks the throw-away environment (default: a new temporary folder, removed afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+venv="${LOCK_VENV:-$tmp/venv}"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+echo "[lock] resolving torch==2.13.0 and -e .[dev] in the empty environment $venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --dry-run --ignore-installed \
+  --report "$tmp/report.json" "torch==2.13.0" -e ".[dev]"
+"$venv/bin/python" scripts/lock_from_report.py "$tmp/report.json" constraints.txt
+echo "[lock] wrote constraints.txt ($(grep -c '==' constraints.txt) pins); now run bash scripts/test.sh"
