@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything video-hardneg needs on a fresh Debian machine: system packages, the
-# package with all extras and dev tools, and the offline resources (WordNet for NLTK).
+# package with all extras and dev tools at the locked versions of constraints.txt, and the offline
+# resources (WordNet for NLTK).
 # Where: the active virtual environment; else HARDNEG_VENV=DIR (made if missing); else, where python3
 # forbids pip installs (Debian's own), the project venv .venv/; else the python3 first on PATH.
 # It says which before installing. Safe to run again: each step is skipped when already done.
@@ -28,9 +29,12 @@ fi
 echo "[install] installing into ${WHERE}"
 
 EXTRAS="${HARDNEG_EXTRAS:-dev}"
-echo "[install] pip install -e .[${EXTRAS}]"
-"$PY" -m pip install -q --disable-pip-version-check "torch>=2.4,<=2.13.0"
-"$PY" -m pip install -q --disable-pip-version-check -e ".[${EXTRAS}]"
+# constraints.txt locks every version (scripts/lock.sh refreshes it), so CI and a fresh machine install the same
+# packages and print the same numbers; pyproject.toml keeps ranges for people who pip install it themselves
+LOCK=(-c constraints.txt)
+echo "[install] pip install -c constraints.txt -e .[${EXTRAS}]"
+"$PY" -m pip install -q --disable-pip-version-check "${LOCK[@]}" "torch>=2.4,<=2.13.0"
+"$PY" -m pip install -q --disable-pip-version-check "${LOCK[@]}" -e ".[${EXTRAS}]"
 
 if [ "${EXTRAS}" = "dev" ]; then
   # the independent RBO reference of the analysis tests; its metadata pins numpy<2, its code runs on numpy 2
