@@ -57,3 +57,75 @@ def test_the_scripts_use_the_chosen_python():
     assert "installing into ${WHERE}" in (REPO / "scripts" / "install.sh").read_text()
     test_sh = (REPO / "scripts" / "test.sh").read_text()
     assert '-m "not slow"' in test_sh and "-m slow" in test_sh
+
+
+# ------------------------------------------------------------------ issue 33: the lock and the extras
+
+
+def _extras() -> dict[str, list[str]]:
+    import tomllib
+
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+
+def _requirement_names(extra: str, extras: dict[str, list[str]], seen: set[str] | None = None) -> set[str]:
+    """Every distribution an extra names, following `video-hardneg[...]` self-references."""
+    import re
+
+    seen = set() if seen is None else seen
+    names: set[str] = set()
+    for req in extras[extra]:
+        name = re.split(r"[\[<>=!~; ]", req, maxsplit=1)[0].lower().replace("_", "-")
+        if name == "video-hardneg":
+            for sub in req.split("[", 1)[1].split("]", 1)[0].split(","):
+                if sub.strip() not in seen:
+                    seen.add(sub.strip())
+                    names |= _requirement_names(sub.strip(), extras, seen)
+        else:
+            names.add(name)
+    return names
+
+
+def _lock() -> dict[str, str]:
+    pins = {}
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt: {line!r} is not a name==version pin"
+            pins[name.strip()] = version.strip()
+    return pins
+
+
+def test_install_uses_the_lock_and_the_lock_pins_everything_the_dev_extra_names():
+    install = (REPO / "scripts" / "install.sh").read_text()
+    assert "-c constraints.txt" in install and "LOCK[@]" in install and '--no-deps "rbo==0.1.3"' in install
+    pins = _lock()
+    missing = sorted(_requirement_names("dev", _extras()) - set(pins))
+    assert not missing, f"constraints.txt lacks {missing}: run bash scripts/lock.sh"
+    # the packages that change numbers, and torch as the local CPU wheel's release (not a CUDA download)
+    assert pins["torch"] == "2.13.0" and pins["rbo"] == "0.1.3"
+    for name in ("transformers", "tokenizers", "av", "numpy"):
+        assert name in pins
+    assert "bash scripts/lock.sh" in (REPO / "docs" / "install.md").read_text()
+    assert (REPO / "scripts" / "lock.sh").is_file() and "--dry-run" in (REPO / "scripts" / "lock.sh").read_text()
+
+
+def test_lock_from_report_writes_sorted_pins_without_the_project(tmp_path):
+    import json
+
+    report = {"pip_version": "23.2.1", "environment": {"python_version": "3.11", "sys_platform": "linux",
+                                                         "platform_machine": "x86_64"},
+              "install": [{"metadata": {"name": "Torch", "version": "2.13.0+cpu"}},
+                          {"metadata": {"name": "video-hardneg", "version": "0.1.0"}},
+                          {"metadata": {"name": "typing_extensions", "version": "4.15.0"}}]}
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    subprocess.run([sys.executable, str(REPO / "scripts" / "lock_from_report.py"), str(tmp_path / "r.json"),
+                    str(tmp_path / "c.txt")], check=True)
+    pins = [ln for ln in (tmp_path / "c.txt").read_text().splitlines() if not ln.startswith("#")]
+    assert pins == ["rbo==0.1.3", "torch==2.13.0", "typing-extensions==4.15.0"]
+
+
+def test_the_demo_extra_brings_evaluate_for_the_wheel_recipe():
+    """docs/install.md installs the wheel with `[demo]` alone; evaluate.load of a shipped module must then run."""
+    names = _requirement_names("demo", _extras())
+    assert {"evaluate", "gradio", "torch", "av"} <= names
