@@ -195,9 +195,7 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     if isinstance(cuts, dict) and cuts.get("captions_cut"):
         from hardneg.truncation import CutReport
 
-        fields = {k: cuts.get(k) for k in ("context", "captions", "captions_cut", "longest", "items_identical")}
-        result.setdefault("notes", []).append(CutReport(**{k: v or 0 for k, v in fields.items()},
-                                                        identical=list(cuts.get("identical") or [])).message())
+        result.setdefault("notes", []).append(CutReport.from_dict(cuts).message())
     if data.data_revision != meta.get("data_revision"):
         result.setdefault("notes", []).append(
             f"dataset revision {data.data_revision} differs from the one scored ({meta.get('data_revision')}); "

@@ -40,6 +40,12 @@ class CutReport:
                 "longest": self.longest, "cut": self.cut, "items_identical": self.items_identical,
                 "identical": self.identical}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CutReport":
+        """The report as `to_dict` wrote it (into predictions metadata), for its message."""
+        counts = {k: int(d.get(k) or 0) for k in ("context", "captions", "captions_cut", "longest", "items_identical")}
+        return cls(**counts, cut=list(d.get("cut") or []), identical=list(d.get("identical") or []))
+
     def message(self) -> str | None:
         """One line for the run's output; None when nothing was cut."""
         if not self.captions_cut:
