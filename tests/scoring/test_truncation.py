@@ -78,6 +78,22 @@ def test_a_caption_longer_than_the_context_is_counted_and_named(tiny_clip, sampl
     assert any("were cut" in n for n in result["notes"])
 
 
+def test_predictions_and_results_record_the_versions_that_change_numbers(tiny_clip, samples, sample_videos, tmp_path):
+    from importlib.metadata import version
+
+    import hardneg
+    from hardneg.versions import NUMBER_PACKAGES
+
+    out = tmp_path / "p.parquet"
+    score_benchmark("tiny-clip", str(samples["contrast_sets"]), "gender", out, videos=str(sample_videos),
+                    frames=FRAMES, cache_dir=str(tmp_path / "cache"), progress=False, loaded_model=tiny_clip)
+    want = {"hardneg": hardneg.__version__, **{name: version(name) for name in NUMBER_PACKAGES}}
+    assert set(NUMBER_PACKAGES) == {"transformers", "torch", "tokenizers", "av", "numpy"}
+    assert read_predictions_metadata(pq.read_schema(out))["versions"] == want
+    provenance = evaluate_predictions(out, n_resamples=0)["provenance"]
+    assert provenance["versions"] == want and provenance["scored_versions"] == want
+
+
 def test_an_item_made_identical_by_the_cut_is_reported_and_ties(tiny_clip, samples, sample_videos, tmp_path,
                                                                 monkeypatch, capsys):
     # 3 tokens: start, the first word, end; every caption of an item starts the same way, so all candidates tie
