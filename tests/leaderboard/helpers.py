@@ -105,3 +105,35 @@ def mocked_oauth_info(username: str = "alice", orgs=("alice-org",)) -> dict:
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def page_load_request(url: str) -> tuple[str, dict]:
+    """What a browser's page load of the board sends after GET /: the `demo.load` refresh (drawing every table),
+    as (endpoint, JSON body): read from the page's /config, the inputs at their defaults (the browser sends those)."""
+    import json
+    import urllib.request
+    import uuid
+
+    with urllib.request.urlopen(url.rstrip("/") + "/config", timeout=60) as r:
+        config = json.loads(r.read())
+    values = {c["id"]: c.get("props", {}).get("value") for c in config["components"]}
+    loads = [d for d in config["dependencies"] if any(t[1] == "load" for t in d["targets"])]
+    dep = max(loads, key=lambda d: len(d["outputs"]))  # the refresh (the other load fills in who is signed in)
+    body = {"data": [values.get(i) for i in dep["inputs"]], "fn_index": dep["id"], "session_hash": uuid.uuid4().hex,
+            "trigger_id": None, "event_data": None}
+    endpoint = "/gradio_api/run/predict" if dep.get("queue") is False else "/gradio_api/queue/join"
+    return url.rstrip("/") + endpoint, body
+
+
+def page_load(url: str, timeout: float = 120) -> dict:
+    """One visitor's page load over HTTP (GET / and the board's refresh); returns the refresh's JSON answer
+    (HTTPError when refused)."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        r.read()
+    endpoint, body = page_load_request(url)
+    req = urllib.request.Request(endpoint, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.loads(r.read())

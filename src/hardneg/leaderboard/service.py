@@ -22,6 +22,7 @@ from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, mark_ties, negative_type_chart, number_cell, number_parts,
                                        render)
+from hardneg.leaderboard.drawing import DAMAGED, DAMAGED_NAME, Placeholder, shown_name, validate_stored_results
 from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
@@ -436,7 +437,16 @@ class Leaderboard:
         for s in self.store.current(benchmark):
             per_model.setdefault(s.model_id, []).append(s)
         for model, subs in sorted(per_model.items()):
-            results = {(s.config, s.split): s.results["metrics"] for s in subs}
+            checked = {s.id: validate_stored_results(s) for s in subs}
+            damaged = [p for p in checked.values() if isinstance(p, Placeholder)]
+            if damaged:  # N1: the row names the damaged submission(s); every other row is drawn as usual
+                ids = ", ".join(p.id for p in damaged)
+                rows.append(BoardRow(DAMAGED_NAME.format(model=shown_name(model), ids=ids), "submitted", {},
+                                     note=DAMAGED.format(ids=ids, reason="; ".join(p.reason for p in damaged)),
+                                     version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
+                                     ids=tuple(sorted(s.id for s in subs))))
+                continue
+            results = {(s.config, s.split): checked[s.id] for s in subs}
             row = BoardRow(model, "submitted", cells_from_results(cols, results),
                            version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
                            submitter="local" if any(s.local for s in subs) else subs[0].submitter,
@@ -448,10 +458,10 @@ class Leaderboard:
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             for s in subs:
                 items = self.item_sets[(benchmark, s.config, s.split)]
-                n = next(iter(s.results["metrics"].values()), {}).get("n", len(items))
+                n = next(iter(checked[s.id].values()), {}).get("n", len(items))
                 row.coverage[f"{s.config}/{s.split}"] = f"{n}/{len(items)}"
                 for c in by_part.get((s.config, s.split), []):
-                    if c.metric in s.results["metrics"]:
+                    if c.metric in checked[s.id]:
                         row.per_example.refer(c.name, s.id, c.metric)
                         row.clusters[c.name] = items.clusters
             rows.append(row)

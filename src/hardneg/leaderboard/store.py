@@ -124,23 +124,32 @@ class StoredSubmission:
     def model_meta(self) -> dict:
         """The model metadata given at submission (params, model_type, license, link, revision; see
         `hardneg.leaderboard.model_meta`): stored inside `metadata`, {} for older submissions."""
-        meta = (self.metadata or {}).get("model_meta")
+        meta = self.metadata.get("model_meta") if isinstance(self.metadata, dict) else None
         return meta if isinstance(meta, dict) else {}
 
     @property
     def local(self) -> bool:
         """Submitted in a board's local mode (no Hub sign-in): shown as "local"."""
-        return (self.metadata or {}).get("identity") == "local"
+        return isinstance(self.metadata, dict) and self.metadata.get("identity") == "local"
 
     @classmethod
     def from_row(cls, row: sqlite3.Row, state: str | None = None) -> "StoredSubmission":
         return cls(
             id=row["id"], seq=row["seq"], model_id=row["model_id"], submitter=row["submitter"],
             benchmark=row["benchmark"], config=row["config"], split=row["split"], version=row["version"],
-            data_revision=row["data_revision"], metadata=json.loads(row["metadata"]), results=json.loads(row["results"]),
+            data_revision=row["data_revision"], metadata=_loads(row["metadata"], {}), results=_loads(row["results"], None),
             file_sha256=row["file_sha256"], created_at=row["created_at"],
             state="visible" if state in (None, "restore") else state,
         )
+
+
+def _loads(text, damaged):
+    """A stored JSON column; `damaged` when it is not JSON (an edited store): a read of the store never fails on
+    one row, and drawing shows that row as a placeholder (`drawing.validate_stored_results`)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return damaged
 
 
 _COLUMNS = "seq, id, model_id, submitter, benchmark, config, split, version, data_revision, metadata, results, file_sha256, created_at"
