@@ -111,6 +111,16 @@ def main() -> int:
                                                      per_example=board.store.per_example(one.id))])
                     after.append(load())
                 print(line("first page load in Chromium after a new submission", after))
+                # the server's share: the same page load over plain HTTP (GET / and the board's drawing request)
+                sys.path.insert(0, str(REPO / "tests" / "leaderboard"))
+                from helpers import page_load
+
+                def http() -> float:
+                    t0 = time.perf_counter()
+                    page_load(url)
+                    return time.perf_counter() - t0
+
+                print(line("the same page load over HTTP, no browser (server's share)", [http() for _ in range(args.repeat)]))
             finally:
                 demo.close()
                 browser.close()

@@ -4,10 +4,12 @@ Every score on the board is recomputed here from the submitted predictions with 
 project's ranking core; intervals are cluster-bootstrap (videos resampled); rows whose
 interval overlaps the leader's are marked tied. Configuration (environment):
 
-* HARDNEG_LB_DATA: folder of the SQLite store (default `data`; on a Space, `/data` with persistent storage)
+* HARDNEG_LB_DATA: folder of the SQLite store (default `data`; with a results repo, it is restored from the repo at
+  start, so a Space needs no persistent storage)
 * HARDNEG_LB_BENCHMARKS: folder of `hardneg build` outputs (`<folder>/<benchmark>`); unset: the
   benchmark dataset repos are downloaded from the Hub
-* HARDNEG_LB_RESULTS_REPO: Hub dataset repo the store is mirrored to (needs HF_TOKEN); unset: no mirror
+* HARDNEG_LB_RESULTS_REPO: Hub dataset repo the store is mirrored to and restored from (the board's source of
+  truth; needs HF_TOKEN); unset: no mirror, the data folder must then survive restarts
 * HARDNEG_ADMIN_TOKEN: admin token for hiding/deleting rows (a Space secret, never in code)
 * HARDNEG_LB_RESAMPLES: bootstrap resamples per interval (default 1000)
 * HARDNEG_LB_VIDEOS: folder of videos named by id, shown in the Details tab's drill-down (optional)

@@ -187,10 +187,6 @@ class HubMirror:
             self.api.snapshot_download(repo_id=self.repo_id, repo_type="dataset", allow_patterns=paths,
                                        local_dir=str(folder))
 
-    def behind(self, store: Store) -> bool:
-        """True when the repo holds a submission or tombstone this store lacks."""
-        return bool(self._missing(store, self._files()))
-
     @staticmethod
     def _missing(store: Store, files: list[str]) -> tuple[list[str], list[str]]:
         have, linked = store.ids(), store.mirrored_tombstone_paths()
