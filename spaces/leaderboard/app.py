@@ -225,7 +225,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         return table, _csv_file(board.table_frame(bench, search, kinds or []), bench)
 
     def model_choices():
-        return sorted({s.model_id for s in board.store.current()})
+        return board.model_ids()
 
     # --- the page's one refresh: every table, when the store changed since this page last drew ------------
     controls: list = []  # flattened inputs, in the order `refresh` reads them

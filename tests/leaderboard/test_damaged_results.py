@@ -114,3 +114,11 @@ def test_the_served_page_draws_a_placeholder_and_every_other_row(served, form):
     answer = json.dumps(page_load(url))  # HTTPError (500, "drawing the board failed") before the fix
     assert sub_id in answer and "alice/good" in answer and "alice-org/other" in answer
     assert "failed" not in answer
+
+
+@pytest.mark.parametrize("form", ["empty object", "text estimate", "metrics as a list", "results not JSON"])
+def test_the_model_card_export_skips_a_damaged_part(tmp_path, item_sets, form):
+    board = seed(tmp_path / "lb", item_sets)
+    store_damaged(board.store.path, "org/damaged", DAMAGED[form])
+    assert board.eval_results("org/damaged") == {}  # nothing to export, no traceback
+    assert list(board.eval_results("org/good")) == [".eval_results/hardneg-feint6k.yaml"]

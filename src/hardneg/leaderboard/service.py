@@ -599,6 +599,15 @@ class Leaderboard:
         return self.overall(links=False)
 
     # --- per-item details ---------------------------------------------------------------------
+    def model_ids(self) -> list[str]:
+        """The models with a shown submission, sorted (the drill-down's choices, sent with every page load): read
+        once per store state, not at every page load (1,000 stored rows parsed each time otherwise)."""
+        token = self.store.state_token()
+        hit = getattr(self, "_model_ids", None)
+        if hit is None or hit[0] != token:
+            hit = self._model_ids = (token, sorted({s.model_id for s in self.store.current()}))
+        return list(hit[1])
+
     def parts_of(self, model_id: str) -> list[StoredSubmission]:
         """The current (shown) submissions of a model, one per part."""
         return [s for s in self.store.current() if s.model_id == model_id]
