@@ -133,10 +133,30 @@ def page_load(url: str, timeout: float = 120) -> dict:
 
     with urllib.request.urlopen(url, timeout=timeout) as r:
         r.read()
-    endpoint, body = page_load_request(url)
+    return draw_request(url, *page_load_request(url), timeout=timeout)
+
+
+def draw_request(url: str, endpoint: str, body: dict, timeout: float = 120) -> dict:
+    """Send the page load's drawing request; when it is a queued event (/queue/join, as before issue 36), follow
+    the queue's event stream to its answer, as the browser does. Returns {"data": [...]} (HTTPError when
+    refused, e.g. 503 "Queue is full")."""
+    import json
+    import urllib.request
+
     req = urllib.request.Request(endpoint, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.loads(r.read())
+        answer = json.loads(r.read())
+    if not endpoint.endswith("/queue/join"):
+        return answer
+    stream = f"{url.rstrip('/')}/gradio_api/queue/data?session_hash={body['session_hash']}"
+    with urllib.request.urlopen(stream, timeout=timeout) as r:
+        for raw in r:
+            line = raw.decode().strip()
+            if line.startswith("data:"):
+                msg = json.loads(line[5:])
+                if msg.get("msg") == "process_completed":
+                    return msg.get("output") or {}
+    return {}
 
 
 class FakeHub:
