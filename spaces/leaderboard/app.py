@@ -4,10 +4,12 @@ Every score on the board is recomputed here from the submitted predictions with 
 project's ranking core; intervals are cluster-bootstrap (videos resampled); rows whose
 interval overlaps the leader's are marked tied. Configuration (environment):
 
-* HARDNEG_LB_DATA: folder of the SQLite store (default `data`; on a Space, `/data` with persistent storage)
+* HARDNEG_LB_DATA: folder of the SQLite store (default `data`; with a results repo, it is restored from the repo at
+  start, so a Space needs no persistent storage)
 * HARDNEG_LB_BENCHMARKS: folder of `hardneg build` outputs (`<folder>/<benchmark>`); unset: the
   benchmark dataset repos are downloaded from the Hub
-* HARDNEG_LB_RESULTS_REPO: Hub dataset repo the store is mirrored to (needs HF_TOKEN); unset: no mirror
+* HARDNEG_LB_RESULTS_REPO: Hub dataset repo the store is mirrored to and restored from (the board's source of
+  truth; needs HF_TOKEN); unset: no mirror, the data folder must then survive restarts
 * HARDNEG_ADMIN_TOKEN: admin token for hiding/deleting rows (a Space secret, never in code)
 * HARDNEG_LB_RESAMPLES: bootstrap resamples per interval (default 1000)
 * HARDNEG_LB_VIDEOS: folder of videos named by id, shown in the Details tab's drill-down (optional)
@@ -53,6 +55,10 @@ from hardneg.leaderboard.model_meta import parse_model_meta_json
 from hardneg.leaderboard.validate import quote
 
 ORDER = ("best first", "worst first")
+#: submissions checked and scored at once (their own concurrency id: page loads never wait behind them)
+SUBMIT_CONCURRENCY = 4
+#: queued events (submissions, plots, details) waiting at most; page loads and table redraws are not queued
+QUEUE_MAX = 64
 #: seconds between sweeps of Gradio's upload cache, and the age at which an unused upload is deleted
 UPLOAD_SWEEP_S = 3600
 
@@ -219,7 +225,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         return table, _csv_file(board.table_frame(bench, search, kinds or []), bench)
 
     def model_choices():
-        return sorted({s.model_id for s in board.store.current()})
+        return board.model_ids()
 
     # --- the page's one refresh: every table, when the store changed since this page last drew ------------
     controls: list = []  # flattened inputs, in the order `refresh` reads them
@@ -450,7 +456,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
                 o_inputs = [o_search, o_types, o_sizes, o_kinds, o_sort, o_order]
                 for control in o_inputs:
-                    control.change(redraw_overall, o_inputs, [o_table, o_csv], api_name=False)
+                    control.change(redraw_overall, o_inputs, [o_table, o_csv], api_name=False, queue=False)
                 controls += o_inputs
                 outputs += [o_table, o_csv]
             for bench in benchmarks:
@@ -474,7 +480,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                     csv = gr.DownloadButton("Download CSV (fractions)", elem_id=f"csv-{bench}", size="sm")
                     inputs = [search, kinds, shown, sort_by, order]
                     for control in inputs:
-                        control.change(redraw, [bench_state, *inputs], [table, csv], api_name=False)
+                        control.change(redraw, [bench_state, *inputs], [table, csv], api_name=False, queue=False)
                     controls += inputs
                     outputs += [table, csv]
             with gr.Tab("Plots", id="plots") as plots_tab:
@@ -537,12 +543,15 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 submit_btn = gr.Button("Submit", variant="primary", elem_id="submit-btn")
                 status = gr.Textbox(label="Result", lines=6, interactive=False, elem_id="submit-status")
                 demo.load(signed_in, None, who, api_name=False)
-                submit_event = submit_btn.click(do_submit, [upload], status, api_name="submit", concurrency_limit=4)
+                submit_event = submit_btn.click(do_submit, [upload], status, api_name="submit",
+                                                concurrency_limit=SUBMIT_CONCURRENCY, concurrency_id="submit")
                 many = gr.File(file_count="multiple", type="filepath", visible=False)
                 many_meta = gr.Textbox(visible=False)
                 many_status = gr.Textbox(visible=False)
                 files_event = gr.Button(visible=False).click(do_submit_files, [many, many_meta], many_status,
-                                                             api_name="submit_files", concurrency_limit=4)
+                                                             api_name="submit_files",
+                                                             concurrency_limit=SUBMIT_CONCURRENCY,
+                                                             concurrency_id="submit")
             with gr.Tab("History & model card", id="history"):
                 model_box = gr.Textbox(label="Model id")
                 with gr.Row():
@@ -568,14 +577,18 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         counts_out = gr.Textbox(visible=False)
         counts_btn.click(do_counts, None, counts_out, api_name="counts")
 
-        # every page load draws from the store as it is now; the timer redraws when it changes
+        # every page load draws from the store as it is now; the timer redraws when it changes. Drawing reads the
+        # board's caches, so it runs outside Gradio's queue (queue=False: a direct call on Gradio's thread pool,
+        # `launch(max_threads=...)`, which waits and never refuses): the queue's `max_size` counts every queued
+        # event of every concurrency id together (gradio/queueing.py, `Queue.push`), so a page load that joined it
+        # could be turned away by a burst of submissions (issue 36, N2)
         refresh_in, refresh_out = [token, *controls], [token, *outputs]
-        demo.load(refresh, refresh_in, refresh_out, api_name=False)
+        demo.load(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         timer = gr.Timer(refresh_s)
         timer.tick(refresh, refresh_in, refresh_out, api_name=False, show_progress="hidden", queue=False)
-        submit_event.then(refresh, refresh_in, refresh_out, api_name=False)
-        files_event.then(refresh, refresh_in, refresh_out, api_name=False)
-        mod_event.then(refresh, refresh_in, refresh_out, api_name=False)
+        submit_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
+        files_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
+        mod_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         plots_tab.select(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
         details_tab.select(parts_for, d_model, d_part, api_name=False)
     return demo
@@ -599,7 +612,7 @@ if __name__ == "__main__":
     requested = int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get("GRADIO_SERVER_PORT") else None
     port = choose_port(requested, BOARD_PORT, host, "leaderboard")  # a taken default: a free one, printed
     print(f"leaderboard: listening on port {port}", file=sys.stderr)
-    create_app(board, videos=videos, sign_in=mode).queue(default_concurrency_limit=4, max_size=64).launch(
+    create_app(board, videos=videos, sign_in=mode).queue(default_concurrency_limit=4, max_size=QUEUE_MAX).launch(
         server_name=host, server_port=port, **launch_options(board),
         allowed_paths=[str(Path(videos).resolve())] if videos else None,
     )

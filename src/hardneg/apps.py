@@ -76,7 +76,12 @@ def private_upload_dir(app: str) -> Path:
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """True when a server can listen on `port`. The check binds as the server will (uvicorn sets SO_REUSEADDR):
+    a port whose last server was killed holds connections in TIME_WAIT for about a minute, which a plain bind
+    counts as "in use", though a new server binds it at once (issue 36, N3); a listening socket still fails it."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as s:
+        if os.name != "nt":  # on Windows SO_REUSEADDR would let two servers share a port: keep the plain check
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError:

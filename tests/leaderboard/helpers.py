@@ -105,3 +105,105 @@ def mocked_oauth_info(username: str = "alice", orgs=("alice-org",)) -> dict:
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def page_load_request(url: str) -> tuple[str, dict]:
+    """What a browser's page load of the board sends after GET /: the `demo.load` refresh (drawing every table),
+    as (endpoint, JSON body): read from the page's /config, the inputs at their defaults (the browser sends those)."""
+    import json
+    import urllib.request
+    import uuid
+
+    with urllib.request.urlopen(url.rstrip("/") + "/config", timeout=60) as r:
+        config = json.loads(r.read())
+    values = {c["id"]: c.get("props", {}).get("value") for c in config["components"]}
+    loads = [d for d in config["dependencies"] if any(t[1] == "load" for t in d["targets"])]
+    dep = max(loads, key=lambda d: len(d["outputs"]))  # the refresh (the other load fills in who is signed in)
+    body = {"data": [values.get(i) for i in dep["inputs"]], "fn_index": dep["id"], "session_hash": uuid.uuid4().hex,
+            "trigger_id": None, "event_data": None}
+    endpoint = "/gradio_api/run/predict" if dep.get("queue") is False else "/gradio_api/queue/join"
+    return url.rstrip("/") + endpoint, body
+
+
+def page_load(url: str, timeout: float = 120) -> dict:
+    """One visitor's page load over HTTP (GET / and the board's refresh); returns the refresh's JSON answer
+    (HTTPError when refused)."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        r.read()
+    return draw_request(url, *page_load_request(url), timeout=timeout)
+
+
+def draw_request(url: str, endpoint: str, body: dict, timeout: float = 120) -> dict:
+    """Send the page load's drawing request; when it is a queued event (/queue/join, as before issue 36), follow
+    the queue's event stream to its answer, as the browser does. Returns {"data": [...]} (HTTPError when
+    refused, e.g. 503 "Queue is full")."""
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(endpoint, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        answer = json.loads(r.read())
+    if not endpoint.endswith("/queue/join"):
+        return answer
+    stream = f"{url.rstrip('/')}/gradio_api/queue/data?session_hash={body['session_hash']}"
+    with urllib.request.urlopen(stream, timeout=timeout) as r:
+        for raw in r:
+            line = raw.decode().strip()
+            if line.startswith("data:"):
+                msg = json.loads(line[5:])
+                if msg.get("msg") == "process_completed":
+                    return msg.get("output") or {}
+    return {}
+
+
+class FakeHub:
+    """A local stand-in for the Hub API the mirror calls (`HfApi`'s create_repo, create_commit, list_repo_files,
+    snapshot_download): files kept in memory per repo, so a board restarted on a wiped store reads them back.
+    `fail = True` makes every call raise, as an unreachable Hub does; `commits` records what was sent."""
+
+    def __init__(self):
+        self.repos, self.commits, self.fail = [], [], False
+        self.files: dict[str, dict[str, bytes]] = {}
+
+    def _check(self):
+        if self.fail:
+            raise ConnectionError("Hub unreachable")
+
+    def create_repo(self, repo_id, repo_type=None, exist_ok=False, private=False):
+        self._check()
+        self.repos.append((repo_id, repo_type, exist_ok))
+        self.files.setdefault(repo_id, {})
+
+    def create_commit(self, repo_id, operations, commit_message, repo_type=None, **kw):
+        self._check()
+        ops = list(operations)
+        repo = self.files[repo_id]
+        for op in ops:
+            data = op.path_or_fileobj
+            repo[op.path_in_repo] = data if isinstance(data, bytes) else open(data, "rb").read()
+        self.commits.append({"repo_id": repo_id, "repo_type": repo_type, "message": commit_message, "ops": ops})
+
+    def list_repo_files(self, repo_id, repo_type=None, **kw):
+        self._check()
+        if repo_id not in self.files:
+            import httpx2
+            from huggingface_hub.errors import RepositoryNotFoundError
+
+            url = f"https://huggingface.co/api/datasets/{repo_id}"
+            raise RepositoryNotFoundError("404 Repository Not Found",
+                                          response=httpx2.Response(404, request=httpx2.Request("GET", url)))
+        return sorted(self.files[repo_id])
+
+    def snapshot_download(self, repo_id, repo_type=None, allow_patterns=None, local_dir=None, **kw):
+        import fnmatch
+
+        self._check()
+        for path, data in self.files[repo_id].items():
+            if allow_patterns is None or any(fnmatch.fnmatch(path, p) for p in allow_patterns):
+                out = Path(local_dir) / path
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(data)
+        return local_dir

@@ -11,26 +11,13 @@ from huggingface_hub import CommitOperationAdd
 
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.example import predictions_bytes
-from helpers import ALICE
+from helpers import ALICE, FakeHub
 from hardneg.leaderboard.mirror import HubMirror
 
 FEINT = ("feint6k", "msrvtt", "test")
 
 
-class FakeHfApi:
-    """Records what would be sent to the Hub; fails on demand to test the retry path."""
-
-    def __init__(self):
-        self.repos, self.commits, self.fail = [], [], False
-
-    def create_repo(self, repo_id, repo_type=None, exist_ok=False, private=False):
-        self.repos.append((repo_id, repo_type, exist_ok))
-
-    def create_commit(self, repo_id, operations, commit_message, repo_type=None, **kw):
-        if self.fail:
-            raise ConnectionError("Hub unreachable")
-        self.commits.append({"repo_id": repo_id, "repo_type": repo_type, "message": commit_message,
-                             "ops": list(operations)})
+FakeHfApi = FakeHub  # the local stand-in for the Hub API (helpers.py)
 
 
 def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypatch):
@@ -44,7 +31,8 @@ def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypa
     assert commit["repo_type"] == "dataset" and "org/m v1" in commit["message"]
     ops = {op.path_in_repo: op for op in commit["ops"]}
     assert all(isinstance(op, CommitOperationAdd) for op in ops.values())
-    assert set(ops) == {f"submissions/feint6k/{sub.id}.json", f"predictions/{sub.id}.parquet"}
+    assert set(ops) == {f"submissions/feint6k/{sub.id}.json", f"predictions/{sub.id}.parquet",
+                        f"per_example/{sub.id}.npz"}
     record = json.loads(ops[f"submissions/feint6k/{sub.id}.json"].path_or_fileobj)
     assert record["results"]["metrics"]["R@1"] == sub.results["metrics"]["R@1"] and record["version"] == 1
     published = pq.read_table(pa.BufferReader(ops[f"predictions/{sub.id}.parquet"].path_or_fileobj))
@@ -59,7 +47,10 @@ def test_mirror_pushes_each_submission_append_only(tmp_path, item_sets, monkeypa
     board.moderate("tok", sub.id, "hide", "test")
     tomb = api.commits[-1]["ops"][0]
     assert tomb.path_in_repo.startswith("tombstones/")
-    assert json.loads(tomb.path_or_fileobj) == {"submission_id": sub.id, "action": "hide", "reason": "test"}
+    body = json.loads(tomb.path_or_fileobj)
+    assert {k: body[k] for k in ("submission_id", "action", "reason")} == {"submission_id": sub.id, "action": "hide",
+                                                                           "reason": "test"}
+    assert body["created_at"] and isinstance(body["seq"], int)
     paths = [op.path_in_repo for c in api.commits for op in c["ops"]]
     assert len(paths) == len(set(paths))  # never rewrites a file
 

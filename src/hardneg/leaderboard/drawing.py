@@ -9,7 +9,9 @@ their own, replaces each by a placeholder naming the model, logs it, and draws t
 from __future__ import annotations
 
 import logging
-from typing import Callable, TypeVar
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
 
 log = logging.getLogger("hardneg.leaderboard")
 
@@ -46,4 +48,63 @@ def drawn_per_row(draw: Callable, rows: list[R], placeholder: Callable[[R], R], 
     return draw([r if draws(r) else placeholder(r) for r in rows], *args, **kwargs)
 
 
-__all__ = ["UNDRAWN", "UNDRAWN_NAME", "drawn_per_row", "shown_name"]
+#: what a board row says when a stored submission behind it has damaged results (N1): the ids to look up
+DAMAGED = ("the stored results of submission {ids} are damaged ({reason}); this row could not be drawn, the rest "
+           "of the board is unaffected")
+
+#: how such a row's model name reads where a table has no note column (Overall, its CSV, `leaderboard show`)
+DAMAGED_NAME = "{model} (submission {ids}: stored results damaged, not drawn)"
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A stored row that fails its check at drawing time: drawn as a placeholder naming `id`, never raised."""
+
+    id: str
+    reason: str
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def validate_stored_results(row) -> dict | Placeholder:
+    """The `metrics` of a stored submission's results ({metric: {"estimate", "low", "high", "n", ...}}), unchanged,
+    when every value the board reads has its type; else a Placeholder with the row's id and what is wrong.
+
+    Why here and not only at submission: a row written by an older board, an edited store or a restored mirror
+    never passed today's checks, and drawing reads it on every page load (issue 36, N1: `{}`, no `metrics`, a
+    text estimate, `metrics` as a list took `leaderboard show` and the served page down before the per-row
+    placeholder logic ran). Every drawing path reads stored results through this one function, so a stricter
+    validator of stored rows can replace its body without touching the callers."""
+    sub_id = shown_name(getattr(row, "id", "?"))
+    results = getattr(row, "results", None)
+
+    def bad(reason: str) -> Placeholder:
+        log.warning("stored submission %s: %s; drawn as a placeholder", sub_id, reason)
+        return Placeholder(sub_id, reason)
+
+    if not isinstance(results, dict):
+        return bad(f"results are {type(results).__name__}, not an object")
+    metrics = results.get("metrics")
+    if not isinstance(metrics, dict):
+        return bad("no 'metrics' object" if metrics is None else f"'metrics' is {type(metrics).__name__}, not an object")
+    if not metrics:
+        return bad("'metrics' is empty")
+    for key, entry in metrics.items():
+        name = shown_name(key)[:40]
+        if not isinstance(key, str) or not isinstance(entry, dict):
+            return bad(f"metric {name!r} is {type(entry).__name__}, not an object")
+        if entry.get("estimate") is not None and not _real(entry["estimate"]):
+            return bad(f"metric {name!r} has a non-numeric or non-finite estimate")
+        for bound in ("low", "high"):
+            if entry.get(bound) is not None and not _real(entry[bound]):
+                return bad(f"metric {name!r} has a non-numeric or non-finite {bound}")
+        n = entry.get("n")
+        if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
+            return bad(f"metric {name!r} has an item count that is not a whole number")
+    return metrics
+
+
+__all__ = ["DAMAGED", "DAMAGED_NAME", "Placeholder", "UNDRAWN", "UNDRAWN_NAME", "drawn_per_row", "shown_name",
+           "validate_stored_results"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import yaml
 
+from hardneg.leaderboard.drawing import Placeholder, validate_stored_results
 from hardneg import benchmarks, vocabulary
 from hardneg.leaderboard.store import Store
 
@@ -46,7 +47,10 @@ def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPA
         raise ValueError(f"model {model_id!r} has no visible results on the board; submit predictions first")
     files: dict[str, list] = {}
     for sub in current:
-        for metric, m in sorted(sub.results["metrics"].items()):
+        metrics = validate_stored_results(sub)
+        if isinstance(metrics, Placeholder):  # damaged stored results (N1): nothing to export for this part
+            continue
+        for metric, m in sorted(metrics.items()):
             if m.get("estimate") is None:
                 continue
             # a machine output: fractions as fractions, ranks as ranks (`hardneg.vocabulary`); the unit is in notes

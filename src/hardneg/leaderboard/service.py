@@ -22,6 +22,7 @@ from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, mark_ties, negative_type_chart, number_cell, number_parts,
                                        render)
+from hardneg.leaderboard.drawing import DAMAGED, DAMAGED_NAME, Placeholder, shown_name, validate_stored_results
 from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
@@ -147,7 +148,7 @@ class Leaderboard:
 
     def __init__(self, data_dir: str | Path, item_sets: dict[tuple[str, str, str], ItemSet] | None = None,
                  benchmarks_dir: str | Path | None = None, n_resamples: int = 1000, max_bytes: int = MAX_FILE_BYTES,
-                 mirror=None, blind_model=None, compute_blind: bool = True):
+                 mirror=None, blind_model=None, compute_blind: bool = True, restore: bool = True):
         if item_sets is None:
             if benchmarks_dir is None:
                 raise ValueError("pass item_sets or benchmarks_dir (a folder of `hardneg build` outputs)")
@@ -167,6 +168,53 @@ class Leaderboard:
         self._by_type: dict = {}
         self._per_cache: dict[str, dict] = {}
         self._details: tuple | None = None
+        self._restore_error: str | None = None
+        self._restore_lock = threading.Lock()
+        self.restored: dict[str, int] = {}
+        if mirror is not None and restore:
+            self.restore_from_mirror()
+
+    # --- the results repo as the source of truth ------------------------------------------
+    def restore_from_mirror(self) -> bool:
+        """Bring the store up to its mirror (the Hub results repo) when it is empty or behind: every submission and
+        tombstone, same ids and versions, nothing twice; then push what the store has and the mirror lacks. On a
+        Space without persistent storage a restart wipes the store; this is what brings the board back (issue 36).
+        A failure (Hub down) is logged and remembered: submissions are refused until a retry succeeds, so no new
+        version can take a number the mirror already holds."""
+        with self._restore_lock:
+            try:
+                self.restored = self.mirror.restore(self.store, rescore=self._rescore)
+                self._restore_error = None
+            except Exception as exc:  # noqa: BLE001 (the board still serves what it has)
+                self._restore_error = f"{type(exc).__name__}: {exc}"
+                log.error("restoring the store from the results repo %s failed: %s", getattr(self.mirror, "repo_id", "?"),
+                          self._restore_error)
+                return False
+            if any(self.restored.get(k) for k in ("submissions", "tombstones")):
+                log.warning("restored from the results repo: %s", self.restored)
+            if self.restored.get("conflicts") or self.restored.get("unreadable"):
+                log.error("results repo records not restored: %s", self.restored)
+            try:
+                self.mirror.sync(self.store)
+            except Exception as exc:  # noqa: BLE001 (retried at the next start; the store keeps them)
+                log.warning("pushing unmirrored rows to the results repo failed: %s", exc)
+            return True
+
+    def _rescore(self, record: dict, parquet: bytes) -> bytes | None:
+        """The per-item values of a mirrored record published without them, from its predictions file (per-item
+        values do not depend on the bootstrap, so a few resamples give the same arrays)."""
+        from hardneg.leaderboard.identity import Identity
+        from hardneg.leaderboard.store import pack_arrays
+
+        key = (record["benchmark"], record["config"], record["split"])
+        try:
+            ns = str(record["model_id"]).partition("/")[0]
+            sub = validate_submission(parquet, Identity(ns, local=True), self.item_sets, self.max_bytes)
+            part = next(p for p in sub.parts if (p.items.benchmark, p.items.config, p.items.split) == key)
+            return pack_arrays(recompute(part.items, part.scores, part.mask, n_resamples=10).per_example)
+        except Exception as exc:  # noqa: BLE001
+            log.error("re-scoring mirrored submission %s failed: %s", record.get("id"), exc)
+            return None
 
     @property
     def benchmarks(self) -> list[str]:
@@ -205,6 +253,10 @@ class Leaderboard:
             return SubmitOutcome(False, f"submission refused:\n- {quote(str(exc), 300)}; nothing was stored")
         if not files:
             return SubmitOutcome(False, "submission refused:\n- no predictions file; nothing was stored")
+        if self._restore_error is not None and not self.restore_from_mirror():
+            return SubmitOutcome(False, "submission refused:\n- the board could not read its results repo back "
+                                        "from the Hub yet (it would risk numbering a version twice); nothing was "
+                                        "stored. Try again in a few minutes")
         try:
             return self._submit(list(files), identity, meta)
         except Exception:  # a bug or an unexpected input: logged with its traceback, never shown to the submitter
@@ -321,11 +373,11 @@ class Leaderboard:
         target = (target or "").strip()
         ids = [s.id for s in self.store.history(target)] or [target]
         for sub_id in ids:
-            self.store.add_tombstone(sub_id, action, reason)
+            tomb = self.store.add_tombstone(sub_id, action, reason)
             if self.mirror is not None:
                 try:
-                    self.mirror.push_tombstone(sub_id, action, reason)
-                except Exception as exc:
+                    self.mirror.push_tombstone(sub_id, action, reason, tomb["created_at"], tomb["seq"], self.store)
+                except Exception as exc:  # the store keeps it; `sync` pushes it later
                     log.warning("mirror tombstone of %s failed: %s", sub_id, exc)
         return f"{action}: {len(ids)} submission(s) of {quote(target)}"
 
@@ -436,7 +488,16 @@ class Leaderboard:
         for s in self.store.current(benchmark):
             per_model.setdefault(s.model_id, []).append(s)
         for model, subs in sorted(per_model.items()):
-            results = {(s.config, s.split): s.results["metrics"] for s in subs}
+            checked = {s.id: validate_stored_results(s) for s in subs}
+            damaged = [p for p in checked.values() if isinstance(p, Placeholder)]
+            if damaged:  # N1: the row names the damaged submission(s); every other row is drawn as usual
+                ids = ", ".join(p.id for p in damaged)
+                rows.append(BoardRow(DAMAGED_NAME.format(model=shown_name(model), ids=ids), "submitted", {},
+                                     note=DAMAGED.format(ids=ids, reason="; ".join(p.reason for p in damaged)),
+                                     version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
+                                     ids=tuple(sorted(s.id for s in subs))))
+                continue
+            results = {(s.config, s.split): checked[s.id] for s in subs}
             row = BoardRow(model, "submitted", cells_from_results(cols, results),
                            version=", ".join(f"{s.config}/{s.split} v{s.version}" for s in subs),
                            submitter="local" if any(s.local for s in subs) else subs[0].submitter,
@@ -448,10 +509,10 @@ class Leaderboard:
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             for s in subs:
                 items = self.item_sets[(benchmark, s.config, s.split)]
-                n = next(iter(s.results["metrics"].values()), {}).get("n", len(items))
+                n = next(iter(checked[s.id].values()), {}).get("n", len(items))
                 row.coverage[f"{s.config}/{s.split}"] = f"{n}/{len(items)}"
                 for c in by_part.get((s.config, s.split), []):
-                    if c.metric in s.results["metrics"]:
+                    if c.metric in checked[s.id]:
                         row.per_example.refer(c.name, s.id, c.metric)
                         row.clusters[c.name] = items.clusters
             rows.append(row)
@@ -538,6 +599,15 @@ class Leaderboard:
         return self.overall(links=False)
 
     # --- per-item details ---------------------------------------------------------------------
+    def model_ids(self) -> list[str]:
+        """The models with a shown submission, sorted (the drill-down's choices, sent with every page load): read
+        once per store state, not at every page load (1,000 stored rows parsed each time otherwise)."""
+        token = self.store.state_token()
+        hit = getattr(self, "_model_ids", None)
+        if hit is None or hit[0] != token:
+            hit = self._model_ids = (token, sorted({s.model_id for s in self.store.current()}))
+        return list(hit[1])
+
     def parts_of(self, model_id: str) -> list[StoredSubmission]:
         """The current (shown) submissions of a model, one per part."""
         return [s for s in self.store.current() if s.model_id == model_id]

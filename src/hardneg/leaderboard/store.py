@@ -68,6 +68,11 @@ CREATE TABLE IF NOT EXISTS mirrored (
     repo_path TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tombstones_mirrored (
+    tombstone_seq INTEGER PRIMARY KEY REFERENCES tombstones(seq),
+    repo_path TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS submissions_no_update BEFORE UPDATE ON submissions
 BEGIN SELECT RAISE(ABORT, 'submissions are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS submissions_no_delete BEFORE DELETE ON submissions
@@ -124,23 +129,32 @@ class StoredSubmission:
     def model_meta(self) -> dict:
         """The model metadata given at submission (params, model_type, license, link, revision; see
         `hardneg.leaderboard.model_meta`): stored inside `metadata`, {} for older submissions."""
-        meta = (self.metadata or {}).get("model_meta")
+        meta = self.metadata.get("model_meta") if isinstance(self.metadata, dict) else None
         return meta if isinstance(meta, dict) else {}
 
     @property
     def local(self) -> bool:
         """Submitted in a board's local mode (no Hub sign-in): shown as "local"."""
-        return (self.metadata or {}).get("identity") == "local"
+        return isinstance(self.metadata, dict) and self.metadata.get("identity") == "local"
 
     @classmethod
     def from_row(cls, row: sqlite3.Row, state: str | None = None) -> "StoredSubmission":
         return cls(
             id=row["id"], seq=row["seq"], model_id=row["model_id"], submitter=row["submitter"],
             benchmark=row["benchmark"], config=row["config"], split=row["split"], version=row["version"],
-            data_revision=row["data_revision"], metadata=json.loads(row["metadata"]), results=json.loads(row["results"]),
+            data_revision=row["data_revision"], metadata=_loads(row["metadata"], {}), results=_loads(row["results"], None),
             file_sha256=row["file_sha256"], created_at=row["created_at"],
             state="visible" if state in (None, "restore") else state,
         )
+
+
+def _loads(text, damaged):
+    """A stored JSON column; `damaged` when it is not JSON (an edited store): a read of the store never fails on
+    one row, and drawing shows that row as a placeholder (`drawing.validate_stored_results`)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return damaged
 
 
 _COLUMNS = "seq, id, model_id, submitter, benchmark, config, split, version, data_revision, metadata, results, file_sha256, created_at"
@@ -285,20 +299,98 @@ class Store:
             ids = [r["id"] for r in self._same_file(con, model_id, file_sha256)]
         return [self.get(i) for i in ids]
 
-    def add_tombstone(self, submission_id: str, action: str, reason: str) -> None:
+    def add_tombstone(self, submission_id: str, action: str, reason: str) -> dict:
+        """Append a tombstone; returns it as the mirror publishes it (`seq`, `created_at` order a model's
+        moderations when the store is restored from the mirror)."""
         if action not in ("hide", "delete", "restore"):
             raise ValueError(f"action must be 'hide', 'delete' or 'restore'; got {str(action)[:40]!r}")
 
         def work(con):
             if con.execute("SELECT 1 FROM submissions WHERE id = ?", (submission_id,)).fetchone() is None:
                 raise ValueError(f"no submission with id {str(submission_id)[:80]!r}; copy the id from the model's history")
-            con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
-                        (submission_id, action, reason or "", now()))
+            at = now()
+            cur = con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
+                              (submission_id, action, reason or "", at))
+            return {"seq": cur.lastrowid, "submission_id": submission_id, "action": action, "reason": reason or "",
+                    "created_at": at}
 
-        self._write(work)
+        return self._write(work)
 
     def mark_mirrored(self, submission_id: str, repo_path: str) -> None:
         self._write(lambda con: con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (submission_id, repo_path, now())))
+
+    def mark_tombstone_mirrored(self, seq: int, repo_path: str) -> None:
+        self._write(lambda con: con.execute("INSERT OR IGNORE INTO tombstones_mirrored VALUES (?,?,?)",
+                                            (seq, repo_path, now())))
+
+    def restore(self, submissions: list[dict], tombstones: list[dict]) -> dict[str, int]:
+        """Add what the mirror holds and this store lacks, in ONE transaction (issue 36: the Hub's results repo is
+        the board's source of truth; a store on a wiped disk is rebuilt from it).
+
+        submissions: mirror records (`mirror.submission_record`) with `file` (the published predictions bytes),
+        `per_example` (the stored .npz bytes) and `repo_path`; each keeps its id, version, submitter, file hash and
+        time. A record whose id is here already is skipped (no duplicates), and so is one whose (model, part,
+        version) is taken by another id (logged by the caller through the returned `conflicts`). tombstones:
+        {submission_id, action, reason, created_at, repo_path}; one whose `repo_path` was mirrored from (or
+        restored into) this store is skipped. Both are inserted oldest first, so versions and the latest
+        moderation come out as they were."""
+
+        def order(r: dict) -> tuple:
+            seq = r.get("seq")
+            return (str(r.get("created_at") or ""), seq if isinstance(seq, int) else 0, str(r.get("repo_path")))
+
+        def work(con: sqlite3.Connection) -> dict[str, int]:
+            have = {r[0] for r in con.execute("SELECT id FROM submissions")}
+            counts = {"submissions": 0, "tombstones": 0, "conflicts": 0, "orphans": 0}
+            for rec in sorted(submissions, key=order):
+                if rec["id"] in have:
+                    con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (rec["id"], rec["repo_path"], now()))
+                    continue
+                taken = con.execute("SELECT 1 FROM submissions WHERE model_id=? AND benchmark=? AND config=? AND split=?"
+                                    " AND version=?", (rec["model_id"], rec["benchmark"], rec["config"], rec["split"],
+                                                       rec["version"])).fetchone()
+                if taken:
+                    counts["conflicts"] += 1
+                    continue
+                con.execute("INSERT OR IGNORE INTO owners VALUES (?, ?, ?)",
+                            (rec["model_id"], rec["submitter"], rec["created_at"]))
+                con.execute(
+                    "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version, data_revision,"
+                    " metadata, results, per_example, file_sha256, file, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (rec["id"], rec["model_id"], rec["submitter"], rec["benchmark"], rec["config"], rec["split"],
+                     int(rec["version"]), rec["data_revision"], json.dumps(rec["metadata"], sort_keys=True),
+                     json.dumps(rec["results"], sort_keys=True), rec["per_example"], rec["file_sha256"], rec["file"],
+                     rec["created_at"]))
+                con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (rec["id"], rec["repo_path"], now()))
+                have.add(rec["id"])
+                counts["submissions"] += 1
+            known = {r[0] for r in con.execute("SELECT repo_path FROM tombstones_mirrored")}
+            # tombstones of this store the mirror holds under a path not linked here (pushed by an older board, or
+            # a crash between the push and its mark): linked, not inserted twice
+            unlinked: dict[tuple, list[int]] = {}
+            for r in con.execute("SELECT seq, submission_id, action, reason FROM tombstones WHERE seq NOT IN"
+                                 " (SELECT tombstone_seq FROM tombstones_mirrored) ORDER BY seq"):
+                unlinked.setdefault((r[1], r[2], r[3]), []).append(r[0])
+            for t in sorted(tombstones, key=order):
+                if t["repo_path"] in known:
+                    continue
+                same = unlinked.get((t["submission_id"], t["action"], str(t.get("reason") or "")))
+                if same:
+                    con.execute("INSERT INTO tombstones_mirrored VALUES (?,?,?)", (same.pop(0), t["repo_path"], now()))
+                    known.add(t["repo_path"])
+                    continue
+                if t["submission_id"] not in have or t["action"] not in ("hide", "delete", "restore"):
+                    counts["orphans"] += 1
+                    continue
+                cur = con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
+                                  (t["submission_id"], t["action"], str(t.get("reason") or ""),
+                                   str(t.get("created_at") or now())))
+                con.execute("INSERT INTO tombstones_mirrored VALUES (?,?,?)", (cur.lastrowid, t["repo_path"], now()))
+                known.add(t["repo_path"])
+                counts["tombstones"] += 1
+            return counts
+
+        return self._write(work)
 
     # --- reads ----------------------------------------------------------------------------
     def _query(self, sql: str, params=()) -> list[sqlite3.Row]:
@@ -353,6 +445,25 @@ class Store:
             f"SELECT {_COLUMNS}, {_STATE} FROM submissions s WHERE id NOT IN (SELECT submission_id FROM mirrored) ORDER BY seq"
         )
         return [StoredSubmission.from_row(r, r["state"]) for r in rows]
+
+    def ids(self) -> set[str]:
+        return {r["id"] for r in self._query("SELECT id FROM submissions")}
+
+    def mirrored_tombstone_paths(self) -> set[str]:
+        return {r["repo_path"] for r in self._query("SELECT repo_path FROM tombstones_mirrored")}
+
+    def unmirrored_tombstones(self) -> list[dict]:
+        """Tombstones not yet in the mirror (a Hub outage at moderation time), oldest first."""
+        rows = self._query("SELECT seq, submission_id, action, reason, created_at FROM tombstones"
+                           " WHERE seq NOT IN (SELECT tombstone_seq FROM tombstones_mirrored) ORDER BY seq")
+        return [dict(r) for r in rows]
+
+    def per_example_blob(self, submission_id: str) -> bytes:
+        """The stored per-item values as stored (.npz bytes): what the mirror publishes beside the record."""
+        rows = self._query("SELECT per_example FROM submissions WHERE id = ?", (submission_id,))
+        if not rows:
+            raise KeyError(f"no submission with id {submission_id!r}")
+        return bytes(rows[0]["per_example"])
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM submissions")[0][0])
