@@ -142,6 +142,25 @@ def _add_number(row: BoardRow, benchmark: str, cols: list[Column], results: dict
             row.cells[col.name] = cell
 
 
+def refusal_of_files(refused: list[tuple[int, SubmissionError]], n_files: int) -> str:
+    """One refusal for several files: a problem every refused file shares (a model name without a namespace in
+    all 44 files of a `hardneg run` folder) is said once, then what each file has of its own (issue 33)."""
+    if n_files == 1:
+        return str(refused[0][1])
+    shared = [p for p in refused[0][1].problems if all(p in exc.problems for _, exc in refused[1:])]
+    lines = []
+    if shared and len(refused) > 1:
+        which = "every file" if len(refused) == n_files else f"{len(refused)} of the {n_files} files"
+        lines.append(f"submission refused ({which}):\n- " + "\n- ".join(shared))
+    else:
+        shared = []
+    for k, exc in refused:
+        own = [p for p in exc.problems if p not in shared]
+        if own:
+            lines.append(f"file {k + 1} of {n_files}: submission refused:\n- " + "\n- ".join(own))
+    return "\n".join(lines) + "\nnothing was stored"
+
+
 class Leaderboard:
     """Submissions in, board tables out. `item_sets` come from built benchmark folders."""
 
@@ -215,18 +234,18 @@ class Leaderboard:
                                         "the reference if it persists")
 
     def _submit(self, files: list, identity: Identity, model_meta: dict) -> SubmitOutcome:
-        checked, problems = [], []
+        checked, refused = [], []
         for k, data in enumerate(files):
             try:
                 sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
             except SubmissionError as exc:
-                problems.append(str(exc) if len(files) == 1 else f"file {k + 1} of {len(files)}: {exc}")
+                refused.append((k, exc))
                 continue
             if not isinstance(data, (bytes, bytearray, memoryview)):
                 data = Path(data).read_bytes()  # validated, so its size is bounded
             checked.append((sub, bytes(data)))
-        if problems:
-            return SubmitOutcome(False, "\n".join(problems) + ("\nnothing was stored" if len(files) > 1 else ""))
+        if refused:
+            return SubmitOutcome(False, refusal_of_files(refused, len(files)))
         models = sorted({sub.model_id for sub, _ in checked})
         if len(models) > 1:
             return SubmitOutcome(False, "submission refused:\n- the files name different models ("

@@ -1,0 +1,82 @@
+"""Issue 33 item 4: the newcomer's stumbles on the board's command line and pages (not the browser layout, which
+test_layout_1280.py checks): a run without --model-id refused once with the fix, a misspelled --data refused,
+the Submit tab's wording in local mode, and the "p vs #1" cell never silently empty."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hardneg.cli import main as hardneg_main
+from hardneg.leaderboard import Leaderboard
+from hardneg.leaderboard.example import predictions_bytes
+from hardneg.leaderboard.identity import local_identity
+
+
+def _run_folder(root: Path, item_sets, model_id: str) -> Path:
+    """A `hardneg run`-like folder: one predictions file per part, every one naming `model_id`."""
+    (root / "predictions").mkdir(parents=True)
+    for k, ((b, c, s), items) in enumerate(sorted(item_sets.items())):
+        (root / "predictions" / f"{b}-{c}-{s}.parquet").write_bytes(predictions_bytes(items, model_id, seed=k))
+    return root
+
+
+def test_submit_without_model_id_is_explained_once_with_the_fix(tmp_path, bench_root, item_sets, capsys):
+    run = _run_folder(tmp_path / "run", item_sets, "tiny-clip")
+    assert len(list((run / "predictions").iterdir())) > 3
+    code = hardneg_main(["submit", str(run), "--space", str(tmp_path / "board"), "--benchmarks", str(bench_root),
+                         "--no-hub-card", "--as", "alice"])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert code == 2
+    assert text.count("tiny-clip") <= 3 and text.count("no namespace") == 1, text
+    assert "--model-id local/tiny-clip" in text and "error:" in text and "Traceback" not in text
+    assert len(text.strip().splitlines()) <= 3, text
+    assert not (tmp_path / "board").exists()  # nothing written
+
+
+def test_submit_into_a_local_board_refuses_a_name_it_cannot_write_once(tmp_path, bench_root, item_sets, capsys):
+    run = _run_folder(tmp_path / "run", item_sets, "openai/clip")
+    code = hardneg_main(["submit", str(run), "--space", str(tmp_path / "board"), "--benchmarks", str(bench_root),
+                         "--no-hub-card", "--as", "alice"])
+    text = "".join(capsys.readouterr())
+    assert code == 2 and text.count("openai/clip") == 1 and "--model-id local/clip" in text, text
+    # with the fix it is stored
+    assert hardneg_main(["submit", str(run), "--space", str(tmp_path / "board"), "--benchmarks", str(bench_root),
+                         "--no-hub-card", "--as", "alice", "--model-id", "local/clip"]) == 0
+
+
+def test_a_problem_every_file_shares_is_said_once(tmp_path, item_sets):
+    """The board's own refusal (the Space's API, where the CLI cannot know the identity): a shared problem once."""
+    board = Leaderboard(tmp_path / "store", item_sets, n_resamples=20, compute_blind=False)
+    files = [predictions_bytes(items, "tiny-clip", seed=k) for k, items in enumerate(item_sets.values())]
+    out = board.submit_files(files, "alice")
+    assert not out.ok
+    assert out.message.count("has no namespace") == 1, out.message
+    assert f"every file" in out.message and out.message.endswith("nothing was stored")
+    # a problem of one file alone is still named with its file
+    files[1] = predictions_bytes(list(item_sets.values())[1], "tiny-clip", seed=1, revision="not-the-data")
+    out = board.submit_files(files, "alice")
+    assert out.message.count("has no namespace") == 1 and f"file 2 of {len(files)}:" in out.message, out.message
+    assert "data_revision" in out.message
+
+
+@pytest.mark.parametrize("action", ["show", "serve"])
+def test_a_board_folder_that_does_not_exist_is_refused(action, tmp_path, bench_root, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my-board").mkdir()
+    code = hardneg_main(["leaderboard", action, "--data", "my-bord", "--benchmarks", str(bench_root)])
+    err = capsys.readouterr().err
+    assert code == 2 and "error:" in err and "my-bord" in err and "--create" in err, err
+    assert not (tmp_path / "my-bord").exists()
+
+
+def test_create_starts_a_new_board_and_an_existing_one_needs_nothing(tmp_path, bench_root, capsys):
+    assert hardneg_main(["leaderboard", "show", "--data", str(tmp_path / "new"), "--create", "--benchmarks",
+                         str(bench_root), "--resamples", "20"]) == 0
+    assert (tmp_path / "new").is_dir() and "stored versions" in capsys.readouterr().out
+    assert hardneg_main(["leaderboard", "show", "--data", str(tmp_path / "new"), "--resamples", "20"]) == 0
+    (tmp_path / "a-file").write_text("x")
+    assert hardneg_main(["leaderboard", "show", "--data", str(tmp_path / "a-file"), "--create"]) == 2
+    assert "not a board folder" in capsys.readouterr().err
