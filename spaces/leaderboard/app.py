@@ -119,6 +119,25 @@ def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of co
 #: rows of the drill-down table
 MAX_FAILURES = 200
 
+#: what every mode's Submit tab says of the file and of what the board does with it
+SUBMIT_FILE = ("upload one predictions file (`hardneg score` output: one benchmark config). The file is checked, "
+               "scored and stored as a new version; nothing is overwritten, and the same file twice is stored once.")
+
+
+def submit_help(sign_in: SignIn) -> str:
+    """The Submit tab's text for the board's sign-in mode: in local mode (`hardneg leaderboard serve`) there is no
+    Hub account and no token, so the text says what that mode does instead (issue 33)."""
+    if sign_in.mode == "local":
+        name = sign_in.local.username
+        return (f"**Local board** (`hardneg leaderboard serve`): no sign-in and no Hub token. {SUBMIT_FILE[0].upper()}"
+                f"{SUBMIT_FILE[1:]} Every submission is stored under **{html.escape(name)}** and shown as *local*; "
+                f"the model name in the file (`model_id`) must be `{html.escape(name)}/<name>` or `local/<name>` "
+                "(`hardneg run ... --model-id local/NAME`). From a terminal on this machine: "
+                "`hardneg submit runs/NAME --space http://127.0.0.1:<this page's port>` (no token needed).")
+    return ("Sign in with your Hugging Face account, then " + SUBMIT_FILE + " The model name in the file "
+            "(`model_id`) must be `<your user name>/<name>` or `<your organization>/<name>`. "
+            "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token).")
+
 
 def benchmark_item_sets():
     """Item sets from HARDNEG_LB_BENCHMARKS, or from a download of the Hub dataset repos.
@@ -521,13 +540,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 d_all.click(lambda: download_details(None), None, d_file, api_name=False)
                 outputs.append(d_model)
             with gr.Tab("Submit", id="submit"):
-                gr.Markdown(
-                    "Sign in with your Hugging Face account, then upload one predictions file (`hardneg score` "
-                    "output: one benchmark config). The model name in the file (`model_id`) must be "
-                    "`<your user name>/<name>` or `<your organization>/<name>`. The file is checked, scored and "
-                    "stored as a new version; nothing is overwritten, and the same file twice is stored once. "
-                    "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token)."
-                )
+                gr.Markdown(submit_help(sign_in), elem_id="submit-help")
                 with gr.Row():
                     if sign_in.mode == "oauth":  # a LoginButton is what makes Gradio add its (mock, off a Space) login
                         gr.LoginButton(elem_id="login", scale=0, min_width=260)

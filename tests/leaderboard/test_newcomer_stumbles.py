@@ -80,3 +80,22 @@ def test_create_starts_a_new_board_and_an_existing_one_needs_nothing(tmp_path, b
     (tmp_path / "a-file").write_text("x")
     assert hardneg_main(["leaderboard", "show", "--data", str(tmp_path / "a-file"), "--create"]) == 2
     assert "not a board folder" in capsys.readouterr().err
+
+
+def _markdown(demo, elem_id: str) -> str:
+    return next(b.value for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id)
+
+
+def test_local_mode_submit_tab_says_what_local_mode_does(tmp_path, item_sets):
+    from helpers import load_space_module
+
+    from hardneg.leaderboard.signin import SignIn
+
+    app = load_space_module()
+    board = Leaderboard(tmp_path / "store", item_sets, n_resamples=20, compute_blind=False)
+    local = _markdown(app.create_app(board, sign_in=SignIn("local", "tests", local_identity("alice"))),
+                      "submit-help")
+    assert "Sign in with your Hugging Face" not in local and "Hub token)" not in local, local
+    assert "no sign-in" in local and "alice" in local and "local/<name>" in local and "no token" in local
+    hub = _markdown(app.create_app(board, sign_in=SignIn("read-only", "tests")), "submit-help")
+    assert "Sign in with your Hugging Face account" in hub and "uses your Hub token" in hub
