@@ -99,3 +99,64 @@ def test_local_mode_submit_tab_says_what_local_mode_does(tmp_path, item_sets):
     assert "no sign-in" in local and "alice" in local and "local/<name>" in local and "no token" in local
     hub = _markdown(app.create_app(board, sign_in=SignIn("read-only", "tests")), "submit-help")
     assert "Sign in with your Hugging Face account" in hub and "uses your Hub token" in hub
+
+
+def _two_models(board, benchmark: str) -> None:
+    who = local_identity("alice")
+    for model, skill, seed in (("local/strong", 3.0, 1), ("local/weak", -1.0, 2)):
+        files = [predictions_bytes(items, model, seed=seed + k, skill=skill)
+                 for k, ((b, _, _), items) in enumerate(sorted(board.item_sets.items())) if b == benchmark]
+        assert board.submit_files(files, who).ok
+
+
+@pytest.mark.parametrize("bench", ["feint6k", "contrast_sets"])
+def test_p_vs_1_is_filled_on_a_number_computed_over_several_configs(bench, tmp_path, item_sets):
+    """The tab's default sort column is the benchmark's number, a mean over its configs ("R@1 · overall"): it has
+    no per-item values of its own, so "p vs #1" stayed empty. Its paired test runs on the parts' values, weighted so
+    that their mean is the number itself."""
+    from hardneg.leaderboard.board import paired_test
+
+    board = Leaderboard(tmp_path / "store", item_sets, n_resamples=50, compute_blind=False)
+    _two_models(board, bench)
+    col = next(c for c in board.columns(bench) if c.headline)
+    assert col.overall and not col.config  # a computed column
+    rows = {r.model: r for r in board.rows(bench)}
+    for model in ("local/strong", "local/weak"):
+        values = rows[model].per_example[col.name]
+        assert values.mean() == pytest.approx(rows[model].cells[col.name].estimate, abs=1e-12)
+    table = {r["Model"]: r for _, r in board.table(bench).iterrows()}
+    leader = next(m for m, r in table.items() if r["Status"] == "leader")
+    other = "local/weak" if leader == "local/strong" else "local/strong"
+    p = paired_test(rows[leader].per_example[col.name], rows[other].per_example[col.name],
+                    rows[leader].clusters[col.name], n_resamples=2000).p_value
+    assert float(table[other]["p vs #1"]) == pytest.approx(p, abs=1e-3)
+    assert table[leader]["p vs #1"] == "—"
+
+
+def test_p_vs_1_says_why_it_is_empty(tmp_path, item_sets):
+    """No p-value: the cell says why (no per-item values, computing in the background), never a bare blank."""
+    import numpy as np
+
+    from hardneg.leaderboard.board import (P_NO_VALUES, P_OTHER_ITEMS, P_PENDING, BoardRow, Cell, Column,
+                                           mark_ties)
+
+    col = Column("R@1 · x", "x", "test", "R@1")
+    rows = [BoardRow("a/one", "submitted", {col.name: Cell(0.9, 0.8, 1.0)}),
+            BoardRow("a/two", "submitted", {col.name: Cell(0.5, 0.4, 0.6)})]
+    notes: dict = {}
+    _, pvals = mark_ties(rows, col, cache={}, notes=notes)
+    assert not pvals and notes[1] == P_NO_VALUES
+    rows[0].per_example[col.name], rows[0].clusters[col.name] = np.ones(4), np.arange(4)
+    rows[1].per_example[col.name] = np.zeros(3)
+    notes = {}
+    mark_ties(rows, col, cache={}, notes=notes)
+    assert notes[1] == P_OTHER_ITEMS
+
+    class Later(dict):  # a background cache whose worker has not run yet
+        def schedule(self, *args):
+            self.asked = args
+
+    rows[1].per_example[col.name] = np.zeros(4)
+    notes, cache = {}, Later()
+    mark_ties(rows, col, cache=cache, notes=notes)
+    assert notes[1] == P_PENDING and cache.asked
