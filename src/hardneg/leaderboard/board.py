@@ -351,6 +351,17 @@ def model_type(meta: dict) -> str:
     return value if value in MODEL_TYPES else "other"
 
 
+#: the mark beside a generative model's name on every page table (Overall and each benchmark's tab; the legend
+#: under each table says what it means): a video LLM scores captions otherwise than a dual encoder (issue 33)
+GENERATIVE_MARK = "◆"
+
+
+def marked_name(text: str, meta: dict) -> str:
+    """A model's name as a page table shows it (`text`: plain or already a Markdown link): with `GENERATIVE_MARK`
+    when the type stored with the submission is "generative" (never guessed from the name)."""
+    return f"{text} {GENERATIVE_MARK}" if model_type(meta) == "generative" else text
+
+
 def meta_text(meta: dict) -> tuple[str, str, str]:
     """(type, parameters, license) of a row's model metadata, as the tables show them: submitted text is
     escaped (the tables render Markdown) and cut."""
@@ -411,7 +422,8 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
     for i in ranked + reported:
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
-        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": r.model, "Kind": kind_label(r),
+        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": marked_name(r.model, r.model_meta),
+               "Kind": kind_label(r),
                "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else notes.get(i, "")}
         rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
