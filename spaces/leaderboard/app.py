@@ -80,12 +80,15 @@ def plain_errors(message: str):
     return wrap
 
 
-#: the wide tables scroll sideways inside their box (the full table is reachable at 1280 px), the rank and the
+#: every cell on one line ("12.3 [10.1, 14.5]" never split; the columns are wide enough) but a model's name, which
+#: wraps rather than being cut; headers wrap; the wide tables scroll sideways inside their box (the full table is reachable at 1280 px), the rank and the
 #: model staying in view (Gradio 6.31's `pinned_columns` does not hold them: sticky cells do; the first
-#: column is 48 px wide, see the tables' `column_widths`)
+#: column is 40 px wide, see the tables' `column_widths`)
 CSS = """
 .board-table .table-wrap, .board-table .table-container { overflow-x: auto !important; }
 .board-table [role=gridcell], .board-table [role=gridcell] * { white-space: nowrap !important; }
+.board-table [role=row] > [role=gridcell]:nth-child(2), .board-table [role=row] > [role=gridcell]:nth-child(2) * {
+    white-space: normal !important; overflow-wrap: anywhere; }
 .board-table [role=gridcell], .board-table [role=gridcell] *, .board-table [role=columnheader],
 .board-table [role=columnheader] * { font-size: 12px !important; }
 .board-table [role=columnheader], .board-table [role=columnheader] * { white-space: normal !important; }
@@ -95,7 +98,7 @@ CSS = """
 .board-legend p { margin: 0 !important; }
 .board-table [role=row] > :nth-child(1) { position: sticky !important; left: 0; z-index: 3;
     background: var(--background-fill-primary); }
-.board-table [role=row] > :nth-child(2) { position: sticky !important; left: 48px; z-index: 3;
+.board-table [role=row] > :nth-child(2) { position: sticky !important; left: 40px; z-index: 3;
     background: var(--background-fill-primary); box-shadow: 2px 0 0 var(--border-color-primary); }
 """
 
@@ -142,7 +145,7 @@ def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of co
     # rank, model, type, coverage and average, then the benchmarks: wide enough for "100.0 [100.0, 100.0]" on one
     # line, narrow enough that four or more show at 1280 px; the model's other facts follow, reached by scrolling,
     # each wide enough for its longest value ("contrastive", "submitted", "2026-11-27": never cut or split)
-    return ["48px", "200px", "100px", "84px", "160px"] + ["160px"] * n_benchmarks + \
+    return ["40px", "184px", "96px", "76px", "160px"] + ["160px"] * n_benchmarks + \
         ["96px", "72px", "72px", "120px", "112px"]
 
 
@@ -439,8 +442,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     @plain_errors("")
     def signed_in(profile: gr.OAuthProfile | None) -> str:
         if sign_in.mode == "local":
-            return (f"Local board: submissions are stored as **{sign_in.local.username}** (shown as *local*); "
-                    f"model names `{sign_in.local.username}/<model>` or `local/<model>`.")
+            return f"Submitting as **{sign_in.local.username}** (local mode, shown as *local*)."
         if not sign_in.accepts:
             return f"This board is read-only: {html.escape(sign_in.reason)}."
         if profile is None:
@@ -522,7 +524,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                                 elem_classes="board-legend")
                     table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id=f"board-{bench}",
                                          elem_classes="board-table", label=f"{registry.get(bench).title} board",
-                                         pinned_columns=2, max_height=640, column_widths=["48px", "280px"])
+                                         pinned_columns=2, max_height=640, column_widths=["40px", "280px"])
                     csv = gr.DownloadButton("Download CSV (fractions)", elem_id=f"csv-{bench}", size="sm")
                     inputs = [search, kinds, shown, sort_by, order]
                     for control in inputs:

@@ -160,3 +160,21 @@ def test_p_vs_1_says_why_it_is_empty(tmp_path, item_sets):
     notes, cache = {}, Later()
     mark_ties(rows, col, cache=cache, notes=notes)
     assert notes[1] == P_PENDING and cache.asked
+
+
+def test_generative_models_are_marked_on_overall_and_every_tab_from_their_stored_type(tmp_path, item_sets):
+    from hardneg.leaderboard.board import GENERATIVE_MARK
+
+    board = Leaderboard(tmp_path / "store", item_sets, n_resamples=20, compute_blind=False)
+    who = local_identity("alice")
+    for model, meta in (("local/vlm-named-clip", {"model_type": "generative"}), ("local/llava-not", {})):
+        files = [predictions_bytes(items, model, seed=k) for k, items in enumerate(item_sets.values())]
+        assert board.submit_files(files, who, meta).ok
+    overall = board.overall()["Model"].tolist()
+    assert f"local/vlm-named-clip {GENERATIVE_MARK}" in overall and "local/llava-not" in overall
+    for bench in board.benchmarks:
+        models = board.table(bench)["Model"].tolist()
+        assert f"local/vlm-named-clip {GENERATIVE_MARK}" in models and "local/llava-not" in models, bench
+    # the terminal's table and the machine outputs keep plain names (the Type column says it there)
+    assert "local/vlm-named-clip" in board.average()["Model"].tolist()
+    assert "local/vlm-named-clip" in board.overall_frame()["model"].tolist()
