@@ -81,7 +81,8 @@ def plain_errors(message: str):
 
 
 #: every cell on one line ("12.3 [10.1, 14.5]" never split; the columns are wide enough) but a model's name, which
-#: wraps rather than being cut; headers wrap; the wide tables scroll sideways inside their box (the full table is reachable at 1280 px), the rank and the
+#: wraps rather than being cut; headers wrap; the wide tables scroll sideways inside their box (the full table is
+#: reachable at 1280 px), the rank and the
 #: model staying in view (Gradio 6.31's `pinned_columns` does not hold them: sticky cells do; the first
 #: column is 40 px wide, see the tables' `column_widths`)
 CSS = """

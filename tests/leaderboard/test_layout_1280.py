@@ -2,8 +2,8 @@
 
 The Overall table shows rank, model, coverage, the average and at least four benchmark columns without any
 horizontal scrolling, its first three rows without any vertical scrolling (issue 33: a compact header), each
-interval on one line and no cell's text cut, and every tab (Overall, each benchmark, Plots, Details, Submit, History, About, Admin) is in
-view as a tab of its own, none behind Gradio's overflow menu.
+interval on one line and no cell's text cut, and every tab (Overall, each benchmark, Plots, Details, Submit,
+History, About, Admin) is in view as a tab of its own, none behind Gradio's overflow menu.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def test_a_problem_every_file_shares_is_said_once(tmp_path, item_sets):
     out = board.submit_files(files, "alice")
     assert not out.ok
     assert out.message.count("has no namespace") == 1, out.message
-    assert f"every file" in out.message and out.message.endswith("nothing was stored")
+    assert "every file" in out.message and out.message.endswith("nothing was stored")
     # a problem of one file alone is still named with its file
     files[1] = predictions_bytes(list(item_sets.values())[1], "tiny-clip", seed=1, revision="not-the-data")
     out = board.submit_files(files, "alice")

@@ -172,7 +172,8 @@ def check_names(files: list[bytes], given: str | None, who=None) -> None:
     for name in names:
         bare = name.rsplit("/", 1)[-1] or "NAME"
         if "/" not in name:
-            problem = f"the predictions name the model {name[:80]!r}, which has no namespace (a board names a model ORG/NAME)"
+            problem = (f"the predictions name the model {name[:80]!r}, which has no namespace (a board names a model "
+                       "ORG/NAME)")
         elif who is not None and not who.may_write(name):
             problem = (f"the predictions name the model {name[:80]!r}, and this local board stores names in "
                        f"{who.username}/ or local/ only")

@@ -195,7 +195,8 @@ def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = 
     records = []
     for r in rows:
         rec = {"#": r.rank if r.rank is not None else "",
-               "Model": marked_name(md_link(r.model, r.link) if r.link else r.model, r.model_meta) if links else r.model,
+               "Model": (marked_name(md_link(r.model, r.link) if r.link else r.model, r.model_meta) if links
+                         else r.model),
                "Kind": "local" if r.local else r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
