@@ -65,7 +65,7 @@ def test_leaderboard_serve_runs_from_the_wheel(wheel_env):
     py, env, work = wheel_env
     log = work / "serve.log"
     hardneg = Path(py).parent / "hardneg"
-    proc = subprocess.Popen([str(hardneg), "leaderboard", "serve", "--data", "board", "--resamples", "20"],
+    proc = subprocess.Popen([str(hardneg), "leaderboard", "serve", "--data", "board", "--create", "--resamples", "20"],
                             stdout=log.open("w"), stderr=subprocess.STDOUT, env=env, cwd=work)
     try:
         end = time.monotonic() + 240

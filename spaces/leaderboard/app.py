@@ -49,7 +49,7 @@ from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, identity_from_oauth
 from hardneg import benchmarks as registry
 from hardneg.leaderboard.about import about_markdown, data_license
-from hardneg.leaderboard.board import KINDS
+from hardneg.leaderboard.board import GENERATIVE_MARK, KINDS
 from hardneg.leaderboard.overall import AVERAGE, COVERAGE, MODEL_TYPES, SIZE_BUCKETS, average_header, header
 from hardneg.leaderboard.model_meta import parse_model_meta_json
 from hardneg.leaderboard.validate import quote
@@ -86,14 +86,26 @@ def plain_errors(message: str):
     return wrap
 
 
-#: the wide tables scroll sideways inside their box (the full table is reachable at 1280 px), the rank and the
+#: every cell on one line ("12.3 [10.1, 14.5]" never split; the columns are wide enough) but a model's name, which
+#: wraps rather than being cut; headers wrap; the wide tables scroll sideways inside their box (the full table is
+#: reachable at 1280 px), the rank and the
 #: model staying in view (Gradio 6.31's `pinned_columns` does not hold them: sticky cells do; the first
-#: column is 48 px wide, see the tables' `column_widths`)
+#: column is 40 px wide, see the tables' `column_widths`)
 CSS = """
 .board-table .table-wrap, .board-table .table-container { overflow-x: auto !important; }
+.board-table [role=gridcell], .board-table [role=gridcell] * { white-space: nowrap !important; }
+.board-table [role=row] > [role=gridcell]:nth-child(2), .board-table [role=row] > [role=gridcell]:nth-child(2) * {
+    white-space: normal !important; overflow-wrap: anywhere; }
+.board-table [role=gridcell], .board-table [role=gridcell] *, .board-table [role=columnheader],
+.board-table [role=columnheader] * { font-size: 12px !important; }
+.board-table [role=columnheader], .board-table [role=columnheader] * { white-space: normal !important; }
+#board-intro p { margin: 0 !important; }
+#board-intro h1 { margin: 0 0 2px 0 !important; font-size: 1.5em !important; }
+.board-legend { font-size: 0.85em !important; opacity: 0.85; }
+.board-legend p { margin: 0 !important; }
 .board-table [role=row] > :nth-child(1) { position: sticky !important; left: 0; z-index: 3;
     background: var(--background-fill-primary); }
-.board-table [role=row] > :nth-child(2) { position: sticky !important; left: 48px; z-index: 3;
+.board-table [role=row] > :nth-child(2) { position: sticky !important; left: 40px; z-index: 3;
     background: var(--background-fill-primary); box-shadow: 2px 0 0 var(--border-color-primary); }
 """
 
@@ -103,27 +115,68 @@ def launch_options(board: Leaderboard) -> dict:
     page's CSS (Gradio 6 takes it at launch)."""
     return {"max_file_size": board.upload_limit, "css": CSS}
 
+#: the page's first lines: what the board is, in two lines; the long explanations are folded away (HOW_TO_READ)
+#: and on the About tab, so that the Overall table starts high on a 1280 x 800 screen (issue 33)
 INTRO = """# video-hardneg leaderboard
-Scores are **recomputed from your predictions** with the project's ranking core (exact expected ties), each with a
-95% cluster-bootstrap interval (videos resampled); percent with one decimal. **Overall** lists every model with its
+Every score is **recomputed from the submitted predictions**, with a 95% interval (videos resampled); percent, one
+decimal. How each number is computed: the **About** tab.
+"""
+#: the explanations a first visit can skip (an Accordion, closed)
+HOW_TO_READ = """Scores are recomputed from your predictions with the project's ranking core (exact expected ties), each with
+a 95% cluster-bootstrap interval (videos resampled); percent with one decimal. **Overall** lists every model with its
 coverage and averages only models that cover every benchmark. On a benchmark's tab, recomputed rows are ranked among
 themselves (the #1 row in the sort column is the **leader**, rows whose interval overlaps it **tied with leader**,
 *p vs #1* a paired test on the same items); the papers' own numbers (*reported, not recomputed*) follow, unranked.
-The board refreshes by itself when a submission lands. How each number is computed: the **About** tab.
+The board refreshes by itself when a submission lands.
+
+**Overall.** One number per benchmark, the one `hardneg run` prints and results.json holds under the benchmark's
+name: its declared metric on its overall config, or the mean over its disjoint configs (the About tab says which).
+Every model is listed with its coverage; the average over all benchmarks is taken only for models with every one
+of them, over values in one unit.
+
+{legend}
 """
+#: the marks the tables use, said once under each table
+LEGEND = "{mark} generative model (a video LLM) · intervals: 95%"
+#: what the mark means, in the folded explanations
+GENERATIVE_TEXT = ("{mark} marks a generative model (a video LLM: it scores captions by likelihood, a yes-probability "
+                   "or an option letter, not by embedding similarity), as the model type stored with its submission "
+                   "says.")
+P_LEGEND = ("*p vs #1*: paired randomization test against the #1 row on the same items; *computing…* until the "
+            "background test lands, *n/a* says why there is none")
 #: seconds between the page's checks for new submissions (one indexed read when nothing changed)
 REFRESH_S = 5.0
 #: widths of the Overall columns (#, model, kind, type, params, coverage, parts, average, benchmarks..., license,
 #: submitted): the model column keeps whole names; the rest of the table scrolls sideways
 def OVERALL_WIDTHS(n_benchmarks: int) -> list[str]:  # noqa: N802 (a table of constants)
-    # rank, model, coverage and average, then the benchmarks: narrow enough that four or more show at 1280 px
-    # (cells and headers wrap: "37.6 [32.7, 42.5]" on two lines); the model's facts follow, reached by scrolling
-    return ["48px", "220px", "92px", "120px"] + ["118px"] * n_benchmarks + \
-        ["104px", "100px", "70px", "70px", "110px", "110px"]
+    # rank, model, type, coverage and average, then the benchmarks: wide enough for "100.0 [100.0, 100.0]" on one
+    # line, narrow enough that four or more show at 1280 px; the model's other facts follow, reached by scrolling,
+    # each wide enough for its longest value ("contrastive", "submitted", "2026-11-27": never cut or split)
+    return ["40px", "184px", "96px", "76px", "160px"] + ["160px"] * n_benchmarks + \
+        ["96px", "72px", "72px", "120px", "112px"]
 
 
 #: rows of the drill-down table
 MAX_FAILURES = 200
+
+#: what every mode's Submit tab says of the file and of what the board does with it
+SUBMIT_FILE = ("upload one predictions file (`hardneg score` output: one benchmark config). The file is checked, "
+               "scored and stored as a new version; nothing is overwritten, and the same file twice is stored once.")
+
+
+def submit_help(sign_in: SignIn) -> str:
+    """The Submit tab's text for the board's sign-in mode: in local mode (`hardneg leaderboard serve`) there is no
+    Hub account and no token, so the text says what that mode does instead (issue 33)."""
+    if sign_in.mode == "local":
+        name = sign_in.local.username
+        return (f"**Local board** (`hardneg leaderboard serve`): no sign-in and no Hub token. {SUBMIT_FILE[0].upper()}"
+                f"{SUBMIT_FILE[1:]} Every submission is stored under **{html.escape(name)}** and shown as *local*; "
+                f"the model name in the file (`model_id`) must be `{html.escape(name)}/<name>` or `local/<name>` "
+                "(`hardneg run ... --model-id local/NAME`). From a terminal on this machine: "
+                "`hardneg submit runs/NAME --space http://127.0.0.1:<this page's port>` (no token needed).")
+    return ("Sign in with your Hugging Face account, then " + SUBMIT_FILE + " The model name in the file "
+            "(`model_id`) must be `<your user name>/<name>` or `<your organization>/<name>`. "
+            "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token).")
 
 
 def benchmark_item_sets():
@@ -396,8 +449,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     @plain_errors("")
     def signed_in(profile: gr.OAuthProfile | None) -> str:
         if sign_in.mode == "local":
-            return (f"Local board: submissions are stored as **{sign_in.local.username}** (shown as *local*); "
-                    f"model names `{sign_in.local.username}/<model>` or `local/<model>`.")
+            return f"Submitting as **{sign_in.local.username}** (local mode, shown as *local*)."
         if not sign_in.accepts:
             return f"This board is read-only: {html.escape(sign_in.reason)}."
         if profile is None:
@@ -429,28 +481,28 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         return json.dumps(board.counts())
 
     with gr.Blocks(title="video-hardneg leaderboard", delete_cache=(UPLOAD_SWEEP_S, UPLOAD_SWEEP_S)) as demo:
-        gr.Markdown(INTRO)
+        gr.Markdown(INTRO, elem_id="board-intro")
+        with gr.Accordion("How to read this board", open=False, elem_id="how-to-read"):
+            gr.Markdown(HOW_TO_READ.format(legend=GENERATIVE_TEXT.format(mark=GENERATIVE_MARK) + " " + P_LEGEND + "."))
         token = gr.State(None)  # the store state this page last drew
         with gr.Tabs(overflow_behavior="wrap"):  # every tab in view (a second row if need be), none behind a menu
             with gr.Tab("Overall", id="overall"):
-                gr.Markdown(f"One number per benchmark, the one `hardneg run` prints and results.json holds under the "
-                            "benchmark's name: its declared metric on its overall config, or the mean over its "
-                            "disjoint configs (the About tab says which). "
-                            f"Every model is listed with its coverage; **{average_header(names)}**: the average over all "
-                            f"{len(names)} benchmarks is taken only for models with every one of them, over values in "
-                            "one unit. Intervals: 95%.")
                 sort_choices = [(average_header(names), AVERAGE), (COVERAGE, COVERAGE)] + [(header(b), b) for b in names]
-                with gr.Row():
+                with gr.Row(equal_height=True):
                     o_search = gr.Textbox(label="Search model", placeholder="part of a model name", scale=2,
-                                          elem_id="overall-search")
-                    o_sort = gr.Dropdown(sort_choices, value=AVERAGE, label="Sort by", elem_id="overall-sort")
-                    o_order = gr.Radio(list(ORDER), value=ORDER[0], label="Order", elem_id="overall-order")
-                with gr.Row():
-                    o_types = gr.CheckboxGroup(list(MODEL_TYPES), value=list(MODEL_TYPES), label="Model type")
-                    o_sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS), label="Parameters")
-                    o_kinds = gr.CheckboxGroup(["submitted", "baseline"], value=["submitted", "baseline"],
-                                               label="Show rows")
-                o_table = gr.Dataframe(interactive=False, wrap=True, datatype="markdown", elem_id="board-overall",
+                                          elem_id="overall-search", lines=1, max_lines=1)
+                    o_sort = gr.Dropdown(sort_choices, value=AVERAGE, label="Sort by", elem_id="overall-sort", scale=2)
+                    o_order = gr.Radio(list(ORDER), value=ORDER[0], label="Order", elem_id="overall-order", scale=1)
+                with gr.Accordion("Filter by model type, size, kind", open=False, elem_id="overall-filters"):
+                    with gr.Row():
+                        o_types = gr.CheckboxGroup(list(MODEL_TYPES), value=list(MODEL_TYPES), label="Model type")
+                        o_sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS), label="Parameters")
+                        o_kinds = gr.CheckboxGroup(["submitted", "baseline"], value=["submitted", "baseline"],
+                                                   label="Show rows")
+                gr.Markdown(LEGEND.format(mark=GENERATIVE_MARK) + f" · Average: over all {len(names)} benchmarks, "
+                            "only for models with every one of them",
+                            elem_classes="board-legend", elem_id="overall-legend")
+                o_table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id="board-overall",
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
                                        max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
@@ -463,20 +515,23 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 cols = [c.name for c in board.columns(bench)]
                 headline = [c.name for c in board.columns(bench) if c.headline]
                 with gr.Tab(registry.get(bench).title, id=bench):
-                    gr.Markdown(data_license(registry.get(bench)), elem_id=f"license-{bench}")
                     bench_state = gr.State(bench)
-                    with gr.Row():
+                    with gr.Row(equal_height=True):
                         search = gr.Textbox(label="Search model", placeholder="part of a model name", scale=2,
-                                            elem_id=f"search-{bench}")
+                                            elem_id=f"search-{bench}", lines=1, max_lines=1)
+                        sort_by = gr.Dropdown(cols, value=headline[0], label="Sort by (#1 and ties use this column)",
+                                              scale=2)
+                        order = gr.Radio(list(ORDER), value=ORDER[0], label="Order", scale=1)
+                    with gr.Accordion("Rows and columns", open=False):
                         kinds = gr.CheckboxGroup(list(KINDS), value=list(KINDS), label="Show rows")
-                    with gr.Row():
-                        sort_by = gr.Dropdown(cols, value=headline[0], label="Sort by (#1 and ties use this column)")
-                        order = gr.Radio(list(ORDER), value=ORDER[0], label="Order")
-                    shown = gr.CheckboxGroup(cols, value=headline, label="Columns (headline metrics by default; "
-                                                                         "the table scrolls sideways)")
+                        shown = gr.CheckboxGroup(cols, value=headline, label="Columns (headline metrics by default; "
+                                                                             "the table scrolls sideways)")
+                    gr.Markdown(LEGEND.format(mark=GENERATIVE_MARK) + ". " + P_LEGEND + ". " +
+                                data_license(registry.get(bench)), elem_id=f"license-{bench}",
+                                elem_classes="board-legend")
                     table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id=f"board-{bench}",
                                          elem_classes="board-table", label=f"{registry.get(bench).title} board",
-                                         pinned_columns=2, max_height=640, column_widths=["48px", "280px"])
+                                         pinned_columns=2, max_height=640, column_widths=["40px", "280px"])
                     csv = gr.DownloadButton("Download CSV (fractions)", elem_id=f"csv-{bench}", size="sm")
                     inputs = [search, kinds, shown, sort_by, order]
                     for control in inputs:
@@ -527,13 +582,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 d_all.click(lambda: download_details(None), None, d_file, api_name=False)
                 outputs.append(d_model)
             with gr.Tab("Submit", id="submit"):
-                gr.Markdown(
-                    "Sign in with your Hugging Face account, then upload one predictions file (`hardneg score` "
-                    "output: one benchmark config). The model name in the file (`model_id`) must be "
-                    "`<your user name>/<name>` or `<your organization>/<name>`. The file is checked, scored and "
-                    "stored as a new version; nothing is overwritten, and the same file twice is stored once. "
-                    "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token)."
-                )
+                gr.Markdown(submit_help(sign_in), elem_id="submit-help")
                 with gr.Row():
                     if sign_in.mode == "oauth":  # a LoginButton is what makes Gradio add its (mock, off a Space) login
                         gr.LoginButton(elem_id="login", scale=0, min_width=260)

@@ -313,6 +313,16 @@ def _entry_value(entry: dict | None) -> float | None:
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
+def number_weights(rule: str, ns: list[int]) -> list[float]:
+    """Each part's weight in a benchmark's one number over several parts (`Benchmark.overall`): "pooled" weighs a
+    part by its items, "mean" weighs every part alike. `benchmark_value` and the board's paired test of that
+    number (`hardneg.leaderboard.board.number_values`) both read it, so the two never weigh apart."""
+    if rule == "pooled":
+        total = sum(ns)
+        return [n / total for n in ns]
+    return [1 / len(ns)] * len(ns)
+
+
 def benchmark_value(decl: Benchmark, metrics_by_config: dict[str, dict], n_by_config: dict[str, int],
                     available=None) -> dict[str, Any] | None:
     """A benchmark's one number from its configs' results, by the rule its declaration names (`Benchmark.overall`).
@@ -345,7 +355,7 @@ def benchmark_value(decl: Benchmark, metrics_by_config: dict[str, dict], n_by_co
         total = sum(ns)
         if rule.rule == "pooled" and total <= 0:
             return None
-        weights = [n / total for n in ns] if rule.rule == "pooled" else [1 / len(parts)] * len(parts)
+        weights = number_weights(rule.rule, ns)
         value = sum(w * v for w, v in zip(weights, values))
         low = high = None
         if all(e.get("low") is not None and e.get("high") is not None for e in entries):

@@ -148,8 +148,8 @@ def test_local_board_shows_the_text_only_baseline(tmp_path, bench_root):
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        assert main(["leaderboard", "show", "--data", str(tmp_path / "lb"), "--benchmarks", str(bench_root),
-                     "--resamples", "50"]) == 0
+        assert main(["leaderboard", "show", "--data", str(tmp_path / "lb"), "--create", "--benchmarks",
+                     str(bench_root), "--resamples", "50"]) == 0
     assert "text-only (blind-unigram)" in buf.getvalue()
 
 

@@ -66,18 +66,18 @@ def test_two_boards_and_the_demo_side_by_side(tmp_path):
     procs = []
     try:
         first_port = free_port()
-        procs.append((_start(["leaderboard", "serve", "--data", "board-a", "--benchmarks", str(run / "data"),
+        procs.append((_start(["leaderboard", "serve", "--data", "board-a", "--create", "--benchmarks", str(run / "data"),
                               "--port", str(first_port), "--resamples", "50"], tmp_path / "board-a.log", env),
                       tmp_path / "board-a.log"))
         url_a = _wait_for_url(*procs[0])
         assert url_a.endswith(f":{first_port}/")
         # the same explicit port again: one clear line, no Gradio OSError
-        taken = subprocess.run([sys.executable, "-m", "hardneg", "leaderboard", "serve", "--data", "board-x",
+        taken = subprocess.run([sys.executable, "-m", "hardneg", "leaderboard", "serve", "--data", "board-x", "--create",
                                 "--benchmarks", str(run / "data"), "--port", str(first_port)], env=env,
                                capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert taken.returncode == 2 and f"port {first_port}" in taken.stderr and "Traceback" not in taken.stderr
         # no --port: the default if free, else a free one, said on the console
-        for name, args in (("board-b", ["leaderboard", "serve", "--data", "board-b", "--benchmarks",
+        for name, args in (("board-b", ["leaderboard", "serve", "--data", "board-b", "--create", "--benchmarks",
                                         str(run / "data"), "--resamples", "50"]),
                            ("demo", ["demo", "--models", "constant"])):
             procs.append((_start(args, tmp_path / f"{name}.log", env), tmp_path / f"{name}.log"))

@@ -170,7 +170,7 @@ def _serve(tmp_path, bench_root, port, env_extra=None):
     env = {k: v for k, v in os.environ.items() if k not in ("HF_TOKEN", "SPACE_ID", "SYSTEM")}
     env.update(PYTHONPATH=SRC, HF_HUB_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1", GRADIO_ANALYTICS_ENABLED="False",
                HF_HOME=str(tmp_path / "hf-home"), **(env_extra or {}))
-    return subprocess.Popen([sys.executable, "-m", "hardneg", "leaderboard", "serve", "--data", str(tmp_path / "d"),
+    return subprocess.Popen([sys.executable, "-m", "hardneg", "leaderboard", "serve", "--data", str(tmp_path / "d"), "--create",
                              "--benchmarks", str(bench_root), "--port", str(port), "--resamples", "50"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 

@@ -9,6 +9,9 @@ output, so fractions in [0, 1] with each interval bound in its own column (`<ben
 The benchmarks a store is scored against: `--benchmarks DIR` (folders written by `hardneg build`, or a
 `hardneg run` folder's data/), else what `hardneg submit` / `serve` recorded in the store folder
 (`board.json`), else $HARDNEG_LB_BENCHMARKS, else the built-in samples (built into `<data>/benchmarks`).
+
+A `--data` folder that does not exist is refused (a misspelled name never shows an empty board); `--create`
+starts a new, empty board there.
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ def _common(p) -> None:
                    help="folder of built benchmarks (default: recorded in the store folder, $HARDNEG_LB_BENCHMARKS, "
                         "or the built-in samples)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval (default 1000)")
+    p.add_argument("--create", action="store_true",
+                   help="start a new, empty board when the --data folder does not exist (without it, a folder that "
+                        "does not exist is refused: a misspelled --data never shows an empty board)")
 
 
 def remember_benchmarks(data: str | Path, benchmarks: str | Path) -> None:
@@ -83,9 +89,25 @@ def benchmarks_folder(data: str | Path, explicit: str | None) -> Path:
     return root
 
 
+def check_data_folder(data: str | Path, create: bool) -> None:
+    """Refuse a --data folder that does not exist unless `--create` asks for a new board (issue 33: `show --data
+    my-bord`, a typo, made an empty board and showed "0 stored versions")."""
+    folder = Path(data)
+    if folder.is_dir():
+        return
+    if folder.exists():
+        raise FileExistsError(f"--data {folder}: a file, not a board folder; pass the board's folder")
+    if create:
+        return
+    raise FileNotFoundError(f"--data {folder}: no such board folder; check the name (a board is the folder given to "
+                            "`hardneg submit --space DIR` or to an earlier `leaderboard serve`), or add --create "
+                            "to start a new, empty board there")
+
+
 def open_board(args):
     from hardneg.leaderboard import Leaderboard
 
+    check_data_folder(args.data, getattr(args, "create", False))
     folder = benchmarks_folder(args.data, args.benchmarks)
     if not folder.is_dir():
         raise FileNotFoundError(f"--benchmarks {folder}: no such folder; pass the folder of `hardneg build` outputs "
@@ -128,6 +150,7 @@ def serve(args) -> int:
     from hardneg.apps import choose_port, load_space_app, private_upload_dir
 
     who = local_identity(args.as_name)
+    check_data_folder(args.data, args.create)  # before a port is taken or the samples are built
     port = choose_port(args.port, DEFAULT_PORT, args.host, "hardneg leaderboard serve")
     board = open_board(args)
     private_upload_dir("leaderboard")  # uploads never meet another Gradio app's clean-up

@@ -160,6 +160,29 @@ def read_files(paths: list[Path], model_id: str | None) -> list[bytes]:
     return out
 
 
+def check_names(files: list[bytes], given: str | None, who=None) -> None:
+    """Refuse, once and with the fix, predictions whose model name no board takes (issue 33: a `hardneg run`
+    folder without --model-id named a bare `tiny-clip` in all 44 files, and the board refused each file in turn).
+
+    Without --model-id, every file's `model_id` must be ORG/NAME; into a local board (`who`: its identity) it
+    must also be a namespace that identity may write. With --model-id the files are renamed, so nothing to do."""
+    if given:
+        return
+    names = sorted({str(file_metadata(data).get("model_id") or "") for data in files})
+    for name in names:
+        bare = name.rsplit("/", 1)[-1] or "NAME"
+        if "/" not in name:
+            problem = (f"the predictions name the model {name[:80]!r}, which has no namespace (a board names a model "
+                       "ORG/NAME)")
+        elif who is not None and not who.may_write(name):
+            problem = (f"the predictions name the model {name[:80]!r}, and this local board stores names in "
+                       f"{who.username}/ or local/ only")
+        else:
+            continue
+        raise ValueError(f"{problem}; pass --model-id local/{bare} for a board of your own (or --model-id "
+                         f"<your Hub user or organization>/{bare} for the Hub); the files are renamed as they are sent")
+
+
 def gather_model_meta(args, files: list[bytes]) -> tuple[dict, str]:
     """(model_meta, a note): the Hub card of the model the predictions came from, then the flags."""
     from hardneg.leaderboard.model_meta import from_hub, merge
@@ -234,9 +257,12 @@ def run(args) -> int:
     from hardneg.leaderboard.identity import local_identity
 
     files = read_files(prediction_files(Path(args.predictions)), args.model_id)
+    remote = is_remote(args.space, args.benchmarks)
+    who = None if remote else local_identity(args.submitter)
+    check_names(files, args.model_id, who)
     model_meta, note = gather_model_meta(args, files)
     print(f"model metadata: {note}", file=sys.stderr)
-    if is_remote(args.space, args.benchmarks):
+    if remote:
         token = hub_token(args.hf_token)
         if not token and not is_loopback(args.space):  # a board on this machine (`leaderboard serve`) needs none
             raise ValueError("the leaderboard identifies you by your Hugging Face token: run `hf auth login`, "
@@ -244,6 +270,6 @@ def run(args) -> int:
                              "--space DIR --benchmarks DIR)")
         message = submit_remote(files, args.space, token, model_meta, retries=args.retries)
     else:
-        message = submit_local(files, args.space, args.benchmarks, local_identity(args.submitter), model_meta)
+        message = submit_local(files, args.space, args.benchmarks, who, model_meta)
     print(message)
     return 0 if message.startswith(ACCEPTED) else 1

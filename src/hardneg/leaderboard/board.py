@@ -173,6 +173,36 @@ def number_cell(benchmark: str, results_by_part: dict[tuple[str, str], dict], pa
     return None if got is None else Cell(got["value"], got["low"], got["high"])
 
 
+def number_values(benchmark: str, item_sets, parts_values: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per-item values whose plain mean is the benchmark's one number over several parts, and their clusters: for
+    the paired test against the leader on that number (issue 33: "p vs #1" stayed empty on a tab sorted by
+    "R@1 · overall", which has no per-item values of its own).
+
+    parts_values: the per-item values of each of `number_parts` (None where missing: then None). A part's values
+    are scaled by weight x N / n (the rule's weights, `hardneg.results.number_weights`): their mean over all N items
+    is the weighted mean of the parts' means, the number itself. Clusters are the items' videos (a video in two
+    parts is one cluster: its items move together)."""
+    from hardneg.results import number_weights
+
+    parts = number_parts(benchmark, item_sets)
+    if len(parts) < 2 or len(parts_values) != len(parts) or any(v is None for v in parts_values):
+        return None
+    decl = benchmarks.get(benchmark)
+    configs = sorted({c for b, c, _ in item_sets if b == benchmark})
+    values = [np.asarray(v, dtype=np.float64) for v in parts_values]
+    ns = [len(v) for v in values]
+    if any(n != len(item_sets[(benchmark, c, s)]) for n, (c, s) in zip(ns, parts)):
+        return None  # a part scored on a subset of its items: not the same items as a full row's
+    total = sum(ns)
+    rule = decl.overall_rule(configs).rule
+    if rule not in ("mean", "pooled"):
+        return None
+    weights = number_weights(rule, ns)
+    scaled = np.concatenate([v * (w * total / n) for v, w, n in zip(values, weights, ns)])
+    clusters = np.concatenate([np.asarray(item_sets[(benchmark, c, s)].clusters) for c, s in parts])
+    return scaled, clusters
+
+
 def cells_from_results(columns: list[Column], results_by_part: dict[tuple[str, str], dict]) -> dict[str, Cell]:
     """Cells of one row from {(config, split): results['metrics']} (the engine's numbers, nothing recomputed)."""
     cells: dict[str, Cell] = {}
@@ -243,14 +273,25 @@ def _p_value(leader: BoardRow, row: BoardRow, column: str, n_resamples: int) -> 
     return paired_test(a, b, leader.clusters[column], n_resamples=n_resamples).p_value
 
 
+#: what the "p vs #1" cell says where it holds no p-value (the page's legend explains them)
+P_PENDING = "computing…"
+P_NO_VALUES = "n/a: no per-item values"
+P_OTHER_ITEMS = "n/a: other items"
+P_NOT_TOP = f"n/a: below the top {MAX_PAIRED}"
+P_LEADER = "—"
+
+
 def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
-              cache: dict | None = None) -> tuple[dict[int, str], dict[int, float]]:
+              cache: dict | None = None, notes: dict | None = None) -> tuple[dict[int, str], dict[int, float]]:
     """Status and paired p-value (vs the leader) per row index, for one column.
 
     p-values go to the `MAX_PAIRED` best rows after the leader; `cache` (a dict the caller keeps) holds them by
-    (column, leader's submissions, row's submissions)."""
+    (column, leader's submissions, row's submissions). `notes` (a dict the caller passes) gets, per ranked row
+    without a p-value, why: the leader itself, still computing in the background, no per-item values, other
+    items than the leader's, or below the top `MAX_PAIRED` (issue 33: an empty cell said nothing)."""
     status: dict[int, str] = {}
     pvals: dict[int, float] = {}
+    notes = {} if notes is None else notes
     ranked = [i for i, r in enumerate(rows) if r.kind != "reported" and r.cells.get(col.name) is not None
               and r.cells[col.name].low is not None]
     for i, r in enumerate(rows):
@@ -262,27 +303,36 @@ def mark_ties(rows: list[BoardRow], col: Column, n_resamples: int = 2000,
     leader = ranked[0]
     lc = rows[leader].cells[col.name]
     status[leader] = "leader"
+    notes[leader] = P_LEADER
     for n, i in enumerate(ranked[1:]):
         c = rows[i].cells[col.name]
         tied = c.low <= lc.high and lc.low <= c.high
         status[i] = "tied with leader (intervals overlap)" if tied else ""
         if n >= MAX_PAIRED:
+            notes[i] = P_NOT_TOP
             continue
+        key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
+               rows[i].ids, n_resamples)
         if hasattr(cache, "schedule"):  # a running board: computed in the background (leaderboard.pvalues), and
-            key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
-                   rows[i].ids, n_resamples)  # the per-item values are read there too, not during a page load
+            # the per-item values are read there too, not during a page load
             if key in cache:
                 pvals[i] = cache[key]
+            elif key in getattr(cache, "unavailable", ()):
+                notes[i] = P_OTHER_ITEMS  # the worker found the two rows on different items
             elif col.name in rows[leader].per_example and col.name in rows[i].per_example:
                 cache.schedule(key, _p_value, rows[leader], rows[i], col.name, n_resamples)
+                notes[i] = P_PENDING
+            else:
+                notes[i] = P_NO_VALUES
             continue
         a, b = rows[leader].per_example.get(col.name), rows[i].per_example.get(col.name)
-        if a is not None and b is not None and a.shape == b.shape:
-            key = (col.name, rows[leader].kind, rows[leader].model, rows[leader].ids, rows[i].kind, rows[i].model,
-                   rows[i].ids, n_resamples)
-            if cache is not None and key in cache:
-                pvals[i] = cache[key]
-                continue
+        if a is None or b is None:
+            notes[i] = P_NO_VALUES
+        elif a.shape != b.shape:
+            notes[i] = P_OTHER_ITEMS
+        elif cache is not None and key in cache:
+            pvals[i] = cache[key]
+        else:
             pvals[i] = paired_test(a, b, rows[leader].clusters[col.name], n_resamples=n_resamples).p_value
             if cache is not None:
                 cache[key] = pvals[i]
@@ -299,6 +349,17 @@ def model_type(meta: dict) -> str:
     if value in (None, ""):
         return "unknown"
     return value if value in MODEL_TYPES else "other"
+
+
+#: the mark beside a generative model's name on every page table (Overall and each benchmark's tab; the legend
+#: under each table says what it means): a video LLM scores captions otherwise than a dual encoder (issue 33)
+GENERATIVE_MARK = "◆"
+
+
+def marked_name(text: str, meta: dict) -> str:
+    """A model's name as a page table shows it (`text`: plain or already a Markdown link): with `GENERATIVE_MARK`
+    when the type stored with the submission is "generative" (never guessed from the name)."""
+    return f"{text} {GENERATIVE_MARK}" if model_type(meta) == "generative" else text
 
 
 def meta_text(meta: dict) -> tuple[str, str, str]:
@@ -344,7 +405,8 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
     sort_col = by_name.get(sort_by) if sort_by else next((c for c in columns if c.headline), None)
     needle = (search or "").strip().lower()
     keep = [r for r in rows if r.kind in set(kinds or KINDS) and (not needle or needle in r.model.lower())]
-    status, pvals = mark_ties(keep, sort_col, cache=pvalue_cache) if sort_col else ({}, {})
+    notes: dict[int, str] = {}
+    status, pvals = mark_ties(keep, sort_col, cache=pvalue_cache, notes=notes) if sort_col else ({}, {})
     ranked = [i for i, r in enumerate(keep) if r.kind != "reported"]
     reported = [i for i, r in enumerate(keep) if r.kind == "reported"]
     rank_of: dict[int, int] = {}
@@ -360,9 +422,10 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
     for i in ranked + reported:
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
-        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": r.model, "Kind": kind_label(r),
+        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": marked_name(r.model, r.model_meta),
+               "Kind": kind_label(r),
                "Status": status.get(i, ""),
-               "p vs #1": f"{pvals[i]:.3f}" if i in pvals else ""}
+               "p vs #1": f"{pvals[i]:.3f}" if i in pvals else notes.get(i, "")}
         rec.update({shown_header(c): _fmt(r.cells.get(c.name), c) for c in show})
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
                     "Type": mtype, "Params": params, "License": lic,

@@ -25,7 +25,8 @@ import pandas as pd
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
 from hardneg.leaderboard.board import AVERAGE as BOARD_AVERAGE
-from hardneg.leaderboard.board import KINDS, BoardRow, Cell, Column, fmt_cell, format_params, md_escape, md_link, model_type
+from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, fmt_cell, format_params, marked_name, md_escape,
+                                      md_link, model_type)
 from hardneg.leaderboard.drawing import UNDRAWN_NAME, drawn_per_row, shown_name
 
 #: the z of the 95% intervals every board cell carries
@@ -189,12 +190,14 @@ def select_rows(rows: list[OverallRow], names: list[str], sort_by: str = AVERAGE
 
 
 def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = True) -> pd.DataFrame:
-    """The table a person sees (rows already selected): rank, model (a Markdown link with `links`, plain text
-    for a terminal), coverage, average, per benchmark: percent with one decimal, each with its interval."""
+    """The table a person sees (rows already selected): rank, model (with `links`, the page's: a Markdown link and
+    the generative mark; plain text for a terminal, whose Type column says it), coverage, average, per benchmark: percent with one decimal, each with its interval."""
     records = []
     for r in rows:
         rec = {"#": r.rank if r.rank is not None else "",
-               "Model": md_link(r.model, r.link) if r.link and links else r.model, "Kind": "local" if r.local else r.kind,
+               "Model": (marked_name(md_link(r.model, r.link) if r.link else r.model, r.model_meta) if links
+                         else r.model),
+               "Kind": "local" if r.local else r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",
                average_header(names): fmt_cell(r.average, overall_metric(names[0])) if r.average else ""}
         for b in names:
@@ -203,9 +206,10 @@ def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = 
         rec["License"] = md_escape(lic[:40]) if isinstance(lic, str) else ""
         rec["Submitted"] = r.submitted
         records.append(rec)
-    # what a 1280 px screen shows first: rank, model, coverage, average, the benchmarks; the model's facts after them
-    head = ["#", "Model", COVERAGE, average_header(names)] + [header(b) for b in names] + \
-        ["Kind", "Type", "Params", "Parts", "License", "Submitted"]
+    # what a 1280 px screen shows first: rank, model, its type, coverage, average, the benchmarks; the model's other
+    # facts after them (Type beside the model: never the cell cut at the right edge of a wide screen, issue 33)
+    head = ["#", "Model", "Type", COVERAGE, average_header(names)] + [header(b) for b in names] + \
+        ["Kind", "Params", "Parts", "License", "Submitted"]
     return pd.DataFrame.from_records(records, columns=head)
 
 

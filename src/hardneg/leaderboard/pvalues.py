@@ -30,6 +30,9 @@ class BackgroundPValues(dict):
         self.max_entries = max_entries
         self.generation = 0  # moves on each time computed values land
         self._pending: set = set()
+        #: keys whose value could not be computed (the two rows hold different items, or the test failed): the
+        #: table says "n/a" for them rather than "computing…" for ever
+        self.unavailable: set = set()
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -37,7 +40,7 @@ class BackgroundPValues(dict):
     def schedule(self, key, fn: Callable[..., Any], *args) -> None:
         """Compute fn(*args) for `key` in the background, once (a key already pending or known is skipped)."""
         with self._lock:
-            if key in self or key in self._pending:
+            if key in self or key in self._pending or key in self.unavailable:
                 return
             self._pending.add(key)
             if self._worker is None or not self._worker.is_alive():
@@ -71,12 +74,16 @@ class BackgroundPValues(dict):
                 value = None
             with self._lock:
                 self._pending.discard(key)
-                if value is not None:
+                if value is None:
+                    if len(self.unavailable) >= self.max_entries:
+                        self.unavailable.clear()
+                    self.unavailable.add(key)
+                else:
                     if len(self) >= self.max_entries:
                         for old in list(self)[: self.max_entries // 10]:
                             del self[old]
                     self[key] = value
-                    self.generation += 1
+                self.generation += 1
 
 
 __all__ = ["BackgroundPValues", "MAX_ENTRIES"]

@@ -6,6 +6,7 @@ call this; it owns no global state, so tests build one per temporary folder.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import logging
@@ -21,7 +22,7 @@ from hardneg import vocabulary
 from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, mark_ties, negative_type_chart, number_cell, number_parts,
-                                       render)
+                                       number_values, render)
 from hardneg.leaderboard.drawing import DAMAGED, DAMAGED_NAME, Placeholder, shown_name, validate_stored_results
 from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
@@ -58,10 +59,19 @@ class LazyValues(dict):
     def refer(self, column: str, submission_id: str, metric: str) -> None:
         self._refs[column] = (submission_id, metric)
 
+    def refer_parts(self, column: str, refs: list[tuple[str, str]], combine) -> None:
+        """A column whose values are made from several submissions' (a benchmark's number over several parts):
+        combine([values of each (submission id, metric)]) -> values or None, run on first use."""
+        self._refs[column] = (tuple(refs), combine)
+
     def _fetch(self, column: str):
         if column in self._refs and not dict.__contains__(self, column):
             sub_id, metric = self._refs[column]
-            values = self._load(sub_id).get(metric)
+            if isinstance(sub_id, tuple):  # refer_parts
+                got = metric([self._load(s).get(m) for s, m in sub_id])
+                values = None if got is None else got[0]
+            else:
+                values = self._load(sub_id).get(metric)
             if values is None:
                 del self._refs[column]
                 return
@@ -141,6 +151,25 @@ def _add_number(row: BoardRow, benchmark: str, cols: list[Column], results: dict
         cell = number_cell(benchmark, results, parts)
         if cell is not None:
             row.cells[col.name] = cell
+
+
+def refusal_of_files(refused: list[tuple[int, SubmissionError]], n_files: int) -> str:
+    """One refusal for several files: a problem every refused file shares (a model name without a namespace in
+    all 44 files of a `hardneg run` folder) is said once, then what each file has of its own (issue 33)."""
+    if n_files == 1:
+        return str(refused[0][1])
+    shared = [p for p in refused[0][1].problems if all(p in exc.problems for _, exc in refused[1:])]
+    lines = []
+    if shared and len(refused) > 1:
+        which = "every file" if len(refused) == n_files else f"{len(refused)} of the {n_files} files"
+        lines.append(f"submission refused ({which}):\n- " + "\n- ".join(shared))
+    else:
+        shared = []
+    for k, exc in refused:
+        own = [p for p in exc.problems if p not in shared]
+        if own:
+            lines.append(f"file {k + 1} of {n_files}: submission refused:\n- " + "\n- ".join(own))
+    return "\n".join(lines) + "\nnothing was stored"
 
 
 class Leaderboard:
@@ -267,18 +296,18 @@ class Leaderboard:
                                         "the reference if it persists")
 
     def _submit(self, files: list, identity: Identity, model_meta: dict) -> SubmitOutcome:
-        checked, problems = [], []
+        checked, refused = [], []
         for k, data in enumerate(files):
             try:
                 sub = validate_submission(data, identity, self.item_sets, self.max_bytes)
             except SubmissionError as exc:
-                problems.append(str(exc) if len(files) == 1 else f"file {k + 1} of {len(files)}: {exc}")
+                refused.append((k, exc))
                 continue
             if not isinstance(data, (bytes, bytearray, memoryview)):
                 data = Path(data).read_bytes()  # validated, so its size is bounded
             checked.append((sub, bytes(data)))
-        if problems:
-            return SubmitOutcome(False, "\n".join(problems) + ("\nnothing was stored" if len(files) > 1 else ""))
+        if refused:
+            return SubmitOutcome(False, refusal_of_files(refused, len(files)))
         models = sorted({sub.model_id for sub, _ in checked})
         if len(models) > 1:
             return SubmitOutcome(False, "submission refused:\n- the files name different models ("
@@ -477,6 +506,20 @@ class Leaderboard:
             self._rows_cache[benchmark] = (token, rows)
             return rows
 
+    def _refer_number(self, row: BoardRow, benchmark: str, cols: list[Column], ids: dict) -> None:
+        """The per-item values of the benchmark's number where it is computed over several parts (a mean or pooled
+        over configs), read on first use: the paired test of "p vs #1" on that column (`board.number_values`)."""
+        col = next((c for c in cols if c.overall and not c.config), None)
+        parts = self._number_parts(benchmark)
+        if col is None or len(parts) < 2 or any(p not in ids for p in parts):
+            return
+        combine = functools.partial(number_values, benchmark, self.item_sets)
+        row.per_example.refer_parts(col.name, [(ids[p], col.metric) for p in parts], combine)
+        got_clusters = [self.item_sets[(benchmark, c, s)].clusters for c, s in parts]
+        import numpy as np
+
+        row.clusters[col.name] = np.concatenate([np.asarray(c) for c in got_clusters])
+
     def _rows(self, benchmark: str) -> list[BoardRow]:
         cols = self.columns(benchmark)
         by_part: dict[tuple[str, str], list[Column]] = {}
@@ -507,6 +550,7 @@ class Leaderboard:
                            ids=tuple(sorted(s.id for s in subs)))
             _add_number(row, benchmark, cols, results, self._number_parts(benchmark))
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
+            self._refer_number(row, benchmark, cols, {(s.config, s.split): s.id for s in subs})
             for s in subs:
                 items = self.item_sets[(benchmark, s.config, s.split)]
                 n = next(iter(checked[s.id].values()), {}).get("n", len(items))
@@ -520,6 +564,7 @@ class Leaderboard:
         baselines = self.baselines()
         names: dict[str, BoardRow] = {}
         baseline_results: dict[str, dict] = {}
+        baseline_values: dict[str, dict] = {}
         for key, items in self.item_sets.items():
             if key[0] != benchmark:
                 continue
@@ -536,8 +581,16 @@ class Leaderboard:
                     if c.metric in b.result.per_example:
                         row.per_example[c.name] = b.result.per_example[c.metric]
                         row.clusters[c.name] = items.clusters
+                baseline_values.setdefault(b.name, {})[(key[1], key[2])] = b.result.per_example
         for name, row in names.items():
             _add_number(row, benchmark, cols, baseline_results.get(name, {}), self._number_parts(benchmark))
+            col = next((c for c in cols if c.overall and not c.config), None)
+            per_part = baseline_values.get(name, {})
+            if col is not None:
+                got = number_values(benchmark, self.item_sets, [per_part.get(p, {}).get(col.metric)
+                                                                for p in self._number_parts(benchmark)])
+                if got is not None:
+                    row.per_example[col.name], row.clusters[col.name] = got
         rows.extend(names.values())
         # the papers' reported numbers (from the declaration): only columns this board has
         names_by_key = {(c.config, c.metric): c.name for c in cols}
