@@ -64,6 +64,8 @@ def _raw_last_logits(model, frames, captions, spec):
     extra = dict(video.kwargs)
     if eng.takes_token_types:
         extra["mm_token_type_ids"] = (ids == eng.video_token_id).long() * 2
+    if eng.family.mrope:  # Qwen's positions (tests/vlm/test_qwen_positions.py), not the installed get_rope_index's
+        extra["position_ids"] = eng.family.position_ids(ids, None, video)
     with torch.inference_mode():
         return model.engine.model(input_ids=ids, **extra).logits[0, -1].double(), seq
 

@@ -7,7 +7,8 @@ share a prefix (at least through the video): `score` runs it once with `use_cach
 continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
 the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
 harness does): the tests require both to agree, which is what proves the cache, the attention mask and
-the positions right (Qwen2-VL's 3-D rotary positions continue from the prefix's `rope_deltas`).
+the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.qwen_positions`,
+for every forward, and the continuation goes on from the prefix's largest position + 1).
 
 Readouts:
 * caption-likelihood: mean log-probability of the tokens that overlap the caption's characters;
@@ -164,6 +165,8 @@ class Engine:
         extra = dict(video.kwargs) if video is not None else {}
         if video is not None and self.takes_token_types:
             extra["mm_token_type_ids"] = self._token_types(ids)
+        if self.family.mrope and "position_ids" not in kw:  # Qwen's rule, not the installed get_rope_index
+            kw["position_ids"] = self.family.position_ids(ids, kw.get("attention_mask"), video)
         with torch.inference_mode():
             return self.model(input_ids=ids, **extra, **kw)
 
@@ -177,28 +180,10 @@ class Engine:
         return cache, out.logits[:, -1], delta
 
     def next_text_delta(self, ids: list[int], video):
-        """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids).
-
-        Read off the model's own `get_rope_index` on `ids` plus one text token, rather than its `rope_deltas`
-        (max position + 1 - length): after a video, text continues from the video's start + its larger spatial
-        side (transformers 5.24, `Qwen2VLModel.get_rope_index`, `current_pos += max(grid_h, grid_w) // merge`),
-        not after its largest temporal position, so `rope_deltas` is right only while the prompt text after the
-        video outruns the temporal positions: many frames (Qwen2-VL) or frames far apart in time (Qwen2.5-VL)
-        break it, and the cached scores with it (tests/vlm/test_vlm_families.py)."""
-        torch = self.torch
-        inner = getattr(self.model, "model", self.model)
-        rope_index = getattr(inner, "get_rope_index", None)
-        if rope_index is None:
-            return getattr(inner, "rope_deltas", None)
-        text = next(k for k in (self.tok.pad_token_id, 0, 1) if k is not None and k != self.video_token_id)
-        t = torch.tensor([ids + [text]], device=self.device)
-        params = inspect.signature(rope_index).parameters
-        kw = {k: v for k, v in video.kwargs.items() if k in ("video_grid_thw", "second_per_grid_ts") and k in params}
-        if "mm_token_type_ids" in params:
-            kw["mm_token_type_ids"] = self._token_types(t)
-        with torch.inference_mode():
-            positions, _ = rope_index(t, **kw)
-        return (positions[0, 0, -1] - len(ids)).reshape(1)
+        """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids): the
+        family's rule (Qwen: largest position + 1, `hardneg.models.qwen_positions`), never the installed
+        `get_rope_index`, whose 5.x versions continue text after a video from `start + max(h, w)` and ignore time."""
+        return self.family.next_text_delta(ids, video)
 
     def continuation(self, cache, start: int, rows: list[list[int]], delta):
         """Logits of `rows` (right-padded) after a copy of `cache` holding `start` tokens: (B, L, V)."""
