@@ -30,6 +30,7 @@ from hardneg.models.base import hub_revision, pick_device
 from hardneg.models.protocol import ScoreAdapter
 from hardneg.models.registration import register
 from hardneg.models.vlm_families import family_for, processor_settings, supported_model_types
+from hardneg.video import frame_times
 
 #: a prompt per protocol for a protocol asked for without a prompt (`--protocol` alone)
 DEFAULT_PROMPTS: dict[str, VLMPrompt] = {
@@ -182,15 +183,18 @@ class VideoLLM(ScoreAdapter):
     # ------------------------------------------------------------------ scoring
 
     def _score(self, video, captions: Sequence[str]) -> np.ndarray:
-        return self.engine.score(video, list(captions), self.spec)
+        # the decoder's sampled frame times (hardneg.video.Frames.times) place the frames in time (Qwen2.5-VL)
+        return self.engine.score(video, list(captions), self.spec, timestamps=frame_times(video))
 
     def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False,
               timestamps: Sequence[float] | None = None) -> np.ndarray:
         """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
         `full_batch`: the reference paths (one forward per caption / all full sequences in one batch);
-        `timestamps`: the frames' times in seconds (Qwen2.5-VL spaces its temporal positions by them)."""
+        `timestamps`: the frames' times in seconds (Qwen2.5-VL spaces its temporal positions by them); by default
+        those a `hardneg.video.Frames` array carries (`decode_frames` sets them)."""
+        times = timestamps if timestamps is not None else frame_times(video)
         return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch,
-                                 timestamps=timestamps)
+                                 timestamps=times)
 
 
 @register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision, tiny-vlm:qwen2.5-vl, "

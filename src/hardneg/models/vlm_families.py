@@ -188,6 +188,9 @@ class QwenVL(Family):
                "temporal_patch": self.temporal, "merge": self.merge}
         if self.timed:  # the default spacing, unless a video's own timestamps are given
             got["seconds_per_frame"] = self.seconds_per_frame
+            got["tokens_per_second"] = self.tokens_per_second
+            got["time_positions"] = ("second_per_grid_ts per video = temporal_patch x the mean spacing of the frame "
+                                     "times hardneg.video.decode_frames sampled (seconds_per_frame when unknown)")
         return got
 
     def video_inputs(self, frames, dtype, device, timestamps=None):
