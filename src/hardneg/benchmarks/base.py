@@ -257,6 +257,10 @@ def check_vlm_prompt(protocol: str, prompt: str) -> None:
     if protocol == "caption-likelihood" and not prompt.rstrip().endswith(CAPTION_SLOT):
         raise ValueError(f"--prompt for protocol 'caption-likelihood' must end with {CAPTION_SLOT}: the caption is the "
                          f"text whose likelihood is read, after everything else; got {prompt[:120]!r}")
+    if prompt.index(slot) < prompt.index(VIDEO_SLOT):
+        raise ValueError(f"--prompt for protocol {protocol!r} must put {VIDEO_SLOT} before {slot}: the video and the "
+                         "prompt before the caption are run once and shared by every caption; got "
+                         f"{prompt[:120]!r}")
 
 
 @dataclass(frozen=True)

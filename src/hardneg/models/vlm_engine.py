@@ -111,31 +111,74 @@ class Engine:
         self._rendered[key] = got
         return got
 
-    def _encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)
+    def _encode(self, text: str, as_text: bool = False) -> tuple[list[int], list[tuple[int, int]]]:
+        """Token ids and character offsets of `text`; `as_text`: special-token strings in it are split into
+        ordinary tokens (data, never control: `split_special_tokens`)."""
+        kw = {"split_special_tokens": True} if as_text else {}
+        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True, **kw)
         return list(enc["input_ids"]), [tuple(o) for o in enc["offset_mapping"]]
+
+    def _control_pattern(self):
+        """A regex matching the tokenizer's added tokens (`<|im_end|>`, `<|video_pad|>`, ...): the template's
+        control tokens, which the tokenizer splits out before anything else."""
+        import re
+
+        if getattr(self, "_control_re", None) is None:
+            added = [t.content if hasattr(t, "content") else str(t)
+                     for t in getattr(self.tok, "added_tokens_decoder", {}).values()]
+            added = sorted({a for a in added if a}, key=len, reverse=True)
+            self._control_re = re.compile("|".join(map(re.escape, added))) if added else None
+        return self._control_re
+
+    def encode_with_data(self, head: str, data: str, tail: str) -> tuple[list[int], tuple[int, int]]:
+        """Ids of head + data + tail, the template's control tokens in head and tail parsed as control and `data`
+        (a caption, the options, an item's question) tokenised as text: a caption holding `<|im_end|>` or the
+        video placeholder spells those strings in ordinary tokens. Returns the ids and the positions of the
+        tokens overlapping `data`'s characters.
+
+        The tokenizer splits added tokens out of the text before any other step, so cutting head and tail at
+        their control tokens and encoding the text between them gives the same ids as encoding the whole string
+        (for a caption without control strings: tests/vlm/test_vlm_text.py); only the text segment holding the
+        caption is encoded with its special-token strings split."""
+        pattern = self._control_pattern()
+        cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
+        first_tail = pattern.search(tail) if pattern else None
+        cut_tail = first_tail.start() if first_tail else len(tail)
+        before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
+        ids_before = self._encode(before)[0] if before else []
+        ids_mid, offsets = self._encode(segment, as_text=True)
+        ids_after = self._encode(after)[0] if after else []
+        a, b = len(head) - cut_head, len(head) - cut_head + len(data)
+        inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
+        if not inside:
+            raise ValueError(f"caption {data[:60]!r} gives no tokens with this tokenizer")
+        special = (set(getattr(self.tok, "all_special_ids", []) or []) | {self.video_token_id}) - {self.tok.unk_token_id}
+        if any(ids_mid[j] in special for j in inside):
+            raise ValueError(f"caption {data[:60]!r} still tokenises to a control token of the model (one this "
+                             "tokenizer does not split as text); remove it from the caption")
+        start = len(ids_before)
+        return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
 
     def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int) -> list[Sequence_]:
         """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens."""
+        if not captions:
+            raise ValueError("an item with no captions cannot be scored: every item needs at least one caption "
+                             "(check the benchmark's 'captions' column)")
         r = self.render(spec)
         lead, _ = self._encode(r.before_video)
         lead = lead + [self.video_token_id] * n_video
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
         out = []
         for text in texts:
-            if not text.strip():
+            if not isinstance(text, str) or not text.strip():
                 raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
-            ids, offsets = self._encode(r.head + text + r.tail)
-            a, b = len(r.head), len(r.head) + len(text)
-            inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
-            if not inside:
-                raise ValueError(f"caption {text[:60]!r} gives no tokens with this tokenizer")
+            ids, (a, b) = self.encode_with_data(r.head, text, r.tail)
             seq = lead + ids
             if len(seq) > self.max_context:
                 raise ValueError(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
-                                 f"than the model's context of {self.max_context}; use fewer frames (--num-frames), a "
+                                 f"than the model's context of {self.max_context}; use fewer frames (--frames), a "
                                  "shorter prompt, or a model with a longer context")
-            out.append(Sequence_(seq, (len(lead) + inside[0], len(lead) + inside[-1] + 1)))
+            out.append(Sequence_(seq, (len(lead) + a, len(lead) + b)))
         return out
 
     def letter_ids(self) -> list[int]:
