@@ -10,15 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 
-def bind_protocol(model: Any, declaration: Any, protocol: str | None = None, prompt: str | None = None):
-    """Give `model` the protocol it scores `declaration` by; None for a model without protocols."""
+def bind_protocol(model: Any, declaration: Any, protocol: str | None = None, prompt: Any = None,
+                  protocol_set: str | None = None):
+    """Give `model` the protocol it scores `declaration` by; None for a model without protocols.
+
+    prompt: a string (every benchmark) or {benchmark name: prompt}; protocol_set: `PROTOCOL_SETS`."""
     use = getattr(model, "use_protocol", None)
     if use is None:
-        if protocol or prompt:
-            raise ValueError(f"--protocol/--prompt choose how a video LLM scores captions; model "
+        if protocol or prompt or protocol_set not in (None, "default"):
+            raise ValueError(f"--protocol/--prompt/--protocol-set choose how a video LLM scores captions; model "
                              f"{getattr(model, 'model_id', model)!r} ({getattr(model, 'adapter', type(model).__name__)}) "
                              "scores one way only: drop them, or use a video LLM (e.g. --model tiny-vlm)")
         return None
+    if protocol_set not in (None, "default"):
+        return use(declaration, protocol=protocol, prompt=prompt, protocol_set=protocol_set)
     return use(declaration, protocol=protocol, prompt=prompt)
 
 

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, VIDEO_SLOT, VLMPrompt
+from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
 
 _SENTINEL = "HARDNEGSLOT"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -92,7 +92,7 @@ class Engine:
                         {"role": "assistant", "content": [{"type": "text", "text": _SENTINEL}]}]
             gen = False
         else:
-            slot = OPTIONS_SLOT if spec.protocol == "choice-letter" else CAPTION_SLOT
+            slot = {"choice-letter": OPTIONS_SLOT, "generate-match": QUESTION_SLOT}.get(spec.protocol, CAPTION_SLOT)
             after = after.replace(slot, _SENTINEL)
             user = [p for p in ({"type": "text", "text": before} if before else None, {"type": "video"},
                                 {"type": "text", "text": after}) if p]
@@ -324,6 +324,55 @@ class Engine:
             rows = self.torch.cat([last[:, None].expand(len(chunk), 1, -1).to(logits.dtype), logits], 1)
             out += self.readout(spec, chunk, rows, start - 1, len(captions))
         return np.asarray(out, np.float64)
+
+    def generate(self, frames, spec: VLMPrompt, question: str, timestamps=None, naive: bool = False) -> str:
+        """The model's greedy answer (at most `spec.max_new_tokens` tokens, to its end-of-turn token) to the item's
+        `question` (tokenised as text) with the video, decoded without special tokens (as TempCompass's
+        run_qwen2_vl.py, `inference_single_video`: `batch_decode(..., skip_special_tokens=True)`).
+
+        The prompt runs once with a cache and each new token continues it, at the family's positions; `naive`
+        runs the whole sequence again for every token instead (the reference the tests compare with)."""
+        torch = self.torch
+        video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
+        r = self.render(spec)
+        lead, _ = self._encode(r.before_video)
+        body, _ = self.encode_with_data(r.head, question, r.tail)
+        ids = lead + [self.video_token_id] * video.n_tokens + body
+        if len(ids) + spec.max_new_tokens > self.max_context:
+            raise ValueError(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
+                             f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "
+                             "fewer frames (--frames)")
+        eos = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)
+        stop = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
+        stop |= {self.tok.eos_token_id} if self.tok.eos_token_id is not None else set()
+        new: list[int] = []
+        if naive:
+            for _ in range(spec.max_new_tokens):
+                t = torch.tensor([ids + new], device=self.device)
+                nxt = int(self._forward(t, video, attention_mask=torch.ones_like(t)).logits[0, -1].argmax())
+                if nxt in stop:
+                    break
+                new.append(nxt)
+        else:
+            cache, last, delta = self.prefix(ids, video)
+            nxt = int(last[0].argmax())
+            n = len(ids)
+            while nxt not in stop and len(new) < spec.max_new_tokens:
+                new.append(nxt)
+                if len(new) == spec.max_new_tokens:
+                    break
+                t = torch.tensor([[nxt]], device=self.device)
+                pos = torch.tensor([[n]], device=self.device)
+                if self.family.mrope:
+                    pos = (pos + delta.to(self.device).reshape(-1)[:1]).unsqueeze(0).expand(3, -1, -1)
+                mask = torch.ones((1, n + 1), dtype=torch.long, device=self.device)
+                with torch.inference_mode():
+                    out = self.model(input_ids=t, attention_mask=mask, position_ids=pos, use_cache=True,
+                                     **{self.cache_arg: cache})
+                cache = out.get("cache") if "cache" in out else out.get("past_key_values")
+                nxt = int(out.logits[0, -1].argmax())
+                n += 1
+        return self.tok.decode(new, skip_special_tokens=True, clean_up_tokenization_spaces=False)
 
     @staticmethod
     def shared_prefix(seqs: list[Sequence_]) -> int:
