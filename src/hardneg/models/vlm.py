@@ -184,8 +184,8 @@ class VideoLLM(ScoreAdapter):
         prompt: one prompt for every benchmark, or {benchmark name: prompt} (`--prompt NAME=PROMPT`): a benchmark
         not named keeps its own."""
         fixed_protocol, fixed_prompt = protocol or self._fixed[0], prompt or self._fixed[1]
-        if isinstance(fixed_prompt, dict):
-            fixed_prompt = fixed_prompt.get(getattr(declaration, "name", None))
+        if isinstance(fixed_prompt, dict):  # per benchmark ("*": the benchmarks not named)
+            fixed_prompt = fixed_prompt.get(getattr(declaration, "name", None), fixed_prompt.get("*"))
         if declaration is not None and hasattr(declaration, "vlm_for"):
             default = declaration.vlm_for(protocol_set or "default")
         else:
