@@ -200,3 +200,27 @@ def test_a_run_with_a_protocol_set_names_each_protocols_source(tmp_path, protoco
             assert model["protocol"] == "generate-match"
             gen = res["run"]["generation"]
             assert gen["answers"] == res["n"] and gen["undecided"] == len(gen["undecided_items"])
+
+
+@pytest.mark.parametrize("arch", ["tiny-vlm", "tiny-vlm:llava-onevision"])
+def test_vilmas_per_frame_perplexity(arch):
+    """ViLMA's authors set: each frame scored alone, the summed log-likelihood over (tokens + 1), averaged over
+    frames, exp, negated; recomputed here from the default protocol's mean log-probabilities of one-frame videos."""
+    m = load_model(arch, device="cpu")
+    spec = m.use_protocol(benchmarks.get("vilma"), protocol_set="authors")
+    assert spec.normalize == "vilma-perplexity" and "perplexity" in m.identity()["score"]
+    frames = np.random.default_rng(4).integers(0, 256, (3, 40, 56, 3), dtype=np.uint8)
+    caps = ["a man opens the door", "the dog runs across the park"]
+    got = m.score(frames, caps)
+    np.testing.assert_allclose(got, m.score(frames, caps, naive=True), rtol=1e-4)
+    plain = benchmarks.get("vilma").vlm
+    per = []
+    for t in range(3):
+        one = frames[t:t + 1]
+        means = m.engine.score(one, caps, plain, naive=True)
+        video = m.engine.family.video_inputs(one, m.engine.dtype, "cpu")
+        n = np.array([s.span[1] - s.span[0] for s in m.engine.sequences(plain, caps, video.n_tokens)])
+        per.append(means * n / (n + 1))
+    np.testing.assert_allclose(got, -np.exp(-np.mean(per, axis=0)), rtol=1e-5)
+    m.use_protocol(benchmarks.get("vilma"))  # the default set: the mean log-probability of the whole video
+    assert np.abs(got - m.score(frames, caps)).max() > 1e-3

@@ -252,11 +252,18 @@ class VLMPrompt:
     matcher: str | None = None
     #: generate-match: the longest answer decoded (greedy)
     max_new_tokens: int = 32
+    #: caption-likelihood: "mean" (mean log-probability of the caption's tokens) or "vilma-perplexity" (ViLMA's
+    #: run_blip2.py, main: each frame scored alone, the summed negative log-likelihood over (tokens + 1), averaged
+    #: over frames, exponentiated; the score is minus that perplexity, so higher still means a better match)
+    normalize: str = "mean"
 
     def __post_init__(self) -> None:
         check_vlm_prompt(self.protocol, self.prompt)
         if self.protocol == "generate-match" and not (self.item_text and self.matcher):
             raise ValueError("a generate-match protocol names its item_text and matcher functions ('module:function')")
+        if self.normalize not in ("mean", "vilma-perplexity") or (self.normalize != "mean"
+                                                                  and self.protocol != "caption-likelihood"):
+            raise ValueError(f"normalize {self.normalize!r}: use 'mean', or 'vilma-perplexity' with caption-likelihood")
 
     def function(self, which: str) -> Callable:
         """The declared `item_text` or `matcher` function."""

@@ -49,6 +49,15 @@ SCORE_NAMES = {
     "choice-letter": "option-letter logit (video LLM)",
     "generate-match": "generated answer matched to an option: 1 chosen, 0 not; all 0 when undecided (video LLM)",
 }
+
+
+def score_name(spec: VLMPrompt) -> str:
+    """What one score of `spec` is, in words (the demo's chart axis, the results' `score`)."""
+    if spec.normalize == "vilma-perplexity":
+        return "minus the per-frame caption perplexity, ViLMA's normalisation (video LLM)"
+    return SCORE_NAMES[spec.protocol]
+
+
 #: Hub ids that name a video LLM this module serves (a folder is told by its config's model_type)
 _ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video", "video-llava")
 
@@ -148,9 +157,9 @@ class VideoLLM(ScoreAdapter):
         self._item: dict | None = None
         self.generation_log: list[dict[str, Any]] = []
         self.spec = self._resolve(VLMPrompt(), protocol, prompt)
-        self.score_name = SCORE_NAMES[self.spec.protocol]
+        self.score_name = score_name(self.spec)
         super().__init__(self, self._score)
-        self.score_name = SCORE_NAMES[self.spec.protocol]
+        self.score_name = score_name(self.spec)
 
     # ------------------------------------------------------------------ protocol
 
@@ -196,14 +205,15 @@ class VideoLLM(ScoreAdapter):
                              "needs the captions of one item as options; use --protocol yes-probability or "
                              "caption-likelihood")
         self.spec = spec
-        self.score_name = SCORE_NAMES[spec.protocol]
+        self.score_name = score_name(spec)
         return spec
 
     def identity(self) -> dict[str, Any]:
         extra = {"item_text": self.spec.item_text, "matcher": self.spec.matcher,
                  "max_new_tokens": self.spec.max_new_tokens, "judge": getattr(self.judge, "__qualname__", "given")
                  if self.judge is not None else None} if self.spec.protocol == "generate-match" else {}
-        return {**super().identity(), "protocol": self.spec.protocol, "score": SCORE_NAMES[self.spec.protocol],
+        return {**super().identity(), "protocol": self.spec.protocol, "score": score_name(self.spec),
+                **({"normalize": self.spec.normalize} if self.spec.normalize != "mean" else {}),
                 "prompt": self.spec.prompt, **extra,
                 "prompt_version": self.spec.version, "prompt_source": self.spec.source,
                 "chat_template": self._template_hash, "pixels": self.engine.family.identity(),

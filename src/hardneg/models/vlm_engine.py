@@ -269,7 +269,10 @@ class Engine:
                 mask[i, :b - a] = True
             picked = rows.gather(1, pos[..., None].expand(-1, -1, rows.shape[-1])).float()
             lp = torch.log_softmax(picked, -1).gather(-1, target[..., None])[..., 0]
-            means = (lp * mask).sum(1) / mask.sum(1)
+            # vilma-perplexity: ViLMA's denominator, the caption's tokens + 1 (run_blip2.py: the attention mask's
+            # length, BLIP-2's BOS included); `score` then averages over frames and takes the perplexity
+            extra = 1 if spec.normalize == "vilma-perplexity" else 0
+            means = (lp * mask).sum(1) / (mask.sum(1) + extra)
             return means.double().cpu().tolist()
         last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs], device=dev)
         last = rows[torch.arange(len(seqs), device=dev), last_pos].float()  # (B, V)
@@ -302,6 +305,18 @@ class Engine:
         both are references for the tests and perf/bench_vlm.py, never faster. timestamps: the frames' times in
         seconds, for families whose positions are spaced by time (Qwen2.5-VL); None: the family's default."""
         captions = list(captions)
+        if spec.normalize == "vilma-perplexity":
+            # ViLMA run_blip2.py, main: every frame scored alone (a one-frame video), the per-frame losses
+            # averaged over frames, then exp: a perplexity, negated so that higher still means a better match
+            frames = np.asarray(frames)
+            per = [self._score_once(frames[t:t + 1], captions, spec, naive, full_batch,
+                                    None if timestamps is None else list(timestamps)[t:t + 1])
+                   for t in range(len(frames))]
+            return -np.exp(-np.mean(per, axis=0))
+        return self._score_once(frames, captions, spec, naive, full_batch, timestamps)
+
+    def _score_once(self, frames, captions: list[str], spec: VLMPrompt, naive: bool, full_batch: bool,
+                    timestamps) -> np.ndarray:
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
         seqs = self.sequences(spec, captions, video.n_tokens)
         out: list[float] = []
