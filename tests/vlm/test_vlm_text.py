@@ -90,3 +90,36 @@ def test_the_context_error_names_the_real_flag(model, frames):
 def test_a_slot_before_the_video_is_refused_at_validation(model, protocol, prompt):
     with pytest.raises(ValueError, match=r"must put \{video\} before"):
         model.use_protocol(benchmarks.get("vitatecs"), protocol=protocol, prompt=prompt)
+
+
+UNICODE = ["un café naïve «ouvre» la porte", "猫が走る 😀 across the park", "Ünïcödé straße: ÅÄÖ ñ — “quoted”"]
+
+
+def test_the_tiny_tokenizers_are_built_like_the_real_ones(model):
+    """Qwen-family tiny models: byte-level BPE behind Qwen2's split; Video-LLaVA's: SentencePiece-style (Metaspace,
+    byte fallback), as Vicuna's. Neither maps any character to <unk>."""
+    import json
+
+    spec = json.loads(model.engine.tok.backend_tokenizer.to_str())
+    pre = json.dumps(spec["pre_tokenizer"])
+    if model.engine.family.name == "video-llava":
+        assert "Metaspace" in pre and spec["model"]["byte_fallback"] is True
+    else:
+        assert "ByteLevel" in pre and "\\\\p{L}+" in pre and spec["model"]["type"] == "BPE"
+    for text in UNICODE:
+        ids = model.engine.tok.encode(text, add_special_tokens=False)
+        assert model.engine.tok.unk_token_id not in ids
+        assert model.engine.tok.decode(ids) == text
+
+
+@pytest.mark.parametrize("protocol", list(DEFAULT_PROMPTS))
+def test_unicode_captions_cached_equals_naive(model, frames, protocol):
+    eng = model.engine
+    model.spec = DEFAULT_PROMPTS[protocol]
+    if protocol != "choice-letter":
+        video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+        for s, text in zip(eng.sequences(model.spec, UNICODE, video.n_tokens), UNICODE):
+            a, b = s.span
+            assert text in eng.tok.decode(s.ids[a:b])  # the span covers the whole caption (a quote may join it)
+    np.testing.assert_allclose(model.score(frames, UNICODE), model.score(frames, UNICODE, naive=True),
+                               rtol=0, atol=1e-4)
