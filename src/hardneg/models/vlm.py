@@ -281,6 +281,8 @@ class VideoLLM(ScoreAdapter):
         `timestamps`: the frames' times in seconds (Qwen2.5-VL spaces its temporal positions by them); by default
         those a `hardneg.video.Frames` array carries (`decode_frames` sets them)."""
         times = timestamps if timestamps is not None else frame_times(video)
+        if self.spec.protocol == "generate-match":  # the item comes from set_item
+            return self.answer_and_match(video, captions, timestamps=times, naive=naive)
         return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch,
                                  timestamps=times)
 
