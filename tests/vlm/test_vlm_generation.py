@@ -155,7 +155,7 @@ def test_every_benchmark_has_a_protocol_in_every_set_with_its_source():
             spec = decl.vlm_for(s)
             assert isinstance(spec, VLMPrompt) and spec.source
             if s != "default" and s not in dict(decl.vlm_sets):
-                assert f"none released for {name}" in spec.source
+                assert f"{name} declares no separate one; its default protocol ({decl.vlm.source})" in spec.source
     assert benchmarks.get("tempcompass").vlm_for("authors").protocol == "generate-match"
     assert "lmms-eval" in benchmarks.get("vitatecs").vlm_for("lmms-eval").source
     with pytest.raises(ValueError, match="unknown --protocol-set"):

@@ -367,8 +367,8 @@ class Benchmark:
             return own or self.vlm
         from dataclasses import replace
 
-        return replace(self.vlm, source=f"protocol set {protocol_set!r}: none released for {self.name}; the default "
-                                        f"protocol ({self.vlm.source})")
+        return replace(self.vlm, source=f"protocol set {protocol_set!r}: {self.name} declares no separate one; its "
+                                        f"default protocol ({self.vlm.source})")
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
