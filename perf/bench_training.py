@@ -597,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--scale", action="store_true", help=">= 10,000 training scenes (a GPU)")
     mode.add_argument("--profile", choices=sorted(PROFILES), default=None)
     mode.add_argument("--report", type=Path, default=None, help="reprint the tables of a results.json (either design)")
-    mode.add_argument("--design", choices=("ci", "cpu", "gpu"), default=None,
+    mode.add_argument("--design", choices=("ci", "cpu", "gpu", "tiny"), default=None,
                       help="issue 34's equal-step design (perf/training_design.py): a pilot, then every row at every "
                       "seed to the same step count, seed-level statistics; ci = a small pipeline check")
     mode.add_argument("--make-negatives", type=Path, default=None,
