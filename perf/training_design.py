@@ -73,8 +73,8 @@ PROFILES = {
     "tiny": {"train": 16, "val": 9, "test": 18, "batch": 4, "n_per_pos": 1, "pilot_steps": 4, "eval_every": 2,
              "min_steps": 4, "seeds": 2, "dim": 16, "image_size": 8},
     # the largest configuration that fits ~10 minutes of this 2-core machine (docs/training.md)
-    "cpu": {"train": 1000, "val": 54, "test": 270, "batch": 16, "n_per_pos": 1, "pilot_steps": 80,
-            "eval_every": 10, "min_steps": 40, "seeds": 6, "dim": 32, "image_size": 16},
+    "cpu": {"train": 400, "val": 27, "test": 135, "batch": 8, "n_per_pos": 1, "pilot_steps": 40,
+            "eval_every": 10, "min_steps": 30, "seeds": 6, "dim": 16, "image_size": 16},
     # the GPU design (issue 34): not yet run
     "gpu": {"train": 10000, "val": 500, "test": 2000, "batch": 128, "n_per_pos": 16, "pilot_steps": 9000,
             "eval_every": 300, "min_steps": 3000, "seeds": 6, "dim": 64, "image_size": 32},
@@ -318,6 +318,27 @@ def step_loss(net, frames, tokens, batch: dict, use_prompt: bool):
     return coarse + LAMBDA * (w[0] * eq3 + w[1] * withpos + w[2] * eq1 + w[3] * eq2)
 
 
+def _step_loss_module():
+    import torch
+
+    class StepLoss(torch.nn.Module):
+        """`step_loss` as a module's forward, so that `torch.func.functional_call` can run it with a
+        member's weights (the model's own forward returns embeddings, not the loss)."""
+
+        def __init__(self, net, prompt: bool):
+            super().__init__()
+            self.net, self.use_prompt = net, prompt
+
+        def forward(self, frames, tokens, batch):
+            return step_loss(self.net, frames, tokens, batch, self.use_prompt)
+
+    return StepLoss
+
+
+def _StepLoss(net, prompt: bool):
+    return _step_loss_module()(net, prompt)
+
+
 class Ensemble:
     """Models of one architecture trained together: weights stacked on a leading axis, one `vmap`ped
     gradient per step, one AdamW over the stacked tensors (elementwise: each member's update is the one
@@ -335,15 +356,15 @@ class Ensemble:
         self.params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
         self.buffers = buffers
         self.base = copy.deepcopy(nets[0])
+        self.wrapper = _StepLoss(self.base, prompt)
         self.opt = torch.optim.AdamW(list(self.params.values()), lr=cfg["lr"], weight_decay=0.01)
         self.losses = [[] for _ in members]
 
     def _member_loss(self, params, buffers, frames, tokens, batch):
-        from torch.func import functional_call  # noqa: F401  (the base module runs with `params`)
-        import torch
+        from torch.func import functional_call
 
-        with torch.nn.utils.stateless._reparametrize_module(self.base, {**params, **buffers}):
-            return step_loss(self.base, frames, tokens, batch, self.prompt)
+        weights = {f"net.{k}": v for k, v in {**params, **buffers}.items()}
+        return functional_call(self.wrapper, weights, (frames, tokens, batch))
 
     def step(self, data, step: int, frames, tokens) -> None:
         import torch
