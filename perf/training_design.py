@@ -73,8 +73,8 @@ PROFILES = {
     "tiny": {"train": 16, "val": 9, "test": 18, "batch": 4, "n_per_pos": 1, "pilot_steps": 4, "eval_every": 2,
              "min_steps": 4, "seeds": 2, "dim": 16, "image_size": 8},
     # the largest configuration that fits ~10 minutes of this 2-core machine (docs/training.md)
-    "cpu": {"train": 400, "val": 27, "test": 135, "batch": 8, "n_per_pos": 1, "pilot_steps": 40,
-            "eval_every": 10, "min_steps": 30, "seeds": 6, "dim": 16, "image_size": 16},
+    "cpu": {"train": 400, "val": 27, "test": 135, "batch": 8, "n_per_pos": 1, "pilot_steps": 12,
+            "eval_every": 4, "min_steps": 8, "seeds": 6, "dim": 16, "image_size": 16},
     # the GPU design (issue 34): not yet run
     "gpu": {"train": 10000, "val": 500, "test": 2000, "batch": 128, "n_per_pos": 16, "pilot_steps": 9000,
             "eval_every": 300, "min_steps": 3000, "seeds": 6, "dim": 64, "image_size": 32},
