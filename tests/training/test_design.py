@@ -147,6 +147,7 @@ def test_world_word_level_draws_n_per_part_of_speech(tiny):
 # ------------------------------------------------------------------------------ ensemble, resume
 
 
+@pytest.mark.slow
 def test_ensemble_training_equals_separate_training(tiny):
     cfg = _cfg()
     torch.set_num_threads(1)
@@ -178,6 +179,7 @@ def _run(out, *extra):
                                 "--rows", "coarse,gen-phrase,prompt,eq1,eq2", *extra])
 
 
+@pytest.mark.slow
 def test_resume_gives_the_same_result_as_one_uninterrupted_run(tmp_path):
     assert _run(tmp_path / "whole") == 0
     assert _run(tmp_path / "split", "--stop-after", "2") == 3  # the pilot stops at step 2
