@@ -71,6 +71,42 @@ def closed_vocabulary_texts() -> list[str]:
     return [" ".join(w for words in vocab.SLOT_WORDS.values() for w in words) + " a , then it"]
 
 
+def action_rewrites(scene, k: int = 16) -> list[str]:
+    """Feint6K's setting for Eq. 1 in the world: a BLIND rewriter of the action (the second event's verb,
+    manner and direction drawn uniformly, the true one included), like an LLM that is asked for
+    negatives and does not know the video. Some rewrites are therefore true of the scene (verbatim the
+    positive's facts): the teacher's labels (`hardneg.world.truth.check`) are not all one value, so
+    Eq. 1's filter has something to filter (issue 34: the verified action swaps were all false)."""
+    from dataclasses import replace
+
+    from hardneg.world import vocab
+    from hardneg.world.grammar import Event, well_formed_problem
+
+    rng = np.random.default_rng([scene.seed, scene.index, 4242])
+    cap, out = scene.caption, []
+    for _ in range(50 * k):
+        if len(out) == k:
+            break
+        verb = vocab.ACTIONS[rng.integers(len(vocab.ACTIONS))]
+        manner = vocab.MANNERS[rng.integers(len(vocab.MANNERS))]
+        dirs = list(vocab.DIRECTIONS)
+        direction = dirs[rng.integers(len(dirs))] if verb in vocab.DIRECTIONAL else None
+        c = replace(cap, e2=Event(verb, manner, direction))
+        if well_formed_problem(c) is None:
+            out.append(c.text())
+    return out
+
+
+def oracle_similarity(positive: str, candidate: str) -> float:
+    """The oracle teacher's caption similarity for Feint6K Eq. 2: the share of the world's 13 caption
+    slots (`hardneg.world.grammar.SLOTS`) in which `candidate` states what `positive` states. It stands
+    in for sim(e_p, e_t) of an LLM's embeddings, computed from the world's truth tables: no download."""
+    from hardneg.world.grammar import SLOTS, parse
+
+    p, c = parse(positive), parse(candidate)
+    return sum(p.get(s) == c.get(s) for s in SLOTS) / len(SLOTS)
+
+
 def _scene_record(job: tuple) -> dict[str, Any]:
     """One scene: frames, caption, attributes, and (by role) its items and the world's training negatives."""
     from hardneg.video import uniform_indices
@@ -80,12 +116,19 @@ def _scene_record(job: tuple) -> dict[str, Any]:
     from hardneg.world.negatives import POS_ORDER, scene_items, word_negatives
     from hardneg.world.truth import check
 
-    seed, split, index, want_items, want_negatives, judge_texts = job
+    seed, split, index, want_items, want_negatives, judge_texts = job[:6]
+    rewrites = job[6] if len(job) > 6 else 0
     scene = sample_scene(seed, split, index)
     frames = render_frames(scene)
     rec: dict[str, Any] = {"caption": scene.text, "attrs": attributes(scene),
                            "frames": frames[uniform_indices(len(frames), N_FRAMES)]}
-    if want_items:
+    if want_items == "one":  # the release's layout (issue 34): ONE item per test scene, `benchmark_item`
+        from hardneg.world.negatives import benchmark_item
+
+        item = benchmark_item(scene)
+        rec["items"] = [(item.kind, item.category, [render_spans(item.positive)[0]]
+                         + [render_spans(c.caption)[0] for c in item.negatives])]
+    elif want_items:
         rec["items"] = [(item.kind, item.category, [render_spans(item.positive)[0]]
                          + [render_spans(c.caption)[0] for c in item.negatives])
                         for family in scene_items(scene).values() for item in family]
@@ -93,19 +136,26 @@ def _scene_record(job: tuple) -> dict[str, Any]:
         rec["world_negatives"] = {pos: word_negatives(scene, pos, k=16) for pos in POS_ORDER}
     if judge_texts:  # the oracle teacher's labels: 1 when the caption is true of the scene
         rec["truth"] = [int(check(scene, t) == "true") for t in judge_texts]
+    if rewrites:  # Eq. 1's candidates and the oracle teacher's labels
+        rec["rewrites"] = action_rewrites(scene, rewrites)
+        rec["rewrite_truth"] = [int(check(scene, t) == "true") for t in rec["rewrites"]]
     return rec
 
 
 def build(seed: int, n_train: int, n_val: int, n_test: int, n_train_eval: int, workers: int = 1,
-          judge: dict[int, list[str]] | None = None, progress: bool = True) -> dict[str, Any]:
+          judge: dict[int, list[str]] | None = None, progress: bool = True, test_items: str | bool = True,
+          rewrites: int = 0) -> dict[str, Any]:
     """The experiment's world: train scenes (train split 0..n_train-1), validation scenes (train split
     n_train..n_train+n_val-1, never trained on), test scenes (test split 0..n_test-1).
 
+    `test_items="one"` gives each test scene the one item the release gives it (`benchmark_item`);
+    True gives every item of the scene (the time-budget design's layout). `rewrites` > 0 adds that many
+    blind action rewrites with their truth labels to each training scene (`action_rewrites`).
     Deterministic in its arguments whatever `workers` is (each scene depends on (seed, split, index) only)."""
     judge = judge or {}
-    jobs = [(seed, "train", i, i < n_train_eval, True, judge.get(i)) for i in range(n_train)]
+    jobs = [(seed, "train", i, i < n_train_eval, True, judge.get(i), rewrites) for i in range(n_train)]
     jobs += [(seed, "train", n_train + i, True, False, None) for i in range(n_val)]
-    jobs += [(seed, "test", i, True, False, None) for i in range(n_test)]
+    jobs += [(seed, "test", i, test_items, False, None) for i in range(n_test)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             recs = list(pool.map(_scene_record, jobs, chunksize=64))
@@ -121,7 +171,8 @@ def build(seed: int, n_train: int, n_val: int, n_test: int, n_train_eval: int, w
                    "attrs": {a: np.asarray([r["attrs"][a] for r in rs], np.int64) for a in ATTRIBUTES},
                    "items": [r.get("items") for r in rs],
                    "world_negatives": [r.get("world_negatives") for r in rs],
-                   "truth": [r.get("truth") for r in rs]}
+                   "truth": [r.get("truth") for r in rs],
+                   "rewrites": [r.get("rewrites") for r in rs], "rewrite_truth": [r.get("rewrite_truth") for r in rs]}
             for name, rs in parts.items()}
 
 

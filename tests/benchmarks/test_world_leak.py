@@ -41,6 +41,91 @@ def test_frequency_heuristic_is_at_chance_on_the_built_test_split(tmp_path):
     assert abs(hits.mean() - chance(items).mean()) < 0.02
 
 
+def _strings(value) -> list[str]:
+    """Every string inside one Parquet cell, however nested (lists, structs, lists of structs)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def answer_key_guess(folder) -> tuple[float, float, int]:
+    """(hit rate, chance, items) of the answer-key heuristic over EVERY Parquet file of a build.
+
+    Why every file, whatever its columns: an answer key can hide in any config (issue 34: the `pairs`
+    config's `test` split held each test video's true caption, and the old test read only files with
+    a `captions` column). The heuristic: from every row of every file that names a test video, keep
+    the captions the row states ALONE (a scalar string, not one candidate among several in a list);
+    then answer each multiple-choice item with a candidate so stated for its video, if there is one.
+    Without a key it can only guess, so its hit rate is chance."""
+    import pyarrow.parquet as pq
+
+    files = sorted(folder.rglob("*.parquet"))
+    assert files, f"no Parquet file under {folder}"
+    items, stated = [], {}
+    for f in files:
+        for row in pq.read_table(f).to_pylist():
+            if isinstance(row.get("captions"), list) and isinstance(row.get("label"), int):
+                items.append((row["video_id"], row["captions"], row["label"]))
+            alone = [v for v in row.values() if isinstance(v, str)]
+            nested = _strings([v for v in row.values() if not isinstance(v, str)])
+            for vid in {s.split(":", 1)[-1] for s in alone + nested if "-test-" in s}:
+                stated.setdefault(vid, set()).update(alone)
+    hits, chance = [], []
+    for vid, caps, label in items:
+        known = [k for k, c in enumerate(caps) if c in stated.get(vid, ())]
+        hits.append(1.0 / len(caps) if len(known) != 1 else float(known[0] == label))
+        chance.append(1.0 / len(caps))
+    return float(np.mean(hits)), float(np.mean(chance)), len(items)
+
+
+def test_no_parquet_file_of_the_build_holds_the_test_answer_key(tmp_path):
+    """Issue 34: a build of train AND test scenes; every Parquet file read, whatever its columns."""
+    import json
+
+    from hardneg.datasets import build_benchmark
+    from hardneg.world import sample_scene
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "scenes.jsonl").write_text("".join(json.dumps(sample_scene(0, split, i).to_dict(), sort_keys=True) + "\n"
+                                              for split, n in (("train", 20), ("test", 45)) for i in range(n)))
+    built = build_benchmark("world", raw, tmp_path / "built").out
+    hit, chance, n = answer_key_guess(built)
+    assert n == 45 + 25  # each test scene once in posrank/counterfactual/temporal, + the 25 part-of-speech copies
+    assert hit < chance + 0.05, f"the build gives the test answers away: {hit:.2f} vs chance {chance:.2f}"
+
+
+def test_the_answer_key_heuristic_catches_a_key():
+    """Anchor: a file stating each test video's caption alone is caught (the pre-issue-34 `pairs` test split)."""
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hardneg.world import sample_scene
+    from hardneg.world.grammar import render_spans
+    from hardneg.world.negatives import benchmark_item
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        scenes = [sample_scene(0, "test", i) for i in range(18)]
+        rows = []
+        for s in scenes:
+            it = benchmark_item(s)
+            rows.append({"video_id": s.id, "label": 0, "captions": [render_spans(it.positive)[0]]
+                         + [render_spans(c.caption)[0] for c in it.negatives]})
+        pq.write_table(pa.Table.from_pylist(rows), tmp / "items.parquet")
+        assert answer_key_guess(tmp)[0] < 0.6
+        pq.write_table(pa.Table.from_pylist([{"id": f"pair:{s.id}", "text": s.text} for s in scenes]),
+                       tmp / "other-config.parquet")
+        assert answer_key_guess(tmp)[0] == 1.0
+
+
 def test_the_heuristic_can_fail_on_several_items_per_scene():
     """Anchor: the old layout (every family's items from each scene) gives the positive away."""
     from hardneg.world import sample_scene

@@ -5,8 +5,10 @@ The declaration and the parser of a world folder written by `hardneg world gener
 objects, events, relation and caption) and `videos/<scene id>.mp4`. Test scenes become the
 multiple-choice configs, ONE item per test scene (`benchmark_item`: scene i takes category i mod 9,
 so no caption can be told from the others by how often the files hold it), its negatives made by
-`hardneg.world.negatives` and checked false against the scene by `hardneg.world.truth`; train and test scenes become the `pairs` config of
-video-caption pairs (`hardneg.items.load_pairs`) for `hardneg train`.
+`hardneg.world.negatives` and checked false against the scene by `hardneg.world.truth`; the TRAIN scenes alone become the `pairs` config of
+video-caption pairs (`hardneg.items.load_pairs`) for `hardneg train`. No file of the build pairs a test video
+with its caption alone: that would be the test split's answer key (issue 34; `tests/benchmarks/test_world_leak.py`
+reads every Parquet file of a build to check it).
 
 Validation: a scene line that is not a JSON object with the scene fields, a word outside the
 world's vocabulary, a caption that is not the scene's, positions that do not give the stated
@@ -52,8 +54,8 @@ BENCHMARK = Benchmark(
         "`posrank` (the part-of-speech items, the part of speech in `category`; `PoSRank` is the "
         "unweighted mean over parts of speech of the MRR) and one config per part of speech; `counterfactual` "
         "(RCAD-style: the action replaced, 1 + 5 captions); `temporal` (VITATECS-style pairs: direction, "
-        "sequence, manner in `category`; `Accuracy` is the unweighted mean over aspects); `pairs` (train and test "
-        "video-caption pairs, for training; not scored)."
+        "sequence, manner in `category`; `Accuracy` is the unweighted mean over aspects); `pairs` (video-caption pairs "
+        "of the TRAIN scenes only, for training; not scored; no test caption is shipped outside its item)."
     ),
     negatives=(
         "Made by `hardneg.world.negatives` from the scene's facts and checked false by `hardneg.world.truth`. "
@@ -95,7 +97,8 @@ BENCHMARK = Benchmark(
         **{p: f"the `posrank` items of part of speech {p}" for p in POS_CONFIGS},
         "counterfactual": "RCAD-style: one event's verb phrase replaced by five with other actions",
         "temporal": "VITATECS-style pairs: direction, sequence, manner (category)",
-        PAIRS: "video-caption pairs of the train and test scenes, for training (not scored)",
+        PAIRS: "video-caption pairs of the train scenes only, for training (not scored; test captions appear only "
+                "inside their items, never alone)",
     },
 )
 
@@ -161,9 +164,8 @@ def parse(raw: Path):
             rows[config].append(item_row(s, it, f"{group}:{s.id}"))
             where[config].append(f"scene of line {line_of[s.id]}")
     configs = [ConfigData(c, {"test": mc_table(rows[c], scenes_path, where[c])}) for c in rows if rows[c]]
-    pair_splits = {split: _pairs_table(group, scenes_path) for split, group in (("train", train), ("test", test))
-                   if group}
-    configs.append(ConfigData(PAIRS, pair_splits))
+    if train:  # training scenes only: a test scene's caption alone would be the test split's answer key
+        configs.append(ConfigData(PAIRS, {"train": _pairs_table(train, scenes_path)}))
     videos = {video_path(raw, s.id) for s in scenes}
     n_videos = 0
     for p in folder.files:
