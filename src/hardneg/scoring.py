@@ -18,7 +18,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,19 +243,20 @@ def _report_from_rows(rows: pa.Table) -> tuple[VideoReport, int, int]:
     return report, computed, cached
 
 
-_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,95}/[A-Za-z0-9._\-]{1,100}$")
 
 
-def check_model_id(model_id: str | None) -> str | None:
-    """`ORG/NAME` as the leaderboard takes it (a Hub namespace, then the name), or None; else a clear error."""
+def check_model_id(model_id: str | None, field: str = "--model-id") -> str | None:
+    """`ORG/NAME` as the leaderboard takes it (a Hub namespace, then the name), or None; else a clear error.
+    The one model-id guard (`hardneg.guards.model_id`) of every entrance."""
     if model_id is None:
         return None
-    model_id = str(model_id).strip()
-    if not _MODEL_ID.match(model_id):
-        raise ValueError(f"--model-id {model_id[:80]!r}: give ORG/NAME (your Hub user or organization, a slash, "
-                         "then the model's name: letters, digits, '.', '_', '-'), e.g. --model-id alice/my-clip; "
-                         "use local/NAME for a board of your own")
-    return model_id
+    from hardneg import guards
+
+    try:
+        return guards.model_id(model_id, field)
+    except guards.GuardError as exc:
+        raise guards.GuardError(field, exc.problem, exc.fix + ", e.g. alice/my-clip; use local/NAME for a board of "
+                                "your own") from None
 
 
 def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[str, Any]]:
@@ -301,6 +301,10 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
 
     out = Path(out)
     model_id = check_model_id(model_id)
+    if prompt is not None:  # given on purpose: an empty one is refused, never replaced by the default (N8)
+        from hardneg import guards
+
+        prompt = guards.prompt(prompt)
     refuse_overwrite(out, overwrite)
     data = load_benchmark(dataset, config, splits, benchmark=benchmark, revision=data_revision)
     m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)

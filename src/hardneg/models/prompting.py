@@ -12,6 +12,10 @@ from typing import Any
 
 def bind_protocol(model: Any, declaration: Any, protocol: str | None = None, prompt: str | None = None):
     """Give `model` the protocol it scores `declaration` by; None for a model without protocols."""
+    if prompt is not None:  # the one prompt guard: '' is refused, not read as "the default" (issue 36 N8)
+        from hardneg import guards
+
+        prompt = guards.prompt(prompt)
     use = getattr(model, "use_protocol", None)
     if use is None:
         if protocol or prompt:
