@@ -207,11 +207,11 @@ def item_list(value: Any, field: str, *, max_items: int = MAX_LIST, max_len: int
 
 
 def json_tree(value: Any, field: str, *, max_depth: int = MAX_JSON_DEPTH, max_values: int = MAX_JSON_VALUES,
-              max_key: int = MAX_TEXT, max_string: int = 1 << 20) -> Any:
+              max_key: int = MAX_TEXT, max_string: int = 1 << 20,
+              fix: str = "write it as hardneg does (plain JSON of short texts and finite numbers)") -> Any:
     """A parsed JSON tree, walked without recursion: dicts with text keys (no control characters), lists, texts
     without NUL or lone surrogates, finite numbers (ints of at most 64 bits), bools and None; at most
     `max_depth` deep and `max_values` values. Returns it unchanged."""
-    fix = "write it as hardneg does (plain JSON of short texts and finite numbers)"
     stack: list[tuple[Any, int, str]] = [(value, 1, field)]
     count = 0
     while stack:
@@ -273,7 +273,7 @@ def json_text(raw: Any, field: str, *, max_bytes: int = MAX_JSON_BYTES, max_dept
         tree = json.loads(raw.decode("utf-8"), parse_constant=no_constant)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise GuardError(field, f"is not UTF-8 JSON ({type(exc).__name__}: {shown(str(exc), 80)})", fix) from None
-    return json_tree(tree, field, max_depth=max_depth, max_values=max_values)
+    return json_tree(tree, field, max_depth=max_depth, max_values=max_values, fix=fix)
 
 
 __all__ = ["GuardError", "HUB_NAME_PART", "MAX_PROMPT", "MAX_TEXT", "MAX_URL", "item_list", "json_text",

@@ -183,10 +183,17 @@ def _clean_temporaries(out: Path) -> None:
 def _save(out: Path, net, optimizer, step: int, settings: TrainSettings, provenance: dict, status: str,
           last_loss: float | None) -> None:
     from hardneg.io import atomic_write_bytes
+    import torch
+
     from hardneg.models.trainable import save_checkpoint
 
+    weights = net.state_dict()
+    bad = [n for n, t in weights.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())]
+    if bad:  # never write a checkpoint of NaNs over the last good one (issue 36 N4)
+        raise TrainingDiverged(f"the weights {bad[:3]} are not finite at step {step}; nothing was written (the last "
+                               f"good state in {out} is kept); lower --lr, or pass --overwrite to start again")
     atomic_write_bytes(out / STATE, state_bytes(step=step, settings=asdict(settings), settings_key=settings.key(),
-                                                model=net.state_dict(), optimizer=optimizer.state_dict(),
+                                                model=weights, optimizer=optimizer.state_dict(),
                                                 status=status, last_loss=last_loss))
     head = "prompt" if net.has_prompt else "cls"
     save_checkpoint(net, out, {"score_head": head, "step": step, "status": status,
