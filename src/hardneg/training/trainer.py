@@ -232,6 +232,26 @@ def _writable(out: Path) -> None:
                          "folder you can write to") from None
 
 
+def _trim_log(out: Path, step: int) -> None:
+    """Keep the log rows up to `step` (the resumed state's): rows a killed run logged after its last saved state
+    are run again, so they would appear twice."""
+    from hardneg.io import atomic_write_text
+
+    path = out / LOG
+    if not path.is_file():
+        return
+    lines = path.read_text(encoding="utf-8").splitlines()
+    keep = []
+    for line in lines:
+        try:
+            if int(json.loads(line)["step"]) <= step:
+                keep.append(line)
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut by a kill mid-append
+    if keep != lines:
+        atomic_write_text(path, "".join(k + "\n" for k in keep))
+
+
 def _append_log(out: Path, rows: list[dict]) -> None:
     if rows:
         with (out / LOG).open("a", encoding="utf-8") as fh:
@@ -381,6 +401,8 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     if saved is not None:
         apply_state(saved, net, optimizer, out / STATE)
         start = int(saved["step"])
+        if rank == 0:
+            _trim_log(out, start)
     per_epoch = max(1, len(pairs) // batch_size)
     total = steps if steps is not None else epochs * per_epoch
 
@@ -495,10 +517,12 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
                 bar.set_postfix(loss=f"{value:.3f}")
             done = step + 1
             if rank == 0 and (done % save_every == 0 or done == total):
-                _save(out, net, optimizer, done, settings, provenance, "complete" if done == total else "running",
-                      last_loss)
+                # the log first, then the state: a kill between them leaves log rows past the state, which a resume
+                # trims (`_trim_log`), never a state whose steps the log lacks
                 _append_log(out, log_rows)
                 log_rows = []
+                _save(out, net, optimizer, done, settings, provenance, "complete" if done == total else "running",
+                      last_loss)
         if start >= total and rank == 0:
             _save(out, net, optimizer, total, settings, provenance, "complete", last_loss)
     except TrainingDiverged:
