@@ -238,11 +238,6 @@ def check_metadata(meta: dict, item_sets: dict, problems: list[str]) -> list[Ite
         elif len(value) > longest:
             problems.append(f"metadata {key} is {len(value):,} characters ({quote(value, 60)}); at most {longest}")
             typed = False
-    try:  # every key and text of the metadata is stored: one guard for the whole tree (issue 36 N5)
-        guards.json_tree(meta, "metadata", max_values=2 * MAX_METADATA_VALUES + 1)
-    except guards.GuardError as exc:
-        problems.append(f"{exc} (write the metadata with hardneg.schema.predictions_metadata)")
-        return []
     try:
         guards.optional_text(meta.get("model_revision"), "metadata model_revision",
                              fix="give the model's revision (a commit or tag, at most 200 characters) or null")
@@ -255,6 +250,12 @@ def check_metadata(meta: dict, item_sets: dict, problems: list[str]) -> list[Ite
         except ValueError as exc:
             problems.append(f"metadata {quote(str(exc), 300)} (in the file's own 'model_meta'; fix it there, or "
                             "leave it out and pass the values to `hardneg submit`)")
+            typed = False
+    if typed:  # the fields above said their own words; every other key and text is stored too (issue 36 N5)
+        try:
+            guards.json_tree(meta, "metadata", max_values=2 * MAX_METADATA_VALUES + 1)
+        except guards.GuardError as exc:
+            problems.append(f"{exc} (write the metadata with hardneg.schema.predictions_metadata)")
             typed = False
     if not typed:
         return []
