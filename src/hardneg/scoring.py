@@ -289,8 +289,8 @@ def check_model_id(model_id: str | None, field: str = "--model-id") -> str | Non
     try:
         return guards.model_id(model_id, field)
     except guards.GuardError as exc:
-        raise guards.GuardError(field, exc.problem, exc.fix + ", e.g. alice/my-clip; use local/NAME for a board of "
-                                "your own") from None
+        raise guards.GuardError(field, exc.problem, "give ORG/NAME: " + exc.fix.removeprefix("give ") +
+                                ", e.g. alice/my-clip; use local/NAME for a board of your own") from None
 
 
 def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[str, Any]]:
