@@ -15,7 +15,6 @@ always quoted with `repr` and cut to about 200 characters (`quote`).
 from __future__ import annotations
 
 import json
-import re
 import os
 import reprlib
 from dataclasses import dataclass
