@@ -36,7 +36,8 @@ def folder(tmp_path) -> Path:
     return out
 
 
-DAMAGE = {"truncated zip": b"PK\x03\x04" + b"x" * 64, "empty": b"", "random": None, "pickle garbage": b"\x80\x02garbage"}
+DAMAGE = {"truncated zip": b"PK\x03\x04" + b"x" * 64, "empty": b"", "random": None, "pickle garbage": b"\x80\x02garbage",
+          "bytes torch decodes as text": b"X\x00\x00\x00\x01\x80"}  # (a UnicodeDecodeError, found by fuzzing)
 
 
 @pytest.mark.parametrize("damage", [*DAMAGE, "crafted pickle"])

@@ -170,7 +170,7 @@ def damaged_weights_refused(model: str | None):
         yield
     except Exception as exc:
         folder = Path(str(model)).expanduser() if model else None
-        if folder is None or isinstance(exc, ValueError) or not folder.is_dir():
+        if folder is None or not folder.is_dir():  # (a ValueError too: a UnicodeDecodeError from a damaged .bin)
             raise
         bad = damaged_weight_file(folder)
         if bad is None:
