@@ -24,3 +24,22 @@ def artifacts_dir() -> Path:
     """Where tests save screenshots and plots for a person to look at."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+# Hypothesis profiles (the fuzz suites, tests/test_guards_fuzz.py and its kin, take their example counts from the
+# profile: tests with their own `max_examples` keep it): "ci" (the default) keeps the suites within CI's time
+# budget; "long" runs 50 times as many examples, by hand: HYPOTHESIS_PROFILE=long pytest tests -k fuzz
+# (docs/leaderboard-reliability.md gives the figures).
+try:
+    import os as _os
+
+    from hypothesis import HealthCheck as _HealthCheck
+    from hypothesis import settings as _settings
+
+    _settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True,
+                               suppress_health_check=[_HealthCheck.too_slow, _HealthCheck.function_scoped_fixture])
+    _settings.register_profile("long", max_examples=5000, deadline=None, print_blob=True,
+                               suppress_health_check=[_HealthCheck.too_slow, _HealthCheck.function_scoped_fixture])
+    _settings.load_profile(_os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # hypothesis is a test extra; the suites that need it skip without it
+    pass

@@ -6,8 +6,9 @@ why it has none) in input order, while the next videos decode in worker processe
 `$HARDNEG_DECODE_WORKERS`), at most a few videos per worker in flight, so memory stays flat
 whatever the number of videos. Every video is decoded by `hardneg.video.decode_frames` in a
 worker, so the frames are exactly those of one process (same positions, same seek rule, same
-pixels), and the embedding cache keys do not change. A worker killed while decoding a video
-makes that video unreadable, with the reason; the others go on.
+pixels), and the embedding cache keys do not change. A worker killed while decoding a video is
+replaced and the video decoded again in the fresh one; only when that one dies too is the video
+unreadable, with the reason; the others go on.
 
 Backends (the benchmark compares them, perf/bench_scoring.py):
 - "process" (the default, every decoder): the pool of processes, one FFmpeg thread each

@@ -156,6 +156,12 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     pessimistic-to-optimistic range (`tie_range`, `hardneg.reproduce`)."""
     from hardneg.reproduce import choose_items, tie_range
 
+    if items is not None:  # named on purpose: '' is refused, never read as "every item" (issue 36 N8)
+        from hardneg import guards
+
+        items = guards.text(items, "--items", max_len=64,
+                            fix="name one of the benchmark's item sets (e.g. authors), or leave --items out for "
+                                "every item")
     item_set_name = items  # `items` names the items below
 
     table, meta = read_predictions(predictions)

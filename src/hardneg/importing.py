@@ -88,9 +88,11 @@ def import_scores(benchmark: str, file: str | Path, dataset: str, model_id: str,
 
     if on_mismatch not in ON_MISMATCH:
         raise ValueError(f"--on-mismatch is {on_mismatch!r}; use one of {list(ON_MISMATCH)}")
-    if not isinstance(model_id, str) or model_id.count("/") != 1 or not all(model_id.split("/")):
-        raise ValueError(f"--model-id {model_id!r} is not ORG/NAME; name the model whose outputs these are "
-                         "(e.g. videocon/owl-con)")
+    from hardneg import guards
+
+    model_id = guards.model_id(model_id, "--model-id")  # the one model-id guard: 'org/my model' is refused (N10)
+    model_revision = guards.optional_text(model_revision, "--model-revision",
+                                          fix="give the model's revision (a commit or tag), or leave it out")
     decl = benchmarks.get(benchmark)
     importer = decl.score_importer(fmt)
     file = Path(file)

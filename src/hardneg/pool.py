@@ -9,9 +9,11 @@ The rules it keeps:
 - at most `window` items are in flight or waiting to be handed back, so memory stays flat
   whatever the number of items (the caller's loop is the consumer of a bounded queue);
 - an item whose function raises gives that exception back as its result (the pool goes on);
-- an item whose worker dies (killed, out of memory, a crash in a C library) gives a `WorkerDied`
-  naming the item and the signal, a fresh worker takes the dead one's place, and the other items
-  it held are handed out again: one bad item never kills the pool.
+- an item whose worker dies (killed, out of memory, a crash in a C library) is run once more in a
+  fresh worker (a worker killed from outside says nothing about the item: issue 36 N9, a valid video
+  was called unreadable); when it dies again it gives a `WorkerDied` naming the item and the
+  signal. A fresh worker takes each dead one's place, and the other items it held are handed out
+  again: one bad item never kills the pool.
 
 Workers are fresh interpreters (`python -c`, talking over a socket pair): no copy of a parent
 that may hold CUDA or threads (as "fork" would make), and unlike multiprocessing's "spawn" no
@@ -41,8 +43,14 @@ from hardneg.threads import count_from_env, usable_cores
 SLOTS_PER_WORKER = 2
 
 
-class WorkerDied(RuntimeError):
-    """The worker process running an item exited before it answered (a kill, a crash, out of memory)."""
+class PoolError(RuntimeError):
+    """Work given to the pool could not be done; the message says which item, why and what to do (the CLI prints
+    it as an `error:` line)."""
+
+
+class WorkerDied(PoolError):
+    """The worker process running an item exited before it answered (a kill, a crash, out of memory), twice: in
+    its first worker and in the fresh one it was retried in."""
 
 
 def available_cores() -> int:
@@ -118,6 +126,8 @@ class WorkerPool:
         self.preload = tuple(preload)  # modules the workers import as they start
         self._pool: list[_Worker] = []
         self.restarts = 0  # workers replaced after dying (for tests and reports)
+        self.retried = 0  # items run again after their worker died
+        self._deaths: dict[int, int] = {}
 
     # ------------------------------------------------------------------------------ life cycle
 
@@ -187,6 +197,7 @@ class WorkerPool:
         self.start()
         source = iter(items)
         args: dict[int, Any] = {}  # key -> item, for items not yet handed back
+        self._deaths: dict[int, int] = {}  # key -> times its worker died while running it
         todo: deque[int] = deque()  # keys to hand out (again, after a worker died)
         done: dict[int, Any] = {}
         next_key = next_out = 0
@@ -205,6 +216,7 @@ class WorkerPool:
                 while next_out in done:
                     out = done.pop(next_out)
                     del args[next_out]
+                    self._deaths.pop(next_out, None)
                     next_out += 1
                     yield out
                 if exhausted and next_out == next_key:
@@ -263,11 +275,16 @@ class WorkerPool:
             w.proc.wait(timeout=5)
         if w.held:  # the first item it held was the one running; the others were waiting
             key = w.held.popleft()
-            done[key] = WorkerDied(f"{describe(args[key])}: the worker process died while working on it "
-                                   f"({_signal_name(w.proc.returncode)}; killed, out of memory, or a crash in a "
-                                   "library); the other items went on")
+            deaths = self._deaths[key] = self._deaths.get(key, 0) + 1
             for k in reversed(w.held):
                 todo.appendleft(k)
+            if deaths == 1:  # once more, in a fresh worker: the kill may have had nothing to do with the item
+                todo.appendleft(key)
+                self.retried += 1
+            else:
+                done[key] = WorkerDied(f"{describe(args[key])}: the worker process died while working on it, twice "
+                                       f"(the second time {_signal_name(w.proc.returncode)}; killed, out of memory, "
+                                       "or a crash in a library); the other items went on")
         w.conn.close()
         i = self._pool.index(w)
         self._pool[i] = self._spawn()

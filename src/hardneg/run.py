@@ -245,6 +245,10 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     from hardneg.scoring import check_model_id
 
     model_id = check_model_id(model_id)
+    if score_options.get("prompt") is not None:  # given on purpose: '' is refused, not the default prompt (N8)
+        from hardneg import guards
+
+        score_options["prompt"] = guards.prompt(score_options["prompt"])
     names = benchmark_names(benchmarks)
     explicit = not (benchmarks is None or benchmarks == "all")
     out = Path(out)

@@ -18,7 +18,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hardneg import __version__
-from hardneg.io import atomic_write_bytes, atomic_write_parquet, refuse_overwrite
+from hardneg.io import OutputExistsError, atomic_write_bytes, atomic_write_parquet, refuse_overwrite
 from hardneg.items import BenchmarkData, is_hub_id, load_benchmark
 from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
@@ -256,19 +255,54 @@ def _report_from_rows(rows: pa.Table) -> tuple[VideoReport, int, int]:
     return report, computed, cached
 
 
-_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,95}/[A-Za-z0-9._\-]{1,100}$")
 
 
-def check_model_id(model_id: str | None) -> str | None:
-    """`ORG/NAME` as the leaderboard takes it (a Hub namespace, then the name), or None; else a clear error."""
+#: what makes two predictions files the same run (a rerun of an incomplete one may replace it)
+_SAME_RUN = ("task", "benchmark", "config", "split", "data_revision", "model_id", "model", "frames", "hub_id",
+             "dataset_path")
+
+
+def _incomplete_run(out: Path) -> dict | None:
+    """{"meta", "ids"} of `out` when it is a predictions file that left items out because videos were missing or
+    unreadable (a killed decoding worker once marked valid videos so, issue 36 N9): running the same command again
+    may then replace it, since every item it scores is scored again. None otherwise (absent, complete, or not a
+    predictions file), and the usual refusal applies."""
+    if not out.is_file():
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        meta = read_predictions_metadata(pq.read_schema(out))
+        videos = meta.get("videos") or {}
+        left_out = int(videos.get("missing") or 0) + int(videos.get("unreadable") or 0)
+        if not left_out or int(meta.get("rows_scored", -1)) >= int(meta.get("rows_total", 0)):
+            return None
+        ids = pq.read_table(out, columns=["id"])["id"].to_pylist()
+    except Exception:  # noqa: BLE001 (unreadable: not ours to replace without --overwrite)
+        return None
+    return {"meta": meta, "ids": ids}
+
+
+def _same_run_or_refuse(out: Path, incomplete: dict, now: dict) -> None:
+    old = incomplete["meta"]
+    differ = [k for k in _SAME_RUN if old.get(k) != now.get(k)]
+    if differ:
+        raise OutputExistsError(f"{out} already exists (a run that left some videos out, but with other "
+                                f"{', '.join(differ[:4])}); pass --overwrite to replace it, or choose another path")
+
+
+def check_model_id(model_id: str | None, field: str = "--model-id") -> str | None:
+    """`ORG/NAME` as the leaderboard takes it (a Hub namespace, then the name), or None; else a clear error.
+    The one model-id guard (`hardneg.guards.model_id`) of every entrance."""
     if model_id is None:
         return None
-    model_id = str(model_id).strip()
-    if not _MODEL_ID.match(model_id):
-        raise ValueError(f"--model-id {model_id[:80]!r}: give ORG/NAME (your Hub user or organization, a slash, "
-                         "then the model's name: letters, digits, '.', '_', '-'), e.g. --model-id alice/my-clip; "
-                         "use local/NAME for a board of your own")
-    return model_id
+    from hardneg import guards
+
+    try:
+        return guards.model_id(model_id, field)
+    except guards.GuardError as exc:
+        raise guards.GuardError(field, exc.problem, "give ORG/NAME: " + exc.fix.removeprefix("give ") +
+                                ", e.g. alice/my-clip; use local/NAME for a board of your own") from None
 
 
 def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[str, Any]]:
@@ -313,7 +347,13 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
 
     out = Path(out)
     model_id = check_model_id(model_id)
-    refuse_overwrite(out, overwrite)
+    if prompt is not None:  # given on purpose: an empty one is refused, never replaced by the default (N8)
+        from hardneg import guards
+
+        prompt = guards.prompt(prompt)
+    incomplete = None if overwrite else _incomplete_run(out)  # a run that left videos out may be run again
+    if incomplete is None:
+        refuse_overwrite(out, overwrite)
     data = load_benchmark(dataset, config, splits, benchmark=benchmark, revision=data_revision)
     m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)
     from hardneg.models.prompting import bind_protocol
@@ -349,6 +389,8 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         dataset_path=None if is_hub_id(str(dataset)) else str(Path(dataset).resolve()),
         model=m.identity(), frames=frames.identity(), hardneg_version=__version__, decoding=decoding,
     )
+    if incomplete is not None:
+        _same_run_or_refuse(out, incomplete, meta_common)
     if progress and m.uses_video:  # a long run says so before it starts (measured costs: hardneg.expected)
         from hardneg.expected import announce
 
@@ -400,6 +442,13 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
 
         print(f"warning: {data.benchmark}/{config}: {said}", file=sys.stderr)
     table = table.replace_schema_metadata(predictions_metadata(**meta))
+    if incomplete is not None:
+        lost = set(incomplete["ids"]) - set(table["id"].to_pylist())
+        if lost:  # its batches are dropped: a rerun decodes the videos again instead of resuming their failure
+            shutil.rmtree(parts, ignore_errors=True)
+            raise OutputExistsError(f"{out} already exists and scores {len(lost):,} items this run could not "
+                                    f"(e.g. {sorted(lost)[:3]}); it was kept. Pass --overwrite to replace it anyway, "
+                                    "or choose another path")
     atomic_write_parquet(table, out)
     shutil.rmtree(parts, ignore_errors=True)
     return ScoreRun(out=out, rows=n_rows, scored=table.num_rows,

@@ -90,10 +90,12 @@ def test_tempcompass_nul_in_an_instruction_line_is_refused(tmp_path):
     assert "'question'" in str(err.value) and "Which caption" in str(err.value)
 
 
-def test_crlf_ssv2_file_is_refused_with_a_message_about_line_endings(tmp_path):
+def test_mixed_line_endings_in_ssv2_are_refused_with_a_message_about_line_endings(tmp_path):
+    """CRLF inside the prompts but one LF line break: not a CRLF copy of the release (which reads as the release
+    itself, tests/datasets/test_crlf_release.py), so the prompts cannot be trusted byte for byte."""
     raw = copy_sample("videocon-ssv2", tmp_path)
     path = raw / "eval_ssv2_temporal.csv"
-    path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n").rstrip(b"\r\n") + b"\n")
     with pytest.raises(RawFormatError, match="line endings") as err:
         build_benchmark("videocon-ssv2", raw, tmp_path / "out")
     assert "CRLF" in str(err.value) and "dos2unix" in str(err.value)

@@ -94,23 +94,53 @@ def test_a_worker_killed_mid_video_fails_that_video_only(clips, monkeypatch):
 
 
 def test_a_worker_killed_from_outside_is_replaced_and_the_rest_finish(tmp_path):
+    """Killed in its first worker and again in the fresh one it is retried in: the item is a WorkerDied."""
     marker = tmp_path / "running"
     items = [(str(marker), "victim")] + list(range(1, 9))
     with WorkerPool(2, name="test-kill") as pool:
         def kill_when_running():
-            for _ in range(600):
-                if marker.exists():
-                    os.kill(int(marker.read_text()), signal.SIGKILL)
-                    return
-                time.sleep(0.05)
+            for _ in range(2):  # the first worker, then the fresh one the item is retried in
+                for _ in range(600):
+                    if marker.exists():
+                        pid = int(marker.read_text())
+                        marker.unlink()
+                        os.kill(pid, signal.SIGKILL)
+                        break
+                    time.sleep(0.05)
 
         killer = threading.Thread(target=kill_when_running)
         killer.start()
         got = list(pool.imap(pool_fns.sleepy, items, describe=lambda x: f"item {x!r}"))
         killer.join()
         assert isinstance(got[0], WorkerDied) and "victim" in str(got[0]) and "SIGKILL" in str(got[0])
+        assert "twice" in str(got[0])
         assert got[1:] == [x * x for x in range(1, 9)]
-        assert pool.restarts == 1 and len(pool.pids()) == 2
+        assert pool.restarts == 2 and pool.retried == 1 and len(pool.pids()) == 2
+
+
+def test_an_item_whose_worker_is_killed_once_is_retried_in_a_fresh_worker(tmp_path):
+    """Issue 36 N9: a kill says nothing about the item; it is run again in a fresh worker and its result returned."""
+    items = [(str(tmp_path / "first"), 3)] + [(str(tmp_path / f"m{i}"), i) for i in range(4, 8)]
+    for _, i in items[1:]:
+        (tmp_path / f"m{i}").write_text("done")  # only the first item dies, once
+    with WorkerPool(2, name="test-retry") as pool:
+        got = list(pool.imap(pool_fns.die_first_time, items))
+        assert got == [9, 16, 25, 36, 49]
+        assert pool.restarts == 1 and pool.retried == 1
+
+
+def test_a_video_whose_decoding_worker_is_killed_once_is_decoded(clips, monkeypatch):
+    """Issue 36 N9: the video is decoded in a fresh worker, not called unreadable for the rest of the run."""
+    victim = clips[0].with_name("victim-once.mp4")
+    victim.write_bytes(clips[0].read_bytes())
+    victim.with_suffix(".tried").unlink(missing_ok=True)
+    paths = [clips[1], victim, clips[3]]
+    settings = SETTINGS[0]
+    monkeypatch.setattr(decoding, "_decode_task", pool_fns.decode_or_die_once)
+    got = list(decode_stream(paths, settings, workers=2))
+    assert victim.with_suffix(".tried").exists()  # its first worker did die
+    for i in range(3):
+        assert np.array_equal(got[i], decode_frames(paths[i], settings)), paths[i]
 
 
 def test_pool_reads_ahead_a_bounded_window_and_returns_errors_per_item():

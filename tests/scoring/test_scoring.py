@@ -141,7 +141,10 @@ def test_score_cli_reports_bad_videos(samples, sample_videos, tmp_path, capsys):
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "3/4 items scored" in out and "1 missing" in out and "video9001" in out
-    assert main(args) == 2 and "--overwrite" in capsys.readouterr().err
+    # the same command again completes a run that left items out, without --overwrite: nothing it scores is lost
+    # (issue 36 N9; tests/scoring/test_rerun_incomplete.py); another run's settings are still refused
+    assert main(args) == 0 and "3/4 items scored" in capsys.readouterr().out
+    assert main([*args, "--frames", "3"]) == 2 and "--overwrite" in capsys.readouterr().err
     assert main([*args, "--fp16", "--overwrite"]) == 2  # fp16 on a CPU: a clear error, the file is kept
     assert "--fp16 needs a GPU" in capsys.readouterr().err and (tmp_path / "p.parquet").exists()
 

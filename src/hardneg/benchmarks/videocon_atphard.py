@@ -116,10 +116,12 @@ BENCHMARK = Benchmark(
 
 def _qa_rows(path: Path) -> dict[tuple[str, str], list[tuple[int, dict]]]:
     """The original QA rows, by (video, question)."""
-    from hardneg.datasets.raw_common import RawFormatError, read_delimited
+    from hardneg.datasets.raw_common import RawFormatError, read_delimited, read_text
 
+    text = read_text(path)
+    _refuse_truncated(path, text)  # a cut last row loses its a4 or type silently (issue 36 M10)
     out: dict[tuple[str, str], list[tuple[int, dict]]] = {}
-    for row_no, row in read_delimited(path, ",", QA_COLUMNS, optional=QA_OPTIONAL):
+    for row_no, row in read_delimited(path, ",", QA_COLUMNS, optional=QA_OPTIONAL, text=text):
         video, qtype = row["video"].strip(), row["type"].strip()
         if not _VID.fullmatch(video):
             raise RawFormatError(path, f"column 'video' is {video[:30]!r}, not a NExT-QA video id", "video ids are "
@@ -129,7 +131,21 @@ def _qa_rows(path: Path) -> dict[tuple[str, str], list[tuple[int, dict]]]:
                                  "ATP-Hard holds causal and temporal questions only; fix the type or drop the row",
                                  row_no)
         out.setdefault((video, row["question"].strip()), []).append((row_no, row))
+    if not out:  # said here, not as "question ... is not in nextqa-atphard.csv" for the first statement (M10)
+        raise RawFormatError(path, "the file has its header but no question (0 rows): no question can be given its "
+                             "qid and type", "download nextqa-atphard.csv again from the authors' datasets/ folder "
+                             "(1,846 rows)", 2)
     return out
+
+
+def _refuse_truncated(path: Path, text: str) -> None:
+    """A release file that ends in the middle of a row (no final line break) was cut by an interrupted copy."""
+    from hardneg.datasets.raw_common import RawFormatError
+
+    if text and not text.endswith(("\n", "\r")):
+        raise RawFormatError(path, "the file ends in the middle of a row, without a line break: it looks truncated "
+                             f"(an interrupted download or copy)", f"download {path.name} again from the authors' "
+                             "datasets/ folder", text.count("\n") + 1)
 
 
 def _match_qa(qa, video: str, question: str, answer: int, path: Path, row_no: int, qa_path: Path) -> tuple[int, dict]:
@@ -155,10 +171,7 @@ def read_items(path: Path, qa_path: Path) -> tuple[list[dict], list[int], dict]:
 
     qa = _qa_rows(qa_path)
     text = read_text(path)
-    if text and not text.endswith(("\n", "\r")):
-        raise RawFormatError(path, "the file ends in the middle of a row, without a line break: it looks truncated "
-                             "(an interrupted download or copy)", "download nextqa-atphard-statements.csv again from "
-                             "the authors' datasets/ folder", text.count("\n") + 1)
+    _refuse_truncated(path, text)
     items, where, repeated = [], [], []
     used_qa: dict[int, int] = {}
     asked: dict[tuple[str, str], list[str]] = {}
@@ -215,6 +228,15 @@ def _find(folder, header: list[str], name: str) -> Path | None:
 
     hits = [p for p in folder.files if p.suffix.lower() == ".csv" and match_header(first_line(read_head(p)), header)]
     named = [p for p in hits if p.name.lower() == name]
+    if not hits:  # the authors' file is there but its header is not theirs: say that, not "not found" (M10)
+        from hardneg.datasets.raw_common import RawFormatError
+
+        for p in folder.files:
+            if p.name.lower() == name:
+                head = first_line(read_head(p))
+                raise RawFormatError(p, f"its header is {head[:120]!r}; the release's header has the columns "
+                                     f"{','.join(header)}",
+                                     f"download {name} again from the authors' datasets/ folder", 1)
     if len(hits) > 1 and len(named) != 1:
         raise ValueError(f"{folder.root}: several files have the header {','.join(header)}: "
                          f"{[folder.rel(p) for p in hits]}; keep one")

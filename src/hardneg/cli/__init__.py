@@ -85,10 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileExistsError, FileNotFoundError, ConnectionError, PermissionError) as exc:
         print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except RuntimeError as exc:  # a decoder library missing here is a set-up problem with a fix, not a crash
+    except RuntimeError as exc:  # a decoder library missing here, or work whose worker process died, has a fix
+        from hardneg.pool import PoolError
         from hardneg.video import DecoderUnavailable
 
-        if not isinstance(exc, DecoderUnavailable):
+        if not isinstance(exc, (DecoderUnavailable, PoolError)):
             raise
         print(f"hardneg {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -11,7 +11,9 @@ Videos are read from --videos DIR by video id (<id>.mp4, .webm, .mkv, ...); miss
 unreadable videos are counted and reported, and their items are left out of the file
 (hardneg evaluate states the coverage). Video embeddings are cached under --cache-dir, keyed
 by model revision + frame settings + video content, so a rerun or another benchmark on the
-same videos recomputes nothing. An interrupted run resumes when the same command is rerun.
+same videos recomputes nothing. An interrupted run resumes when the same command is rerun, and
+rerunning a finished run that left items out (missing or unreadable videos, now fixed) replaces
+its file without --overwrite when every item the file scores is scored again.
 
 examples:
   hardneg score --model openai/clip-vit-base-patch32 --dataset video-hardneg/feint6k \\
@@ -49,7 +51,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--out", required=True,
                    help="predictions Parquet to write ('-': standard output, the summary goes to standard error; "
                         "no resume)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out (not needed to rerun a "
+                   "run that left items out: see above)")
     p.set_defaults(out_may_be_stdout=True)
     g = p.add_argument_group("frames and device")
     g.add_argument("--frames", type=int, default=8, help="frames sampled uniformly per video (default 8)")

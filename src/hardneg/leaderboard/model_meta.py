@@ -14,6 +14,7 @@ import math
 import re
 from typing import Any, Mapping
 
+from hardneg import guards
 from hardneg.leaderboard.parquet_guard import json_depth
 
 FIELDS = ("params", "model_type", "license", "link", "revision")
@@ -41,28 +42,22 @@ def clean_model_meta(meta: Mapping[str, Any] | None) -> dict:
         raise ValueError(f"model_meta must be an object with the fields {', '.join(FIELDS)}, not "
                          f"{type(meta).__name__}")
     meta = dict(meta or {})
-    unknown = sorted(set(meta) - set(FIELDS))
+    unknown = sorted((k for k in meta if k not in FIELDS), key=guards.shown)
     if unknown:
-        raise ValueError(f"model_meta: unknown field(s) {[str(k)[:40] for k in unknown[:5]]}; the fields are {', '.join(FIELDS)}")
+        raise ValueError(f"model_meta: unknown field(s) {', '.join(guards.shown(k, 40) for k in unknown[:5])}; the "
+                         f"fields are {', '.join(FIELDS)}")
     out: dict[str, Any] = {k: None for k in FIELDS}
     if meta.get("params") is not None:
         out["params"] = check_params(meta["params"])
     mtype = meta.get("model_type")
     if mtype is not None:
         if mtype not in MODEL_TYPES:
-            raise ValueError(f"model_meta.model_type {str(mtype)[:40]!r}: use one of {', '.join(MODEL_TYPES)}")
+            raise ValueError(f"model_meta.model_type {guards.shown(mtype, 40)}: use one of {', '.join(MODEL_TYPES)}")
         out["model_type"] = mtype
-    for key in ("license", "revision"):
-        v = meta.get(key)
-        if v is not None:
-            if not isinstance(v, str) or not v.strip() or len(v) > _MAX_TEXT:
-                raise ValueError(f"model_meta.{key}: a short text (1-{_MAX_TEXT} characters)")
-            out[key] = v.strip()
-    link = meta.get("link")
-    if link is not None:
-        if not isinstance(link, str) or not re.match(r"^https?://[^\s]+$", link) or len(link) > 500:
-            raise ValueError("model_meta.link: an http(s) URL of the model's page, e.g. https://huggingface.co/org/name")
-        out["link"] = link
+    for key in ("license", "revision"):  # free text (hardneg.guards): no NUL or control characters (issue 36 N5)
+        out[key] = guards.optional_text(meta.get(key), f"model_meta.{key}", max_len=_MAX_TEXT)
+    if meta.get("link") is not None:  # matched whole: a link ending in a newline is refused (issue 36 N5)
+        out["link"] = guards.url(meta["link"], "model_meta.link")
     return out
 
 

@@ -15,7 +15,6 @@ always quoted with `repr` and cut to about 200 characters (`quote`).
 from __future__ import annotations
 
 import json
-import re
 import os
 import reprlib
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from hardneg import guards
 from hardneg.leaderboard.identity import Identity, IdentityError, as_identity, reserved_conflict
 from hardneg.leaderboard.items import BENCHMARK_TASKS, ItemSet, files_revision
 from hardneg.json_limits import MAX_JSON_VALUES
@@ -46,11 +46,6 @@ MAX_ID_BYTES = 256
 #: characters of user text quoted in a message
 MAX_QUOTE = 200
 
-#: one part of a board name, as the Hub accepts a repo id's parts (huggingface_hub `validate_repo_id`): letters,
-#: digits, '_', '-', '.', not starting or ending with '-' or '.', no '--' or '..' (checked apart), at most 96
-_NAME_PART = r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,94}[A-Za-z0-9_])?"
-#: a model name the board accepts: one `<namespace>/<name>` pair (or a bare name, refused later for its namespace)
-_MODEL_NAME = re.compile(rf"^(?:{_NAME_PART}/)?{_NAME_PART}$")
 _SHOW = 5  # how many example ids a message lists
 #: metadata fields the board reads, with their longest accepted length
 _STRING_FIELDS = {"task": 64, "benchmark": 64, "config": 200, "split": 400, "data_revision": 200, "model_id": 200}
@@ -242,10 +237,11 @@ def check_metadata(meta: dict, item_sets: dict, problems: list[str]) -> list[Ite
         elif len(value) > longest:
             problems.append(f"metadata {key} is {len(value):,} characters ({quote(value, 60)}); at most {longest}")
             typed = False
-    rev = meta.get("model_revision")
-    if rev is not None and not (isinstance(rev, str) and len(rev) <= 200):
-        problems.append(f"metadata model_revision must be a string of at most 200 characters or null, "
-                        f"not {quote(rev, 60)}")
+    try:
+        guards.optional_text(meta.get("model_revision"), "metadata model_revision",
+                             fix="give the model's revision (a commit or tag, at most 200 characters) or null")
+    except guards.GuardError as exc:
+        problems.append(str(exc))
         typed = False
     if meta.get("model_meta") is not None:  # stored and shown on the board: checked as the upload form's is
         try:
@@ -253,6 +249,12 @@ def check_metadata(meta: dict, item_sets: dict, problems: list[str]) -> list[Ite
         except ValueError as exc:
             problems.append(f"metadata {quote(str(exc), 300)} (in the file's own 'model_meta'; fix it there, or "
                             "leave it out and pass the values to `hardneg submit`)")
+            typed = False
+    if typed:  # the fields above said their own words; every other key and text is stored too (issue 36 N5)
+        try:
+            guards.json_tree(meta, "metadata", max_values=2 * MAX_METADATA_VALUES + 1)
+        except guards.GuardError as exc:
+            problems.append(f"{exc} (write the metadata with hardneg.schema.predictions_metadata)")
             typed = False
     if not typed:
         return []
@@ -295,7 +297,9 @@ def check_model_name(meta: dict, identity: Identity, problems: list[str], reserv
     if not isinstance(model_id, str):
         return ""  # reported by check_metadata
     model_id = model_id.strip()
-    if not _MODEL_NAME.match(model_id) or ".." in model_id or "--" in model_id:
+    try:  # the one model-id guard (a bare name passes here: refused below with the namespace to use)
+        guards.model_id(model_id, namespace=False)
+    except guards.GuardError:
         problems.append(
             f"metadata model_id {quote(model_id)} is not a valid model name: one '<your user or org>/<model name>' "
             "pair, each part 1-96 letters, digits, '_', '-' or '.', not starting or ending with '-' or '.', without "

@@ -15,6 +15,11 @@ def bind_protocol(model: Any, declaration: Any, protocol: str | None = None, pro
     """Give `model` the protocol it scores `declaration` by; None for a model without protocols.
 
     prompt: a string (every benchmark) or {benchmark name: prompt}; protocol_set: `PROTOCOL_SETS`."""
+    if prompt is not None:  # the one prompt guard: '' is refused, not read as "the default" (issue 36 N8)
+        from hardneg import guards
+
+        prompt = ({name: guards.prompt(p) for name, p in prompt.items()} if isinstance(prompt, dict)
+                  else guards.prompt(prompt))
     use = getattr(model, "use_protocol", None)
     if use is None:
         if protocol or prompt or protocol_set not in (None, "default"):

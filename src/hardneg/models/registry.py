@@ -10,6 +10,7 @@ the entry-point group `hardneg.models`.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 from pathlib import Path
@@ -131,4 +132,53 @@ def load_model(model: str, device: str | None = None, fp16: bool = False, revisi
     cls = _ADAPTERS[name][0]
     if getattr(cls, "hub_model", False):  # adapters that call from_pretrained on a Hub id or folder
         ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
-    return cls(model_id or None, device=device, fp16=fp16, revision=revision)
+    with damaged_weights_refused(model_id or model):
+        return cls(model_id or None, device=device, fp16=fp16, revision=revision)
+
+
+#: weight files a model folder may hold, and how each is read without running code
+_WEIGHT_GLOBS = ("*.safetensors", "*.bin", "*.pt", "*.pth")
+
+
+def damaged_weight_file(folder: Path) -> tuple[Path, BaseException] | None:
+    """The first weight file of `folder` that cannot be read, with the error; None when all can. A `.bin`/`.pt`
+    file is read by `torch.load(weights_only=True)` only (no pickle code runs), a safetensors file by its header."""
+    for pattern in _WEIGHT_GLOBS:
+        for path in sorted(folder.glob(pattern)):
+            try:
+                if path.suffix == ".safetensors":
+                    from safetensors import safe_open
+
+                    with safe_open(str(path), framework="pt", device="cpu") as fh:
+                        for key in fh.keys():
+                            fh.get_slice(key)
+                else:
+                    import torch
+
+                    torch.load(path, map_location="cpu", weights_only=True)
+            except Exception as exc:  # noqa: BLE001 (any failure to read it is the file's damage)
+                return path, exc
+    return None
+
+
+@contextlib.contextmanager
+def damaged_weights_refused(model: str | None):
+    """Around loading `model`: when it is a local folder and loading fails, a damaged weight file in it becomes a
+    ValueError naming the file and the fix (an `error:` line) instead of torch's or pickle's traceback (issue 36
+    N7: a damaged pytorch_model.bin raised UnpicklingError). Any other failure is raised as it was."""
+    try:
+        yield
+    except Exception as exc:
+        folder = Path(str(model)).expanduser() if model else None
+        if folder is None or not folder.is_dir():  # (a ValueError too: a UnicodeDecodeError from a damaged .bin)
+            raise
+        bad = damaged_weight_file(folder)
+        if bad is None:
+            raise
+        path, why = bad
+        import pickle
+
+        detail = ("not plain tensors: hardneg reads weights with torch.load(weights_only=True) and never runs a "
+                  "pickle's code" if isinstance(why, pickle.UnpicklingError) else str(why).split(". ")[0][:100])
+        raise ValueError(f"{path} cannot be read ({type(why).__name__}: {detail}): the model folder's weights are "
+                         "damaged (an interrupted copy or download?); copy the model folder again") from None

@@ -333,7 +333,10 @@ def build_network(model: str, vocabulary_texts: Sequence[str], prompt: bool = Fa
         return CLIPTowers.from_pretrained(str(tiny_clip_path()), prompt=prompt)
     name, model_id = resolve(model)
     if name == "clip":
-        return CLIPTowers.from_pretrained(model_id or model, prompt=prompt, revision=revision)
+        from hardneg.models.registry import damaged_weights_refused
+
+        with damaged_weights_refused(model_id or model):
+            return CLIPTowers.from_pretrained(model_id or model, prompt=prompt, revision=revision)
     if name in ("blind-unigram", "blind-lm", "constant", "random", "st"):
         raise ValueError(f"model {model!r} ({name}) has nothing to train here: train tiny-temporal, tiny-clip, "
                          "a CLIP checkpoint (Hub id or folder) or continue a `hardneg train` checkpoint")

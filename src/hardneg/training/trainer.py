@@ -183,10 +183,17 @@ def _clean_temporaries(out: Path) -> None:
 def _save(out: Path, net, optimizer, step: int, settings: TrainSettings, provenance: dict, status: str,
           last_loss: float | None) -> None:
     from hardneg.io import atomic_write_bytes
+    import torch
+
     from hardneg.models.trainable import save_checkpoint
 
+    weights = net.state_dict()
+    bad = [n for n, t in weights.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())]
+    if bad:  # never write a checkpoint of NaNs over the last good one (issue 36 N4)
+        raise TrainingDiverged(f"the weights {bad[:3]} are not finite at step {step}; nothing was written (the last "
+                               f"good state in {out} is kept); lower --lr, or pass --overwrite to start again")
     atomic_write_bytes(out / STATE, state_bytes(step=step, settings=asdict(settings), settings_key=settings.key(),
-                                                model=net.state_dict(), optimizer=optimizer.state_dict(),
+                                                model=weights, optimizer=optimizer.state_dict(),
                                                 status=status, last_loss=last_loss))
     head = "prompt" if net.has_prompt else "cls"
     save_checkpoint(net, out, {"score_head": head, "step": step, "status": status,
@@ -223,6 +230,26 @@ def _writable(out: Path) -> None:
     except OSError as exc:
         raise ValueError(f"--out {out} cannot be written ({type(exc).__name__}: {exc.strerror or exc}); choose a "
                          "folder you can write to") from None
+
+
+def _trim_log(out: Path, step: int) -> None:
+    """Keep the log rows up to `step` (the resumed state's): rows a killed run logged after its last saved state
+    are run again, so they would appear twice."""
+    from hardneg.io import atomic_write_text
+
+    path = out / LOG
+    if not path.is_file():
+        return
+    lines = path.read_text(encoding="utf-8").splitlines()
+    keep = []
+    for line in lines:
+        try:
+            if int(json.loads(line)["step"]) <= step:
+                keep.append(line)
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut by a kill mid-append
+    if keep != lines:
+        atomic_write_text(path, "".join(k + "\n" for k in keep))
 
 
 def _append_log(out: Path, rows: list[dict]) -> None:
@@ -374,6 +401,8 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     if saved is not None:
         apply_state(saved, net, optimizer, out / STATE)
         start = int(saved["step"])
+        if rank == 0:
+            _trim_log(out, start)
     per_epoch = max(1, len(pairs) // batch_size)
     total = steps if steps is not None else epochs * per_epoch
 
@@ -488,10 +517,12 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
                 bar.set_postfix(loss=f"{value:.3f}")
             done = step + 1
             if rank == 0 and (done % save_every == 0 or done == total):
-                _save(out, net, optimizer, done, settings, provenance, "complete" if done == total else "running",
-                      last_loss)
+                # the log first, then the state: a kill between them leaves log rows past the state, which a resume
+                # trims (`_trim_log`), never a state whose steps the log lacks
                 _append_log(out, log_rows)
                 log_rows = []
+                _save(out, net, optimizer, done, settings, provenance, "complete" if done == total else "running",
+                      last_loss)
         if start >= total and rank == 0:
             _save(out, net, optimizer, total, settings, provenance, "complete", last_loss)
     except TrainingDiverged:

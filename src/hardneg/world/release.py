@@ -60,7 +60,7 @@ def _write_videos(scenes: list[Scene], folder: Path, workers: int | None, bar) -
     todo = [(s, str(video_path(folder, s.id))) for s in scenes if not video_path(folder, s.id).is_file()]
     if bar is not None:
         bar.update(len(scenes) - len(todo))
-    from hardneg.pool import WorkerPool, default_workers
+    from hardneg.pool import PoolError, WorkerPool, default_workers
 
     n = min(len(todo), int(workers or default_workers()))
     if n <= 1 or os.name == "nt":  # (the pool's workers need pass_fds: not on Windows)
@@ -71,9 +71,9 @@ def _write_videos(scenes: list[Scene], folder: Path, workers: int | None, bar) -
         results = pool.imap(_write_video_task, todo, describe=lambda a: f"video of scene {a[0].id}")
     try:
         for got in results:
-            if isinstance(got, BaseException):
-                raise RuntimeError(f"writing the world's videos failed: {got}; rerun the same command to "
-                                   "resume (videos already written are kept)") from got
+            if isinstance(got, BaseException):  # an `error:` line (PoolError), not a traceback (issue 36 N6)
+                raise PoolError(f"writing the world's videos failed: {got}; rerun the same command to "
+                                "resume (videos already written are kept)") from got
             if bar is not None:
                 bar.update(1)
     finally:
