@@ -9,9 +9,10 @@ their own, replaces each by a placeholder naming the model, logs it, and draws t
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
+
+from hardneg import guards
 
 log = logging.getLogger("hardneg.leaderboard")
 
@@ -64,10 +65,6 @@ class Placeholder:
     reason: str
 
 
-def _real(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def validate_stored_results(row) -> dict | Placeholder:
     """The `metrics` of a stored submission's results ({metric: {"estimate", "low", "high", "n", ...}}), unchanged,
     when every value the board reads has its type; else a Placeholder with the row's id and what is wrong.
@@ -91,18 +88,22 @@ def validate_stored_results(row) -> dict | Placeholder:
         return bad("no 'metrics' object" if metrics is None else f"'metrics' is {type(metrics).__name__}, not an object")
     if not metrics:
         return bad("'metrics' is empty")
-    for key, entry in metrics.items():
-        name = shown_name(key)[:40]
-        if not isinstance(key, str) or not isinstance(entry, dict):
-            return bad(f"metric {name!r} is {type(entry).__name__}, not an object")
-        if entry.get("estimate") is not None and not _real(entry["estimate"]):
-            return bad(f"metric {name!r} has a non-numeric or non-finite estimate")
-        for bound in ("low", "high"):
-            if entry.get(bound) is not None and not _real(entry[bound]):
-                return bad(f"metric {name!r} has a non-numeric or non-finite {bound}")
-        n = entry.get("n")
-        if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
-            return bad(f"metric {name!r} has an item count that is not a whole number")
+    # the stored row passes the same guards as every entrance (hardneg.guards): one check per kind of value
+    try:
+        guards.json_tree(metrics, "metrics")
+        for key, entry in metrics.items():
+            name = shown_name(key)[:40]
+            if not isinstance(entry, dict):
+                return bad(f"metric {name!r} is {type(entry).__name__}, not an object")
+            for field in ("estimate", "low", "high"):
+                if entry.get(field) is not None:
+                    guards.number(entry[field], f"metric {name!r} {field}")
+            if entry.get("n") is not None:
+                if not isinstance(entry["n"], int) or isinstance(entry["n"], bool):  # stored by hardneg as an int
+                    return bad(f"metric {name!r} has an item count that is not a whole number")
+                guards.whole(entry["n"], f"metric {name!r} n (item count)", lo=0)
+    except guards.GuardError as e:
+        return bad(f"{e.field} {e.problem}")
     return metrics
 
 
