@@ -92,7 +92,8 @@ def about_markdown(names: list[str], upload_mb: float | None = None, configs: di
             "1. Score your model: `hardneg run --model <model> --model-id <you>/<name> --out runs/mine` (or "
             "`hardneg score` for one config).",
             f"2. Submit the run folder or one predictions file{limit}: `hardneg submit runs/mine --space <this Space>` "
-            "(uses your Hub token), or sign in on the **Submit** tab and upload a file.",
+            "(a Space: your Hub token; a local board, `--space DIR`: no token), or upload a file on the **Submit** tab "
+            "(a Space asks you to sign in first).",
             "3. The board checks the file (ids, one score per candidate, finite numbers, the data revision), "
             "recomputes every metric and stores a new version; the same file twice is stored once. Nothing is "
             "overwritten: older versions stay in the model's history.",
