@@ -56,8 +56,8 @@ def add_parser(subparsers) -> None:
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling (default: all frames)")
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames in pixels (default 224; 0 keeps the size)")
     g.add_argument("--decoder", default="pyav", choices=("pyav", "torchcodec", "nvdec"),
-                   help="video decoder (default pyav, on a pool of processes, one per core: $HARDNEG_DECODE_WORKERS "
-                        "sets how many); torchcodec (CPU) and nvdec (the GPU's video decoder, NVDEC, through PyAV) "
+                   help="video decoder (default pyav: on a pool of processes, one per core, from 4 cores; below, on threads of "
+                        "one process, which measured faster there; $HARDNEG_DECODE_WORKERS=N forces a pool of N); torchcodec (CPU) and nvdec (the GPU's video decoder, NVDEC, through PyAV) "
                         "are optional and fall back to pyav with a message where they cannot load; see "
                         "docs/scoring-speed.md")
     g.add_argument("--scaler", default="pil", choices=("pil", "swscale"),
