@@ -178,10 +178,18 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
         out: dict[str, list] = {"id": [], "scores": [], "video_id": [], "video_status": [], "video_error": [],
                                 "video_cached": [], "skipped": [], "skip_reason": []}
         has_captions = "captions" in batch
+        many: dict[int, np.ndarray] = {}  # a model that scores many items at once (video LLMs batch across videos)
+        if has_captions and callable(getattr(model, "similarity_many", None)):
+            todo = [i for i, vid in enumerate(batch["video_id"]) if status.get(vid, "missing") in ("ok", "not used")]
+            got = model.similarity_many([emb[batch["video_id"][i]] for i in todo],
+                                        [text_embeddings(list(batch["captions"][i])) for i in todo])
+            many = dict(zip(todo, got))
         for i, vid in enumerate(batch["video_id"]):
             st = status.get(vid, "missing")
             scores = None
-            if st in ("ok", "not used") and has_captions:
+            if i in many:
+                scores = np.asarray(many[i], np.float32).tolist()
+            elif st in ("ok", "not used") and has_captions:
                 caps = list(batch["captions"][i])
                 scores = model.similarity(emb[vid][None, :], text_embeddings(caps))[0].astype(np.float32).tolist()
             out["id"].append(batch["id"][i])

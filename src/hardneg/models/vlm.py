@@ -184,6 +184,32 @@ class VideoLLM(ScoreAdapter):
     def _score(self, video, captions: Sequence[str]) -> np.ndarray:
         return self.engine.score(video, list(captions), self.spec)
 
+    def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
+                        ) -> list[np.ndarray]:
+        """Scores of many items at once (video key i with its caption keys i): items batched across videos
+        (`hardneg.models.vlm_batch`), in pieces of a few prefill batches so that frames in memory stay bounded.
+        The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
+        from hardneg.models.vlm_batch import MAX_ITEMS, BatchScorer
+
+        pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),
+                  [self._texts[int(k)] for k in np.asarray(t, np.float64)[:, 0]])
+                 for v, t in zip(video_embeddings, text_embeddings)]
+        scorer = BatchScorer(self.engine)
+        out: list[np.ndarray] = []
+        for i in range(0, len(pairs), 4 * MAX_ITEMS):
+            piece = pairs[i:i + 4 * MAX_ITEMS]
+            items = [(np.load(self._frames / f"{key}.npy"), caps) for key, caps in piece]
+            out += [np.asarray(g, np.float32) for g in scorer.score_items(items, self.spec)]
+        return out
+
+    def similarity(self, video_embeddings: np.ndarray, text_embeddings: np.ndarray) -> np.ndarray:
+        """(V, T): every video with every caption; several videos go through the cross-video batch."""
+        vids = np.asarray(video_embeddings, np.float64)
+        if len(vids) < 2:
+            return super().similarity(video_embeddings, text_embeddings)
+        got = self.similarity_many(list(vids), [text_embeddings] * len(vids))
+        return np.stack(got).reshape(len(vids), len(text_embeddings))
+
     def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False,
               timestamps: Sequence[float] | None = None) -> np.ndarray:
         """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
