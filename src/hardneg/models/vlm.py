@@ -118,7 +118,10 @@ class VideoLLM(ScoreAdapter):
         if not model_id:
             raise ValueError("give the video LLM's Hub id or folder, e.g. --model vlm:Qwen/Qwen2-VL-2B-Instruct "
                              "(or --model tiny-vlm)")
-        self.device = pick_device(device)
+        from hardneg.models import placement
+
+        placed = placement.parse(device)  # `map:auto|...`: over several devices (accelerate), else one device
+        self.device = pick_device(None if placed else device)
         dt = _dtype(self.device, fp16)
         self.dtype = str(dt).replace("torch.", "")
         kw = {"revision": revision} if revision else {}
@@ -128,7 +131,11 @@ class VideoLLM(ScoreAdapter):
         if seconds_per_frame is not None:  # hardneg's own setting: the frames' spacing (Qwen2.5-VL's time positions)
             settings = {**settings, "seconds_per_frame": seconds_per_frame}
         family = family_for(config)(config, settings)
-        model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
+        if placed:
+            model = self._load_placed(model_id, dt, kw, *placed)
+            self.device = placement.main_device(model)
+        else:
+            model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
         tok = AutoTokenizer.from_pretrained(model_id, **kw)
         template = _chat_template(model_id, tok, revision)
         text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
@@ -143,6 +150,29 @@ class VideoLLM(ScoreAdapter):
         self.score_name = SCORE_NAMES[self.spec.protocol]
         super().__init__(self, self._score)
         self.score_name = SCORE_NAMES[self.spec.protocol]
+
+    def _load_placed(self, model_id: str, dt, kw: dict, device_map: str, max_memory: dict | None):
+        """The model over the devices present (accelerate's `device_map`, capped by `max_memory`); layers that fit
+        nowhere go to a temporary folder on disk, removed with this object."""
+        import shutil
+        import tempfile
+        import weakref
+
+        from transformers import AutoModelForImageTextToText
+
+        try:
+            import accelerate  # noqa: F401
+        except ImportError:
+            raise ValueError("--device-map needs accelerate: pip install 'video-hardneg[models]' (or accelerate)") from None
+        offload = tempfile.mkdtemp(prefix="hardneg-offload-")
+        self._offload_cleanup = weakref.finalize(self, shutil.rmtree, offload, True)
+        from hardneg.models.placement import plan_device_map
+
+        plan = plan_device_map(model_id, dt, kw, device_map, max_memory)
+        model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, device_map=plan,
+                                                            offload_folder=offload, **kw)
+        self.device_map = dict(getattr(model, "hf_device_map", {}))
+        return model.eval()
 
     # ------------------------------------------------------------------ protocol
 

@@ -187,7 +187,10 @@ class BatchScorer:
             pos = (pos + d[:, None]).unsqueeze(0).expand(3, -1, -1)
         c = copy.copy(cache)  # the layers copied, then their rows picked: the prefill's cache stays as it was
         c.layers = [copy.copy(layer) for layer in cache.layers]
-        c.batch_select_indices(torch.tensor([b for b, _ in rows], device=eng.device))
+        idx = torch.tensor([b for b, _ in rows])
+        for layer in c.layers:  # each layer's rows on its own device (a model placed over several devices)
+            keys = getattr(layer, "keys", None)
+            layer.batch_select_indices(idx.to(keys.device if keys is not None else eng.device))
         with torch.inference_mode():
             out = eng.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{eng.cache_arg: c})
         return out.logits
