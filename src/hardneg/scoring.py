@@ -330,6 +330,9 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                     "config": config, "splits": data.splits, "videos": spec.videos, "task": data.task})
     parts = out.with_name(f"{out.name}.parts-{key}")
     same_process = backend == "local" and num_workers == 1
+    if backend == "ray" and not num_gpus and getattr(m, "adapter", None) == "video-llm" \
+            and str(getattr(m, "device", "")).startswith("cuda"):
+        num_gpus = 1  # a video LLM on Ray: one actor per GPU, never two copies of the model on one card
     factory = functools.partial(make_batch_fn, spec, m if same_process else None)
     run_kw = dict(batch_size=batch_size, backend=backend, num_workers=num_workers, ray_address=ray_address,
                   num_gpus=num_gpus, progress=progress, ray_runtime_env=ray_runtime_env)
