@@ -179,7 +179,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
                                 "video_cached": [], "skipped": [], "skip_reason": []}
         has_captions = "captions" in batch
         many: dict[int, np.ndarray] = {}  # a model that scores many items at once (video LLMs batch across videos)
-        if has_captions and callable(getattr(model, "similarity_many", None)):
+        if has_captions and callable(getattr(model, "similarity_many", None)) and not getattr(model, "wants_items", False):
             todo = [i for i, vid in enumerate(batch["video_id"]) if status.get(vid, "missing") in ("ok", "not used")]
             got = model.similarity_many([emb[batch["video_id"][i]] for i in todo],
                                         [text_embeddings(list(batch["captions"][i])) for i in todo])

@@ -235,7 +235,7 @@ class VideoLLM(ScoreAdapter):
     def similarity(self, video_embeddings: np.ndarray, text_embeddings: np.ndarray) -> np.ndarray:
         """(V, T): every video with every caption; several videos go through the cross-video batch."""
         vids = np.asarray(video_embeddings, np.float64)
-        if len(vids) < 2:
+        if len(vids) < 2 or getattr(self, "wants_items", False):  # one video, or a protocol that reads each item
             return super().similarity(video_embeddings, text_embeddings)
         got = self.similarity_many(list(vids), [text_embeddings] * len(vids))
         return np.stack(got).reshape(len(vids), len(text_embeddings))

@@ -126,6 +126,11 @@ class BatchScorer:
         torch, eng = self.engine.torch, self.engine
         if not eng.family.mrope:
             return torch.arange(len(ids), device=eng.device)
+        by_rule = getattr(eng.family, "position_ids", None)  # the family's own rule, where it has one
+        if by_rule is not None:
+            got = by_rule(torch.tensor([ids], device=eng.device), None, video)
+            if got is not None:
+                return got[:, 0].to(eng.device)
         import inspect
 
         inner = getattr(eng.model, "model", eng.model)
