@@ -117,6 +117,15 @@ def check(device: str) -> None:
                 print(f"check {name:<26} {dev:<5} {str(dt)[6:]:<9} {proto:<19} |cached-naive| {np.abs(a - b).max():.2e} "
                       f"|cached-batched| {np.abs(a - c).max():.2e}  model calls {na}/{nb}/{nc}  scores {np.round(a, 4)}")
             hook.remove()
+            from hardneg.models.vlm_batch import BatchScorer
+
+            other = rng.integers(0, 256, (4, 40, 56, 3), dtype=np.uint8)  # fewer frames: a shorter prefix
+            for proto, spec in DEFAULT_PROMPTS.items():
+                m.spec = spec
+                items = [(frames, caps), (other, caps[::-1]), (frames[::-1].copy(), caps[:2])]
+                got = BatchScorer(m.engine).score_items(items, spec)
+                worst = max(np.abs(g - m.score(f, c)).max() for (f, c), g in zip(items, got))
+                print(f"check {name:<26} {dev:<5} {str(dt)[6:]:<9} {proto:<19} |across videos - one item| {worst:.2e}")
             if m.engine.family.mrope:
                 m.spec = DEFAULT_PROMPTS["caption-likelihood"]
                 real = m.engine.prefix
