@@ -228,7 +228,9 @@ class VideoLLM(ScoreAdapter):
         out: list[np.ndarray] = []
         for i in range(0, len(pairs), 4 * MAX_ITEMS):
             piece = pairs[i:i + 4 * MAX_ITEMS]
-            items = [(np.load(self._frames / f"{key}.npy"), caps) for key, caps in piece]
+            load = getattr(self, "_load", None)  # the frames as the decoder gave them (with their times, if kept)
+            frames = [load(key) if load else np.load(self._frames / f"{key}.npy") for key, _ in piece]
+            items = [(f, caps, getattr(f, "times", None)) for f, (_, caps) in zip(frames, piece)]
             out += [np.asarray(g, np.float32) for g in scorer.score_items(items, self.spec)]
         return out
 
