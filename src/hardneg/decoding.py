@@ -76,7 +76,8 @@ class DecodePath:
 
 
 def choose_path(cores: int | None = None) -> DecodePath:
-    """The default decoding path for a machine with `cores` usable cores (default: this process's):
+    """The default decoding path for a machine with `cores` usable cores (default: this process's,
+    `$HARDNEG_THREADS` when set, e.g. by the local runner for its workers' share of the cores):
     `$HARDNEG_DECODE_WORKERS` when set (the pool of that many processes), else the pool of one
     process per core from POOL_MIN_CORES cores, else one process (its decoding threads, FFmpeg threads
     within), which measured faster than the pool on 2 cores. Windows: threads (the pool's workers
@@ -86,7 +87,8 @@ def choose_path(cores: int | None = None) -> DecodePath:
     env = count_from_env("HARDNEG_DECODE_WORKERS", "processes")
     if env is not None:
         return DecodePath("process", env, f"HARDNEG_DECODE_WORKERS={env} (set by the user or the runner)")
-    cores = int(cores or available_cores())
+    # the cores this process may use: $HARDNEG_THREADS when set (a runner worker's share), else its affinity mask
+    cores = int(cores or count_from_env("HARDNEG_THREADS", "threads") or available_cores())
     if cores >= POOL_MIN_CORES:
         return DecodePath("process", cores, f"{cores} usable cores >= {POOL_MIN_CORES}: the pool of one decoding "
                           "process per core (measured 4.1x-4.2x one process on 16 cores)")

@@ -173,6 +173,20 @@ def test_the_default_path_on_a_2_core_machine_is_not_the_slower_pool(clips, monk
     assert (forced.backend, forced.workers) == ("process", 2) and "HARDNEG_DECODE_WORKERS" in forced.reason
 
 
+def test_the_local_runners_workers_take_the_path_of_their_share_of_the_cores(monkeypatch):
+    """`--workers N` gives each runner worker cores // N: a share below the pool's threshold decodes on the
+    worker's own threads (that many), a larger share on a pool of that many processes."""
+    import hardneg.runner.local as local
+
+    for share, pool, threads in ((2, None, "2"), (decoding.POOL_MIN_CORES, str(decoding.POOL_MIN_CORES), None)):
+        monkeypatch.delenv("HARDNEG_DECODE_WORKERS", raising=False)
+        monkeypatch.delenv("HARDNEG_THREADS", raising=False)
+        local._init_worker(lambda: (lambda batch: batch), None, share)
+        assert (os.environ.get("HARDNEG_DECODE_WORKERS"), os.environ.get("HARDNEG_THREADS")) == (pool, threads)
+        monkeypatch.setattr(decoding, "available_cores", lambda: 16)  # a 16-core machine, its share to this worker
+        assert decoding.choose_path().backend == ("process" if pool else "thread")
+
+
 # ------------------------------------------------------------------------------- the users of the pool
 
 
