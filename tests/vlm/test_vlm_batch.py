@@ -48,8 +48,7 @@ def _cut(scorer, by: dict[int, int]):
 def test_batched_items_equal_one_item_at_a_time_and_naive(model, items, protocol):
     spec = DEFAULT_PROMPTS[protocol]
     model.spec = spec
-    model.engine.caption_batch = 3  # caption forwards mix rows of different items
-    scorer = BatchScorer(model.engine)
+    scorer = BatchScorer(model.engine, max_rows=3)  # caption forwards mix rows of different items
     _cut(scorer, {2: 5})
     got = scorer.score_items(items, spec)
     starts = [it.start for it in scorer._prepare(items, spec)]
@@ -80,7 +79,6 @@ def test_out_of_memory_halves_the_batch_and_the_scores_stay(model, items):
 
     spec = DEFAULT_PROMPTS["caption-likelihood"]
     model.spec = spec
-    model.engine.caption_batch = 8
     eng_model = model.engine.model
     real = eng_model.forward
     refused = []
@@ -94,13 +92,13 @@ def test_out_of_memory_halves_the_batch_and_the_scores_stay(model, items):
 
     eng_model.forward = limited
     try:
-        scorer = BatchScorer(model.engine, max_items=4)
+        scorer = BatchScorer(model.engine, max_items=4, max_rows=8)
         same = [it for it in items if len(it[0]) == 8]  # these stack: one group of 2 items, 6 captions
         got = scorer.score_items(same + same, spec)
     finally:
         del eng_model.forward
     assert refused and scorer.stats.out_of_memory >= 2
-    assert max(scorer.stats.prefill_sizes) == 2 and max(scorer.stats.caption_rows) == 2
+    assert max(scorer.stats.prefill_sizes) == 2 and max(scorer.stats.caption_rows) <= 2  # under the limit, halved
     for (frames, caps), scores in zip(same + same, got):
         np.testing.assert_allclose(scores, model.score(frames, caps), rtol=0, atol=1e-4)
 
@@ -113,8 +111,9 @@ def test_batch_size_follows_the_free_memory(model, items, monkeypatch):
     prepared = scorer._prepare(items, spec)
     monkeypatch.setattr(vb, "free_bytes", lambda device: 1 << 40)
     assert scorer.items_per_batch(prepared) == 64
+    assert scorer.rows_per_forward(prepared) == sum(len(c) for c in CAPTIONS)  # every row in one forward
     monkeypatch.setattr(vb, "free_bytes", lambda device: 1)
-    assert scorer.items_per_batch(prepared) == 1  # never zero
+    assert scorer.items_per_batch(prepared) == 1 and scorer.rows_per_forward(prepared) == 1  # never zero
 
 
 def test_the_scorer_batches_a_video_llms_videos(model, items):

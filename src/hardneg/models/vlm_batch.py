@@ -9,8 +9,8 @@ batches across items:
    through the vision tower together). Each item keeps its own positions: 0..len-1 for 1-D rotary positions,
    the model's own `get_rope_index` on the item alone for Qwen's 3-D ones, passed as `position_ids`, so the
    padding moves nothing; the attention mask hides the padding.
-2. *Captions*: every item's continuations, rows of many items in one right-padded forward (`caption_batch`
-   rows at most) on the batched cache, each row's cache the row of its item (`batch_select_indices`), each
+2. *Captions*: every item's continuations, rows of many items in one right-padded forward (as many rows as
+   the free memory holds, at most `max_rows`) on the batched cache, each row's cache the row of its item (`batch_select_indices`), each
    row's positions continuing from its item's prefix length (plus its rope delta, `Engine.next_text_delta`).
 3. *Readout*: `Engine.readout` per item, as in the single-item path.
 
@@ -36,6 +36,8 @@ import numpy as np
 
 #: items per prefill when memory allows (more adds little once the matrices fill the device)
 MAX_ITEMS = 16
+#: caption rows per forward when memory allows
+MAX_ROWS = 256
 #: the share of the free memory a batch may plan to use (the rest: activations not counted, fragmentation)
 MEMORY_SHARE = 0.5
 
@@ -86,9 +88,11 @@ class BatchStats:
 class BatchScorer:
     """Scores many items on one `Engine` with items batched across videos (module docstring)."""
 
-    def __init__(self, engine, max_items: int = MAX_ITEMS, memory_share: float = MEMORY_SHARE):
+    def __init__(self, engine, max_items: int = MAX_ITEMS, memory_share: float = MEMORY_SHARE,
+                 max_rows: int = MAX_ROWS):
         self.engine = engine
         self.max_items = max(1, int(max_items))
+        self.max_rows = max(1, int(max_rows))
         self.memory_share = float(memory_share)
         self.stats = BatchStats()
 
@@ -118,6 +122,18 @@ class BatchScorer:
         per_item = per_token * prefix * (1 + rows) + rows * (longest - prefix + 1) * vocab * 4
         budget = free_bytes(self.engine.device) * self.memory_share
         return int(max(1, min(self.max_items, budget // max(per_item, 1))))
+
+    def rows_per_forward(self, group: list[_Item]) -> int:
+        """Caption rows per forward: as many of the group's rows as `memory_share` of the free memory holds (each
+        row a copy of its item's cache row and its logits in float32), at most `max_rows`."""
+        total = sum(len(i.seqs) for i in group)
+        cfg = self.engine.model.config
+        vocab = int(getattr(cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg, "vocab_size", 32000))
+        width = max(i.start for i in group)
+        cont = max(len(s.ids) - i.start for i in group for s in i.seqs)
+        per_row = self._kv_bytes_per_token() * (width + cont) + cont * vocab * 4
+        fit = free_bytes(self.engine.device) * self.memory_share // max(per_row, 1)
+        return int(max(1, min(total, self.max_rows, fit)))
 
     # ------------------------------------------------------------------ model calls
 
@@ -227,14 +243,15 @@ class BatchScorer:
         groups: dict[tuple, list[_Item]] = {}
         for it in prepared:
             groups.setdefault(self._stack_key(it), []).append(it)
+        limit = self.max_rows  # caption rows per forward, lowered for good by an out-of-memory error
         for members in groups.values():
             size = self.items_per_batch(members)
-            rows = self.engine.caption_batch
             i = 0
             while i < len(members):
                 group = members[i:i + size]
+                rows = min(limit, self.rows_per_forward(group))
                 try:
-                    got, rows = self._score_group(group, spec, rows)
+                    got, used = self._score_group(group, spec, rows)
                 except Exception as exc:
                     if not is_out_of_memory(exc) or (size == 1 and rows == 1):
                         raise
@@ -243,8 +260,10 @@ class BatchScorer:
                     if size > 1:
                         size = max(1, size // 2)
                     else:
-                        rows = max(1, rows // 2)
+                        limit = max(1, rows // 2)
                     continue
+                if used < rows:
+                    limit = used
                 for it, scores in zip(group, got):
                     results[it.index] = scores
                 i += len(group)
@@ -297,4 +316,4 @@ def score_items(engine, items: Sequence[tuple], spec, max_items: int = MAX_ITEMS
     return BatchScorer(engine, max_items).score_items(items, spec)
 
 
-__all__ = ["BatchScorer", "BatchStats", "MAX_ITEMS", "free_bytes", "is_out_of_memory", "score_items"]
+__all__ = ["BatchScorer", "BatchStats", "MAX_ITEMS", "MAX_ROWS", "free_bytes", "is_out_of_memory", "score_items"]
