@@ -185,6 +185,15 @@ def _needs_scoring(pred: Path, key: str, previous: dict[str, str], pair: Pair, m
 # ----------------------------------------------------------------------------- the run
 
 
+def _generation_record(pred: Path) -> dict[str, Any] | None:
+    """The predictions file's record of generated answers (protocol generate-match), if it has one."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(pred).metadata or {}
+    raw = meta.get(b"hardneg")
+    return json.loads(raw).get("generation") if raw else None
+
+
 def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: str | Path | None = None,
               videos: str | Path | None = None, out: str | Path = "hardneg-run", *,
               frames: FrameSettings = FrameSettings(), ties: str = "expected", resamples: int = 1000,
@@ -219,7 +228,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     model_id: the name written into every predictions file (`ORG/NAME`, what `hardneg submit` and the board use;
         default: the model's own name).
     score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only;
-        protocol/prompt: how a video LLM scores, over each benchmark's declared protocol, docs/models.md).
+        protocol/prompt/protocol_set: how a video LLM scores, over each benchmark's declared protocol; prompt is
+        one string or {benchmark: prompt}; docs/models.md).
 
     Returns {"<benchmark>/<config>": result} where each result is `hardneg evaluate`'s JSON
     (`metrics`, `chance`, `headline`, `n`, `coverage`, `breakdowns`, `provenance`, ...) plus `run`.
@@ -262,6 +272,9 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
         videos_path = str(Path(videos).expanduser().resolve()) if (videos and m.uses_video) else None
         # workers (backend/num_workers) load a named model again by the name the user gave
         name = str(model) if isinstance(model, (str, Path)) else m.model_id
+        for pair in pairs:  # every benchmark's protocol and prompt checked before anything is scored
+            bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"),
+                          score_options.get("protocol_set"))
         previous = {} if overwrite else _previous_keys(out)
         results: dict[str, dict[str, Any]] = {}
         bar = _progress(pairs, progress)
@@ -270,7 +283,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
                 bar.set_postfix_str(pair.key)
             pred = out / "predictions" / f"{pair.benchmark}-{pair.config}.parquet"
             data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
-            bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"))
+            bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"),
+                          score_options.get("protocol_set"))
             key = _run_key(m, frames, data_revision, videos_path, model_id)
             reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
             if not reused:
@@ -281,6 +295,9 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
                              "model": m.identity(), "videos": videos_path}
+            generated = _generation_record(pred)
+            if generated:  # generate-match: how many answers the rule (or judge) decided, the undecided listed
+                result["run"]["generation"] = generated
             if charts:
                 plot_result(result, pred.with_suffix(".png"))
             results[pair.key] = result

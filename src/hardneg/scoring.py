@@ -86,7 +86,8 @@ class ScoreSpec:
     revision: str | None = None
     benchmark: str | None = None  # a video LLM's protocol comes from this declaration (`Benchmark.vlm`)
     protocol: str | None = None  # the user's protocol and prompt, over the declaration's
-    prompt: str | None = None
+    prompt: Any = None  # a string, or {benchmark name: prompt}
+    protocol_set: str | None = None  # "default", "authors", "lmms-eval" (`PROTOCOL_SETS`)
 
 
 def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
@@ -157,7 +158,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
 
         model = load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
         if spec.benchmark:
-            bind_protocol(model, declaration(spec.benchmark), spec.protocol, spec.prompt)
+            bind_protocol(model, declaration(spec.benchmark), spec.protocol, spec.prompt, spec.protocol_set)
     folder = VideoFolder(spec.videos) if (spec.videos and model.uses_video) else None
     cache = EmbeddingCache(spec.cache_dir or default_cache_dir(), model.cache_key(), spec.frames)
     text_memo: dict[str, np.ndarray] = {}
@@ -191,6 +192,8 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
                 scores = np.asarray(many[i], np.float32).tolist()
             elif st in ("ok", "not used") and has_captions:
                 caps = list(batch["captions"][i])
+                if "provenance" in batch and hasattr(model, "set_item"):  # a protocol that asks the item's question
+                    model.set_item({"captions": caps, "provenance": batch["provenance"][i]})
                 scores = model.similarity(emb[vid][None, :], text_embeddings(caps))[0].astype(np.float32).tolist()
             out["id"].append(batch["id"][i])
             out["scores"].append(scores)
@@ -296,7 +299,7 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                     backend: str = "local", num_workers: int = 1, ray_address: str | None = None,
                     num_gpus: float = 0, ray_runtime_env: dict | None = None, overwrite: bool = False,
                     progress: bool = True, loaded_model=None, model_id: str | None = None,
-                    protocol: str | None = None, prompt: str | None = None) -> ScoreRun:
+                    protocol: str | None = None, prompt: Any = None, protocol_set: str | None = None) -> ScoreRun:
     """Score `model` on one benchmark config and write the predictions Parquet atomically.
 
     protocol, prompt: how a video LLM scores captions (default: the benchmark declaration's; docs/models.md).
@@ -314,7 +317,9 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
     m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)
     from hardneg.models.prompting import bind_protocol
 
-    bind_protocol(m, data.declaration, protocol, prompt)  # a video LLM's protocol for this benchmark
+    bind_protocol(m, data.declaration, protocol, prompt, protocol_set)  # a video LLM's protocol for this benchmark
+    if hasattr(m, "take_generation_report"):
+        m.take_generation_report()  # start this benchmark's record of generated answers empty
     if m.uses_video and not videos:
         raise ValueError(f"model {model} needs videos: pass --videos DIR with <video_id>.mp4 files "
                          "(or use a blind baseline such as --model blind-unigram)")
@@ -325,7 +330,8 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
     frames, decoding = _choose_decoder(frames, m)
     spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
                      cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
-                     revision=revision, benchmark=data.benchmark, protocol=protocol, prompt=prompt)
+                     revision=revision, benchmark=data.benchmark, protocol=protocol, prompt=prompt,
+                     protocol_set=protocol_set)
     key = _run_key({"model": m.identity(), "frames": frames.identity(), "data": data.data_revision,
                     "config": config, "splits": data.splits, "videos": spec.videos, "task": data.task})
     parts = out.with_name(f"{out.name}.parts-{key}")
@@ -350,7 +356,9 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
 
         announce("score", data.items.num_rows if data.task == "multiple_choice" else data.queries.num_rows)
     if data.task == "multiple_choice":
-        inp = data.items.select(["id", "video_id", "captions"])
+        # a protocol that asks each item's own question (generate-match) reads the item's provenance, never its label
+        inp = data.items.select(["id", "video_id", "captions"] + (["provenance"] if getattr(m, "wants_items", False)
+                                                                 else []))
         run_map(factory, inp, parts, id_column="id", **run_kw)
         rows = read_output(parts)
         report, computed, cached = _report_from_rows(rows)
@@ -360,6 +368,9 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         table = pa.table({"id": keep["id"], "scores": keep["scores"]}, schema=PREDICTIONS_SCHEMA)
         n_rows = data.items.num_rows
         extra: dict[str, Any] = {}
+        generated = m.take_generation_report() if hasattr(m, "take_generation_report") else None
+        if generated:  # generate-match: answers, how each was decided, the undecided ones listed
+            extra["generation"] = generated
     else:
         vids = data.videos.select(["video_id"]).append_column("id", data.videos["video_id"])
         run_map(factory, vids, parts, id_column="id", **run_kw)

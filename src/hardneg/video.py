@@ -410,7 +410,7 @@ def _decode_indexed(path: Path, index: _Index, picks: np.ndarray, convert, threa
 
 
 def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int,
-                     stats: DecodeStats, hw=None) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+                     stats: DecodeStats, hw=None) -> tuple[np.ndarray, dict[int, np.ndarray], list[float]]:
     """The all-frames rule without keeping all frames: pass 1 reads every frame's time, pass 2
     decodes up to the last picked frame and keeps only the picked ones."""
     stats.method, stats.passes = "two-pass", 2
@@ -436,7 +436,7 @@ def _decode_two_pass(path: Path, settings: FrameSettings, convert, threads: int,
                 break
     if len(kept) != len(want):
         raise VideoDecodeError(f"{path}: the decoder gave fewer frames on a second pass ({len(times)} the first time)")
-    return picks, kept
+    return picks, kept, times
 
 
 def _decode_pyav(path: Path, settings: FrameSettings, max_pixels: int | None, threads: int,
@@ -450,11 +450,12 @@ def _decode_pyav(path: Path, settings: FrameSettings, max_pixels: int | None, th
     convert = _rgb_converter(settings, max_pixels, path)
     kept = None
     if index.complete and index.pts:
-        picks = sample_positions(index.times(), settings)
+        times = index.times()
+        picks = sample_positions(times, settings)
         kept = _decode_indexed(path, index, picks, convert, threads, stats, hw)
     if kept is None:  # no usable index, or the decoder disagreed with it
-        picks, kept = _decode_two_pass(path, settings, convert, threads, stats, hw)
-    return np.stack([kept[int(i)] for i in picks])
+        picks, kept, times = _decode_two_pass(path, settings, convert, threads, stats, hw)
+    return Frames(np.stack([kept[int(i)] for i in picks]), [times[int(i)] for i in picks])
 
 
 def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | None, device: str | None,
@@ -499,13 +500,45 @@ def _decode_torchcodec(path: Path, settings: FrameSettings, max_pixels: int | No
     import torch
 
     out = frames.index_select(0, torch.as_tensor(order, device=frames.device)).permute(0, 2, 3, 1)
-    return out.contiguous().numpy()
+    return Frames(out.contiguous().numpy(), [times[int(i)] for i in picks])
+
+
+class Frames(np.ndarray):
+    """Decoded frames ((T, H, W, 3) uint8, a numpy array) that remember when they were sampled: `times`, the
+    presentation time of each frame in seconds (float64, one per frame), or None.
+
+    Why: some video LLMs place frames by time (Qwen2.5-VL's `second_per_grid_ts`), and only the decoder knows the
+    times it sampled. The times travel with the array (through the decoding pool's pickles too) instead of a
+    second return value, so every consumer that only wants pixels keeps working unchanged."""
+
+    times: np.ndarray | None = None
+
+    def __new__(cls, frames, times=None):
+        obj = np.asarray(frames).view(cls)
+        obj.times = None if times is None else np.asarray(times, np.float64).reshape(-1)
+        if obj.times is not None and len(obj.times) != len(obj):
+            raise ValueError(f"{len(obj.times)} frame times for {len(obj)} frames")
+        return obj
+
+    def __array_finalize__(self, obj) -> None:
+        # views and slices of the whole array keep the times only when the frame count is unchanged
+        times = getattr(obj, "times", None)
+        self.times = times if times is not None and self.ndim and len(self) == len(times) else None
+
+    def __reduce__(self):
+        return (Frames, (np.asarray(self), self.times))
+
+
+def frame_times(frames) -> np.ndarray | None:
+    """The sampled frames' times in seconds (`Frames.times`), or None when the array does not carry them."""
+    return getattr(frames, "times", None)
 
 
 def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettings(), *,
                   max_pixels: int | None = None, device: str | None = None, threads: int = 0,
                   stats: DecodeStats | None = None):
-    """(n_frames, H, W, 3) uint8 RGB frames of the video at `path`.
+    """(n_frames, H, W, 3) uint8 RGB frames of the video at `path` (a `Frames` array: `.times` holds each
+    sampled frame's presentation time in seconds).
 
     Decodes only up to the sampled frames and keeps only those (memory does not grow with the
     video's length). `max_pixels` refuses larger videos; `device` is the CUDA device "nvdec" decodes

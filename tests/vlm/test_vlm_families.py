@@ -164,3 +164,36 @@ def test_a_save_pretrained_folder_loads_by_path_through_the_registry(tmp_path, f
     for m in (mine, builtin):
         m.spec = DEFAULT_PROMPTS["caption-likelihood"]
     np.testing.assert_allclose(mine.score(frames, CAPTIONS), builtin.score(frames, CAPTIONS), atol=1e-6)
+
+
+# ------------------------------------------------------------------ the decoder's frame times reach the model
+
+
+def test_the_decoders_frame_times_set_second_per_grid_ts_through_the_scorer(tmp_path):
+    """A 16 s clip (16 frames at 1 fps) sampled at 8 frames: the frames are 2 s apart, not Qwen's default 0.5 s.
+    The times ride on the decoded array (through the decoding pool's pickles) into the video LLM, whose scores
+    then equal those of the right spacing given outright and differ from the default spacing's."""
+    import pickle
+
+    from hardneg.scoring import encode_videos
+    from hardneg.video import FrameSettings, Frames, VideoFolder, VideoReport, decode_frames, write_synthetic_video
+
+    write_synthetic_video(tmp_path / "clip.mp4", "spacing", n_frames=16, size=48, fps=1)
+    settings = FrameSettings(n_frames=8, resize=None)
+    frames = decode_frames(tmp_path / "clip.mp4", settings)
+    assert isinstance(frames, Frames) and np.diff(frames.times) == pytest.approx([2.0] * 7)
+    assert pickle.loads(pickle.dumps(frames)).times.tolist() == frames.times.tolist()
+
+    m = load_model("tiny-vlm:qwen2.5-vl", device="cpu")
+    m.spec = DEFAULT_PROMPTS["caption-likelihood"]
+    report = VideoReport()
+    emb, status, _ = encode_videos(m, VideoFolder(tmp_path), ["clip"], settings, None, report)
+    assert status["clip"] == "ok"
+    keys = m.encode_text(CAPTIONS)
+    got = m.similarity(np.stack([emb["clip"]]), keys)[0]
+    plain = np.asarray(frames)  # the pixels alone: no times
+    right = m.score(plain, CAPTIONS, timestamps=frames.times)
+    default = m.score(plain, CAPTIONS)
+    np.testing.assert_allclose(got, right, atol=1e-5)
+    assert np.abs(right - default).max() > 1e-3  # the spacing matters: a dropped time would be caught here
+    assert m.identity()["pixels"]["time_positions"].startswith("second_per_grid_ts per video")

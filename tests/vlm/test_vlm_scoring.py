@@ -64,8 +64,16 @@ def _raw_last_logits(model, frames, captions, spec):
     extra = dict(video.kwargs)
     if eng.takes_token_types:
         extra["mm_token_type_ids"] = (ids == eng.video_token_id).long() * 2
+    if eng.family.mrope:  # Qwen's positions (tests/vlm/test_qwen_positions.py), not the installed get_rope_index's
+        extra["position_ids"] = eng.family.position_ids(ids, None, video)
     with torch.inference_mode():
         return model.engine.model(input_ids=ids, **extra).logits[0, -1].double(), seq
+
+
+def _word(vocab, word: str) -> str:
+    """The vocabulary entry of a word as a tokenizer spells it alone: itself (byte-level BPE), or with
+    SentencePiece's word-start mark (Llama / Vicuna: "▁Yes")."""
+    return "\u2581" + word if "\u2581" + word in vocab else word
 
 
 def test_choice_letter_reads_each_options_letter(model, frames):
@@ -74,7 +82,7 @@ def test_choice_letter_reads_each_options_letter(model, frames):
     got = model.score(frames, CAPTIONS)
     logits, seq = _raw_last_logits(model, frames, CAPTIONS, spec)
     vocab = model.engine.tok.get_vocab()
-    want = [float(logits[vocab[LETTERS[k]]]) for k in range(len(CAPTIONS))]  # the letter looked up by name
+    want = [float(logits[vocab[_word(vocab, LETTERS[k])]]) for k in range(len(CAPTIONS))]  # looked up by name
     np.testing.assert_allclose(got, want, atol=1e-4)
     text = model.engine.tok.decode(seq.ids)
     assert [text.index(c) for c in CAPTIONS] == sorted(text.index(c) for c in CAPTIONS)  # options in item order
@@ -88,7 +96,8 @@ def test_yes_probability_is_videocons_ratio(model, frames):
     logits, _ = _raw_last_logits(model, frames, CAPTIONS[:1], spec)
     vocab = model.engine.tok.get_vocab()
     p = logits.softmax(-1)
-    assert got == pytest.approx(float(p[vocab["Yes"]] / (p[vocab["Yes"]] + p[vocab["No"]])), abs=1e-6)
+    yes, no = vocab[_word(vocab, "Yes")], vocab[_word(vocab, "No")]
+    assert got == pytest.approx(float(p[yes] / (p[yes] + p[no])), abs=1e-6)
 
 
 def test_caption_likelihood_reads_only_the_captions_tokens(model, frames):

@@ -217,10 +217,15 @@ class ImportedScores:
 #: How a video LLM scores a caption (`hardneg.models.vlm`; docs/models.md, "Video LLMs"):
 #: "caption-likelihood" (mean log-probability of the caption's tokens after the prompt),
 #: "yes-probability" (P(Yes) / (P(Yes) + P(No)) after a question holding the caption: VideoCon),
-#: "choice-letter" (all captions listed as options A, B, ...; each scored by its letter's logit: TempCompass)
-VLM_PROTOCOLS = ("caption-likelihood", "yes-probability", "choice-letter")
-#: where a prompt puts the video (the model's own video placeholder goes there) and the caption(s)
-VIDEO_SLOT, CAPTION_SLOT, OPTIONS_SLOT = "{video}", "{caption}", "{options}"
+#: "choice-letter" (all captions listed as options A, B, ...; each scored by its letter's logit: TempCompass),
+#: "generate-match" (the item's own question, a short greedy answer, the authors' rule matches it to an option)
+VLM_PROTOCOLS = ("caption-likelihood", "yes-probability", "choice-letter", "generate-match")
+#: where a prompt puts the video (the model's own video placeholder goes there), the caption(s), the item's question
+VIDEO_SLOT, CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT = "{video}", "{caption}", "{options}", "{question}"
+#: `hardneg run --protocol-set`: "default" (each benchmark's `vlm`), "authors" (the benchmark authors' released
+#: video-LLM protocol), "lmms-eval" (lmms-eval's task for the benchmark); a benchmark without an entry for a set
+#: uses its `vlm`, and the provenance says so (`Benchmark.vlm_for`)
+PROTOCOL_SETS = ("default", "authors", "lmms-eval")
 
 
 @dataclass(frozen=True)
@@ -240,9 +245,30 @@ class VLMPrompt:
     prompt: str = "{video}\nDescribe this video in one sentence.\n{caption}"
     source: str = "no released protocol for video LLMs: a one-sentence description prompt (hardneg's own)"
     version: str = "1"
+    #: generate-match: "module:function" (item -> str), the item's own question text that fills `{question}`; the
+    #: item is {"captions", "provenance"} (never the label)
+    item_text: str | None = None
+    #: generate-match: "module:function" (answer, item) -> option index or None (the rule cannot decide)
+    matcher: str | None = None
+    #: generate-match: the longest answer decoded (greedy)
+    max_new_tokens: int = 32
+    #: caption-likelihood: "mean" (mean log-probability of the caption's tokens) or "vilma-perplexity" (ViLMA's
+    #: run_blip2.py, main: each frame scored alone, the summed negative log-likelihood over (tokens + 1), averaged
+    #: over frames, exponentiated; the score is minus that perplexity, so higher still means a better match)
+    normalize: str = "mean"
 
     def __post_init__(self) -> None:
         check_vlm_prompt(self.protocol, self.prompt)
+        if self.protocol == "generate-match" and not (self.item_text and self.matcher):
+            raise ValueError("a generate-match protocol names its item_text and matcher functions ('module:function')")
+        if self.normalize not in ("mean", "vilma-perplexity") or (self.normalize != "mean"
+                                                                  and self.protocol != "caption-likelihood"):
+            raise ValueError(f"normalize {self.normalize!r}: use 'mean', or 'vilma-perplexity' with caption-likelihood")
+
+    def function(self, which: str) -> Callable:
+        """The declared `item_text` or `matcher` function."""
+        module, _, name = str(getattr(self, which)).partition(":")
+        return getattr(importlib.import_module(module), name)
 
 
 def check_vlm_prompt(protocol: str, prompt: str) -> None:
@@ -250,13 +276,17 @@ def check_vlm_prompt(protocol: str, prompt: str) -> None:
     if protocol not in VLM_PROTOCOLS:
         raise ValueError(f"unknown video-LLM protocol {protocol!r}; use one of {', '.join(VLM_PROTOCOLS)} "
                          "(--protocol; docs/models.md, 'Video LLMs')")
-    slot = OPTIONS_SLOT if protocol == "choice-letter" else CAPTION_SLOT
+    slot = {"choice-letter": OPTIONS_SLOT, "generate-match": QUESTION_SLOT}.get(protocol, CAPTION_SLOT)
     if not isinstance(prompt, str) or prompt.count(slot) != 1 or prompt.count(VIDEO_SLOT) != 1:
         raise ValueError(f"--prompt for protocol {protocol!r} must hold {VIDEO_SLOT} once (where the video goes) and "
-                         f"{slot} once (where the {'options' if slot == OPTIONS_SLOT else 'caption'} go); got {str(prompt)[:120]!r}")
+                         f"{slot} once (where the {slot.strip('{}')} goes); got {str(prompt)[:120]!r}")
     if protocol == "caption-likelihood" and not prompt.rstrip().endswith(CAPTION_SLOT):
         raise ValueError(f"--prompt for protocol 'caption-likelihood' must end with {CAPTION_SLOT}: the caption is the "
                          f"text whose likelihood is read, after everything else; got {prompt[:120]!r}")
+    if prompt.index(slot) < prompt.index(VIDEO_SLOT):
+        raise ValueError(f"--prompt for protocol {protocol!r} must put {VIDEO_SLOT} before {slot}: the video and the "
+                         "prompt before the caption are run once and shared by every caption; got "
+                         f"{prompt[:120]!r}")
 
 
 @dataclass(frozen=True)
@@ -324,6 +354,21 @@ class Benchmark:
     #: how a video LLM scores this benchmark by default (protocol + prompt, after the authors' code;
     #: `hardneg run --protocol/--prompt` override it): `VLMPrompt`
     vlm: VLMPrompt = VLMPrompt()
+    #: the other protocol sets (`PROTOCOL_SETS`): ((set name, VLMPrompt), ...), e.g. the authors' released protocol
+    #: and lmms-eval's; a set not listed uses `vlm`
+    vlm_sets: tuple[tuple[str, VLMPrompt], ...] = ()
+
+    def vlm_for(self, protocol_set: str = "default") -> VLMPrompt:
+        """The protocol of `protocol_set` for this benchmark: its own entry, else `vlm` with a source saying so."""
+        if protocol_set not in PROTOCOL_SETS:
+            raise ValueError(f"unknown --protocol-set {protocol_set!r}; use one of {', '.join(PROTOCOL_SETS)}")
+        own = dict(self.vlm_sets).get(protocol_set)
+        if own is not None or protocol_set == "default":
+            return own or self.vlm
+        from dataclasses import replace
+
+        return replace(self.vlm, source=f"protocol set {protocol_set!r}: {self.name} declares no separate one; its "
+                                        f"default protocol ({self.vlm.source})")
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:

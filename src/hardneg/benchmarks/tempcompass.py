@@ -122,7 +122,96 @@ BENCHMARK = Benchmark(
     vlm=VLMPrompt("choice-letter",
                   "{video}\nWhich caption matches the video better?\n{options}\nPlease directly give the best option:",
                   "TempCompass run_video_llava.py, answer_prompt['caption_matching'] (the letter read from the logits)"),
+    vlm_sets=(
+        # the authors' own protocol: each question as released (questions/caption_matching.json) after the video,
+        # then answer_prompt["caption_matching"] (run_qwen2_vl.py, inference_single_video: video, then the text);
+        # a greedy answer, matched by eval_caption_matching.py, eval_rule (their ChatGPT fallback: the judge hook)
+        ("authors", VLMPrompt(
+            "generate-match", "{video}{question}\nPlease directly give the best option:",
+            "TempCompass run_qwen2_vl.py (question + answer_prompt['caption_matching'], generate), "
+            "eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)",
+            "1", item_text="hardneg.benchmarks.tempcompass:authors_question",
+            matcher="hardneg.benchmarks.tempcompass:authors_match", max_new_tokens=128)),
+        # lmms-eval: f"{pre_prompt}{question}{post_prompt}" with post_prompt["caption_matching"] the same sentence,
+        # scored by the same eval_rule (tasks/tempcompass/utils.py, tempcompass_doc_to_text_caption_matching,
+        # tempcompass_process_results_caption_matching)
+        ("lmms-eval", VLMPrompt(
+            "generate-match", "{video}{question}\nPlease directly give the best option:",
+            "lmms-eval tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
+            "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:authors_match)",
+            "1", item_text="hardneg.benchmarks.tempcompass:authors_question",
+            matcher="hardneg.benchmarks.tempcompass:authors_match", max_new_tokens=128)),
+    ),
 )
+
+
+# ----------------------------------------------------------------------------- the authors' video-LLM protocol
+
+
+def authors_question(item: dict) -> str:
+    """The item's question exactly as the release writes it (instruction line, then the two option lines), from
+    the provenance the parser stored; the template differs per question ("Caption A: ...", "Sentence A: ...",
+    "Option 1: ...")."""
+    prov = item["provenance"][0]
+    details = prov["details"] if isinstance(prov["details"], dict) else json.loads(prov["details"])
+    return details["question"]
+
+
+def _rule(prediction: str, question: str) -> tuple[str, int] | None:
+    """What TempCompass's `eval_rule` (eval_caption_matching.py, the release's current version) matches a generated
+    answer to: ("line" | "sentence" | "label" | "short-label", option index), or None. Its rules, in its order, a
+    later match replacing an earlier one: the answer is a whole option line; an option's sentence (the text between
+    the line's first and second ": "), whole or after the answer's first ") "; an option's label ("Caption A"), then
+    its label without "Sentence ", "Option ", "Caption " ("A"), whole or with every "." removed."""
+    lines = question.split("\n")[1:]
+    got = None
+    for k, line in enumerate(lines):
+        if line == prediction:
+            got = ("line", k)
+    after_paren = prediction.split(") ")[1] if ") " in prediction else None
+    for k, line in enumerate(lines):
+        sentence = line.split(": ")[1]
+        if sentence == prediction or (after_paren is not None and sentence == after_paren):
+            got = ("sentence", k)
+    labels = [("label", k, line.split(": ")[0]) for k, line in enumerate(lines)]
+    labels += [("short-label", k, full.replace("Sentence ", "").replace("Option ", "").replace("Caption ", ""))
+               for _, k, full in labels]
+    for kind, k, label in labels:
+        if label == prediction or label == prediction.replace(".", ""):
+            got = (kind, k)
+    return got
+
+
+def _matched_text(kind: str, line: str) -> str:
+    full = line.split(": ")[0]
+    return {"line": line, "sentence": line.split(": ")[1], "label": full,
+            "short-label": full.replace("Sentence ", "").replace("Option ", "").replace("Caption ", "")}[kind]
+
+
+def clean_answer(prediction: str) -> str:
+    """The authors' clean-up of a generated answer before matching (eval_caption_matching.py, `main`)."""
+    return prediction.replace("</s>", "").strip()
+
+
+def eval_rule_rating(prediction: str | None, question: str, answer: str) -> int | None:
+    """The authors' rating of one (cleaned) answer: 1 or 0 where their rule decides, None where it fails (they then
+    ask ChatGPT, or rate 0 with --disable_llm) and for no answer at all (None: a refused request, rated 0 by
+    them with match_success false)."""
+    if not isinstance(prediction, str):
+        return None
+    got = _rule(prediction, question)
+    if got is None:
+        return None
+    matched = _matched_text(got[0], question.split("\n")[1:][got[1]])
+    right = (answer, answer.split(":")[0], answer.split(": ")[1], answer.split(": ")[0].split()[1])
+    return 1 if matched in right else 0
+
+
+def authors_match(answer: str, item: dict) -> int | None:
+    """The option (index into the item's captions, the question's order) the authors' rule reads in a generated
+    answer, or None (undecided)."""
+    got = _rule(clean_answer(answer), authors_question(item))
+    return None if got is None else got[1]
 
 
 # ----------------------------------------------------------------------------- the parser

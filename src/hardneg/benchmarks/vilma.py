@@ -173,6 +173,12 @@ BENCHMARK = Benchmark(
     # input, with no instruction (models/image/run_blip2.py, main: cross-entropy of the caption's tokens)
     vlm=VLMPrompt("caption-likelihood", "{video}\n{caption}",
                   "ViLMA models/image/run_blip2.py, main (caption likelihood after the visual input, no instruction)"),
+    # the authors' normalisation: per-frame perplexity, the summed loss over (tokens + 1), averaged over frames
+    # (run_blip2.py, main: CrossEntropyLoss(reduction='none') summed / attention-mask length, mean over frames, exp)
+    vlm_sets=(("authors", VLMPrompt(
+        "caption-likelihood", "{video}\n{caption}",
+        "ViLMA models/image/run_blip2.py, main (per-frame caption perplexity: summed loss / (tokens + 1), mean over "
+        "frames, exp; negated)", "1", normalize="vilma-perplexity")),),
 )
 
 

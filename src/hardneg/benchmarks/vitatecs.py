@@ -16,10 +16,11 @@ build_report.json and the card.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
 
 #: the aspects in the order of the authors' README; file `<Aspect>.jsonl`, config `<aspect>`
 ASPECTS = ("Direction", "Intensity", "Sequence", "Localization", "Compositionality", "Type")
@@ -105,6 +106,15 @@ BENCHMARK = Benchmark(
     tags=("vitatecs", "temporal", "counterfactual", "msr-vtt", "vatex"),
     config_descriptions={ALL: "every aspect together (one row per pair)",
                          **{a: f"{a.capitalize()}: {t}" for a, t in ASPECT_TEXT.items()}},
+    # lmms-eval's task (tasks/vitatecs/utils.py): its own two-option question (vitatecs_doc_to_text,
+    # format_question_and_answer) + post_prompt (_default_template_yaml), a generated answer, its rules
+    # (vitatecs_process_results; their ChatGPT fallback is the judge hook)
+    vlm_sets=(("lmms-eval", VLMPrompt(
+        "generate-match", "{video}{question}\nPlease response with a single letter (A or B):",
+        "lmms-eval tasks/vitatecs/utils.py format_question_and_answer + vitatecs_process_results, post_prompt of "
+        "_default_template_yaml (hardneg.benchmarks.vitatecs:lmms_eval_question, lmms_eval_match)",
+        "1", item_text="hardneg.benchmarks.vitatecs:lmms_eval_question",
+        matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=32)),),
 )
 
 
@@ -262,3 +272,58 @@ def parse(raw: Path):
     build = release_build(BENCHMARK.name, configs, raw_files, report)
     build.limitations = f"{build.limitations}\n\n{report['validation']}"
     return build
+
+
+# ----------------------------------------------------------------------------- lmms-eval's video-LLM protocol
+
+
+def _lmms_eval_layout(item: dict) -> tuple[str, str]:
+    """(question, the right option's letter) as lmms-eval writes them (tasks/vitatecs/utils.py,
+    `format_question_and_answer`): the caption goes first when `random.random() > 0.5` after seeding with the sum of
+    the code points of caption + counterfactual, mod 100; each option ends with "." and is `str.capitalize`d.
+    Items hold [caption, counterfactual] (this module's parser), so captions[0] is the right one."""
+    caption, counterfactual = item["captions"][0], item["captions"][1]
+    first = random.Random(sum(ord(c) for c in caption + counterfactual) % 100).random() > 0.5
+
+    def as_option(sent: str) -> str:
+        return (sent if sent.endswith(".") else sent + ".").capitalize()
+
+    a, b = (caption, counterfactual) if first else (counterfactual, caption)
+    question = (f"Which of the following best describes the content of the video: \n(A) {as_option(a)} "
+                f"\n(B) {as_option(b)}")
+    return question, "A" if first else "B"
+
+
+def lmms_eval_question(item: dict) -> str:
+    """The item's question as lmms-eval asks it."""
+    return _lmms_eval_layout(item)[0]
+
+
+def lmms_eval_match(answer: str, item: dict) -> int | None:
+    """The option (0: the caption, 1: the counterfactual) lmms-eval's rules read in `answer` (`vitatecs_process_results`,
+    in its order: exactly one option's text (lower case, no final ".") inside the answer; the letter alone; the
+    letter then "." or ")"; "(A)"/"(B)" first, where lmms-eval compares the text after the ")" with the right
+    letter, so such answers count as wrong unless that text is the letter), or None (undecided)."""
+    _, right = _lmms_eval_layout(item)
+
+    def plain(sent: str) -> str:
+        return (sent[:-1] if sent.endswith(".") else sent).lower()
+
+    cap, cf = plain(item["captions"][0]), plain(item["captions"][1])
+    low = answer.lower()
+    if cap in low and cf not in low:
+        return 0
+    if cf in low and cap not in low:
+        return 1
+    letter = None
+    if answer in ("A", "B"):
+        letter = answer
+    elif answer.startswith(("A.", "B.")):
+        letter = answer.split(".")[0]
+    elif answer.startswith(("A)", "B)")):
+        letter = answer.split(")")[0]
+    elif answer.startswith(("(A)", "(B)")):
+        return 0 if answer.split(")")[1] == right else 1
+    if letter is None:
+        return None
+    return 0 if letter == right else 1

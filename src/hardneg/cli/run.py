@@ -23,7 +23,7 @@ encode_video/encode_text or score(video, captions) (docs/models.md)."""
 
 
 def add_parser(subparsers) -> None:
-    from hardneg.benchmarks.base import VLM_PROTOCOLS
+    from hardneg.benchmarks.base import PROTOCOL_SETS, VLM_PROTOCOLS
     from hardneg.ranking import TIE_RULES
 
     p = subparsers.add_parser("run", help="score a model on many benchmarks and print every headline metric",
@@ -58,8 +58,14 @@ def add_parser(subparsers) -> None:
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
     g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
                    help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
-    g.add_argument("--prompt", default=None, help="video LLMs only: the prompt, with {video} and {caption} "
-                                                  "(or {options} for choice-letter); default: the benchmark's own")
+    g.add_argument("--prompt", default=None, action="append",
+                   help="video LLMs only: the prompt, with {video} and {caption} ({options} for choice-letter, "
+                        "{question} for generate-match); NAME=PROMPT sets one benchmark's (repeat the flag); "
+                        "default: the benchmark's own")
+    g.add_argument("--protocol-set", default=None, choices=PROTOCOL_SETS,
+                   help="video LLMs only: default (each benchmark's own), authors (the benchmark authors' released "
+                        "protocol where there is one) or lmms-eval (lmms-eval's task); provenance names each "
+                        "protocol's source (docs/models.md, 'Protocol sets')")
     g.add_argument("--batch-size", type=int, default=64, help="items per scoring batch (default 64)")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-charts", action="store_true", help="no PNG chart per config")
@@ -71,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from hardneg.run import RESULTS_FILE, format_table, run_model
+    from hardneg.models.prompting import parse_prompts
     from hardneg.video import FrameSettings
 
     frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None)
@@ -79,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
                         overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
                         batch_size=args.batch_size, model_id=args.model_id,
-                        protocol=args.protocol, prompt=args.prompt)
+                        protocol=args.protocol, prompt=parse_prompts(args.prompt),
+                        protocol_set=args.protocol_set)
     where = "built-in samples" if args.data is None else args.data
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")

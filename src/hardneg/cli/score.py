@@ -25,7 +25,7 @@ benchmark's protocol unless --protocol/--prompt say otherwise (docs/models.md, "
 
 
 def add_parser(subparsers) -> None:
-    from hardneg.benchmarks.base import VLM_PROTOCOLS
+    from hardneg.benchmarks.base import PROTOCOL_SETS, VLM_PROTOCOLS
     from hardneg.runner import add_backend_arguments
 
     from hardneg.expected import help_line
@@ -71,8 +71,14 @@ def add_parser(subparsers) -> None:
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
     g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
                    help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
-    g.add_argument("--prompt", default=None, help="video LLMs only: the prompt, with {video} and {caption} "
-                                                  "(or {options} for choice-letter); default: the benchmark's own")
+    g.add_argument("--prompt", default=None, action="append",
+                   help="video LLMs only: the prompt, with {video} and {caption} ({options} for choice-letter, "
+                        "{question} for generate-match); NAME=PROMPT sets one benchmark's (repeat the flag); "
+                        "default: the benchmark's own")
+    g.add_argument("--protocol-set", default=None, choices=PROTOCOL_SETS,
+                   help="video LLMs only: default (each benchmark's own), authors (the benchmark authors' released "
+                        "protocol where there is one) or lmms-eval (lmms-eval's task); provenance names each "
+                        "protocol's source (docs/models.md, 'Protocol sets')")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_backend_arguments(p, default_batch_size=64)
@@ -88,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.io import is_stdout, write_stdout
     from hardneg.runner import backend_kwargs
     from hardneg.scoring import score_benchmark
+    from hardneg.models.prompting import parse_prompts
     from hardneg.video import FrameSettings
 
     frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None, decoder=args.decoder,
@@ -106,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
         cache_dir=args.cache_dir, device=_device(args), fp16=args.fp16, revision=args.model_revision,
         benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
-        progress=not args.no_progress, protocol=args.protocol, prompt=args.prompt, **kw)
+        progress=not args.no_progress, protocol=args.protocol, prompt=parse_prompts(args.prompt),
+        protocol_set=args.protocol_set, **kw)
     print(res.summary())
     vr = res.video_report
     if vr["missing"] or vr["unreadable"]:

@@ -14,7 +14,8 @@ so `as_model` wraps what it gets into one (see docs/models.md for the protocol):
 
 Optional attributes on either: `model_id` (a name for results), `revision` (a version string,
 e.g. a checkpoint hash), `uses_video = False` (a text-only model: no video is decoded and
-`score` gets `video=None`), `score_name` (what a score is, e.g. "log-probability": the demo's chart
+`score` gets `video=None`; otherwise `video` is a `hardneg.video.Frames` array whose `.times` are the sampled
+frames' times in seconds), `score_name` (what a score is, e.g. "log-probability": the demo's chart
 names it). Every output is checked (shape, finite numbers) with an error that
 names the method.
 """
@@ -157,15 +158,25 @@ class ScoreAdapter(_UserModel):
             if self._n_videos >= self._MAX_KEYS:
                 raise ValueError(f"a score(video, captions) model can score at most {self._MAX_KEYS} videos in one run")
             np.save(self._frames / f"{self._n_videos}.npy", np.asarray(frames), allow_pickle=False)
+            times = getattr(frames, "times", None)  # the decoder's sampled times (hardneg.video.Frames)
+            if times is not None:
+                np.save(self._frames / f"{self._n_videos}.times.npy", np.asarray(times, np.float64), allow_pickle=False)
             out[i, 0] = self._n_videos
             self._n_videos += 1
         return out
+
+    def _load(self, key: int):
+        """A video's frames as the decoder gave them: a `hardneg.video.Frames`, with its frame times when known."""
+        from hardneg.video import Frames
+
+        times = self._frames / f"{key}.times.npy"
+        return Frames(np.load(self._frames / f"{key}.npy"), np.load(times) if times.is_file() else None)
 
     def similarity(self, video_embeddings: np.ndarray, text_embeddings: np.ndarray) -> np.ndarray:
         captions = [self._texts[int(k)] for k in np.asarray(text_embeddings, np.float64)[:, 0]]
         rows = []
         for row in np.asarray(video_embeddings, np.float64):
-            video = np.load(self._frames / f"{int(row[0])}.npy") if self.uses_video else None
+            video = self._load(int(row[0])) if self.uses_video else None
             got = self._score(video, list(captions))
             rows.append(_matrix([got] if np.ndim(got) == 1 else got, 1, f"{self.model_id}.score", len(captions))[0])
         return np.asarray(rows, np.float32).reshape(len(rows), len(captions))

@@ -30,6 +30,7 @@ from hardneg.models.base import hub_revision, pick_device
 from hardneg.models.protocol import ScoreAdapter
 from hardneg.models.registration import register
 from hardneg.models.vlm_families import family_for, processor_settings, supported_model_types
+from hardneg.video import frame_times
 
 #: a prompt per protocol for a protocol asked for without a prompt (`--protocol` alone)
 DEFAULT_PROMPTS: dict[str, VLMPrompt] = {
@@ -46,7 +47,17 @@ SCORE_NAMES = {
     "caption-likelihood": "mean caption log-probability (video LLM)",
     "yes-probability": "P(Yes) / (P(Yes) + P(No)) (video LLM)",
     "choice-letter": "option-letter logit (video LLM)",
+    "generate-match": "generated answer matched to an option: 1 chosen, 0 not; all 0 when undecided (video LLM)",
 }
+
+
+def score_name(spec: VLMPrompt) -> str:
+    """What one score of `spec` is, in words (the demo's chart axis, the results' `score`)."""
+    if spec.normalize == "vilma-perplexity":
+        return "minus the per-frame caption perplexity, ViLMA's normalisation (video LLM)"
+    return SCORE_NAMES[spec.protocol]
+
+
 #: Hub ids that name a video LLM this module serves (a folder is told by its config's model_type)
 _ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video", "video-llava")
 
@@ -110,7 +121,8 @@ class VideoLLM(ScoreAdapter):
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, protocol: str | None = None, prompt: str | None = None,
-                 caption_batch: int = 32, name: str | None = None, seconds_per_frame: float | None = None):
+                 caption_batch: int = 32, name: str | None = None, seconds_per_frame: float | None = None,
+                 judge=None):
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
         from hardneg.models.vlm_engine import Engine
@@ -146,10 +158,15 @@ class VideoLLM(ScoreAdapter):
         self.revision = hub_revision(model_id, revision, model)
         self._template_hash = hashlib.sha256(template.encode()).hexdigest()[:12]
         self._fixed = (protocol, prompt)
+        #: generate-match: a callable (question, answer, captions) -> option index or None, asked when the
+        #: authors' rule cannot decide (e.g. a local LLM judge); None: undecided answers stay undecided
+        self.judge = judge
+        self._item: dict | None = None
+        self.generation_log: list[dict[str, Any]] = []
         self.spec = self._resolve(VLMPrompt(), protocol, prompt)
-        self.score_name = SCORE_NAMES[self.spec.protocol]
+        self.score_name = score_name(self.spec)
         super().__init__(self, self._score)
-        self.score_name = SCORE_NAMES[self.spec.protocol]
+        self.score_name = score_name(self.spec)
 
     def _load_placed(self, model_id: str, dt, kw: dict, device_map: str, max_memory: dict | None):
         """The model over the devices present (accelerate's `device_map`, capped by `max_memory`); layers that fit
@@ -184,35 +201,108 @@ class VideoLLM(ScoreAdapter):
         if protocol is not None and protocol not in VLM_PROTOCOLS:
             check_vlm_prompt(protocol, "")  # the unknown-protocol error
         proto = protocol or default.protocol
+        if proto == "generate-match" and default.protocol != "generate-match":
+            raise ValueError("protocol 'generate-match' asks each item's own question, which this benchmark does not "
+                             "declare: use --protocol-set authors (or lmms-eval) where the benchmark has one "
+                             "(docs/models.md, 'Protocol sets')")
         if prompt is None:
             return default if proto == default.protocol else DEFAULT_PROMPTS[proto]
         check_vlm_prompt(proto, prompt)
+        if proto == "generate-match":  # the user's wording around the item's own question, the declared matcher
+            from dataclasses import replace
+
+            return replace(default, prompt=prompt, source="given by the user (--prompt); question and matcher: "
+                           + default.source, version="user")
         return VLMPrompt(proto, prompt, "given by the user (--prompt)", "user")
 
-    def use_protocol(self, declaration=None, protocol: str | None = None, prompt: str | None = None) -> VLMPrompt:
-        """Score the next benchmark by its declared protocol and prompt (or the user's, when given)."""
+    def use_protocol(self, declaration=None, protocol: str | None = None, prompt=None,
+                     protocol_set: str | None = None) -> VLMPrompt:
+        """Score the next benchmark by its declared protocol and prompt (or the user's, when given).
+
+        protocol_set: which of the declaration's protocol sets ("default", "authors", "lmms-eval"; `PROTOCOL_SETS`).
+        prompt: one prompt for every benchmark, or {benchmark name: prompt} (`--prompt NAME=PROMPT`): a benchmark
+        not named keeps its own."""
         fixed_protocol, fixed_prompt = protocol or self._fixed[0], prompt or self._fixed[1]
-        default = getattr(declaration, "vlm", None) or VLMPrompt()
+        if isinstance(fixed_prompt, dict):  # per benchmark ("*": the benchmarks not named)
+            fixed_prompt = fixed_prompt.get(getattr(declaration, "name", None), fixed_prompt.get("*"))
+        if declaration is not None and hasattr(declaration, "vlm_for"):
+            default = declaration.vlm_for(protocol_set or "default")
+        else:
+            default = getattr(declaration, "vlm", None) or VLMPrompt()
         spec = self._resolve(default, fixed_protocol, fixed_prompt)
         if spec.protocol == "choice-letter" and getattr(declaration, "is_retrieval", False):
             raise ValueError(f"benchmark {declaration.name!r} ranks videos for each query: protocol 'choice-letter' "
                              "needs the captions of one item as options; use --protocol yes-probability or "
                              "caption-likelihood")
         self.spec = spec
-        self.score_name = SCORE_NAMES[spec.protocol]
+        self.score_name = score_name(spec)
         return spec
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "protocol": self.spec.protocol, "score": SCORE_NAMES[self.spec.protocol],
-                "prompt": self.spec.prompt,
+        extra = {"item_text": self.spec.item_text, "matcher": self.spec.matcher,
+                 "max_new_tokens": self.spec.max_new_tokens, "judge": getattr(self.judge, "__qualname__", "given")
+                 if self.judge is not None else None} if self.spec.protocol == "generate-match" else {}
+        return {**super().identity(), "protocol": self.spec.protocol, "score": score_name(self.spec),
+                **({"normalize": self.spec.normalize} if self.spec.normalize != "mean" else {}),
+                "prompt": self.spec.prompt, **extra,
                 "prompt_version": self.spec.version, "prompt_source": self.spec.source,
                 "chat_template": self._template_hash, "pixels": self.engine.family.identity(),
                 "model_type": self.model_type}
 
     # ------------------------------------------------------------------ scoring
 
+    @property
+    def wants_items(self) -> bool:
+        """True when the protocol takes its prompt from the item (the scorer then calls `set_item` first)."""
+        return self.spec.item_text is not None
+
+    def set_item(self, item: dict[str, Any]) -> None:
+        """The next item's {"captions", "provenance"} (never its label), for a protocol that asks the item's own
+        question (`VLMPrompt.item_text`)."""
+        self._item = item
+
     def _score(self, video, captions: Sequence[str]) -> np.ndarray:
-        return self.engine.score(video, list(captions), self.spec)
+        # the decoder's sampled frame times (hardneg.video.Frames.times) place the frames in time (Qwen2.5-VL)
+        if self.spec.protocol == "generate-match":
+            return self.answer_and_match(video, captions, timestamps=frame_times(video))
+        return self.engine.score(video, list(captions), self.spec, timestamps=frame_times(video))
+
+    def answer_and_match(self, video, captions: Sequence[str], timestamps=None, naive: bool = False) -> np.ndarray:
+        """generate-match: the item's question, the model's greedy answer, the declared matcher (then the judge,
+        if any). Scores: 1 for the chosen option, 0 for the others; all 0 (a tie) when nothing decides, and the
+        answer is logged in `generation_log` as undecided (never counted as a choice)."""
+        captions = list(captions)
+        if not captions:
+            raise ValueError("an item with no captions cannot be scored: every item needs at least one caption")
+        item = self._item
+        if item is None or list(item.get("captions") or []) != captions:
+            raise ValueError("protocol 'generate-match' needs the item (set_item) before its captions are scored; "
+                             "score it through hardneg run / score_benchmark, which pass each item")
+        question = self.spec.function("item_text")(item)
+        answer = self.engine.generate(video, self.spec, question, timestamps=timestamps, naive=naive)
+        choice = self.spec.function("matcher")(answer, item)
+        by = "rule" if choice is not None else None
+        if choice is None and self.judge is not None:
+            choice = self.judge(question, answer, captions)
+            by = "judge" if choice is not None else None
+        self.generation_log.append({"question": question, "answer": answer, "choice": choice, "decided_by": by})
+        out = np.zeros(len(captions), np.float64)
+        if choice is not None:
+            out[int(choice)] = 1.0
+        return out
+
+    def take_generation_report(self) -> dict[str, Any] | None:
+        """What generate-match did since the last call: answers, decided by rule / judge, and every undecided
+        question with its answer (then the log is cleared); None when nothing was generated."""
+        log, self.generation_log = self.generation_log, []
+        if not log:
+            return None
+        undecided = [{"question": e["question"], "answer": e["answer"]} for e in log if e["decided_by"] is None]
+        return {"answers": len(log), "by_rule": sum(e["decided_by"] == "rule" for e in log),
+                "by_judge": sum(e["decided_by"] == "judge" for e in log), "undecided": len(undecided),
+                "undecided_items": undecided,
+                "note": "undecided answers score every option 0 (a tie), as the authors' rule without its judge "
+                        "cannot tell which option was meant; pass a judge to decide them"}
 
     def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
                         ) -> list[np.ndarray]:
@@ -246,9 +336,13 @@ class VideoLLM(ScoreAdapter):
               timestamps: Sequence[float] | None = None) -> np.ndarray:
         """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
         `full_batch`: the reference paths (one forward per caption / all full sequences in one batch);
-        `timestamps`: the frames' times in seconds (Qwen2.5-VL spaces its temporal positions by them)."""
+        `timestamps`: the frames' times in seconds (Qwen2.5-VL spaces its temporal positions by them); by default
+        those a `hardneg.video.Frames` array carries (`decode_frames` sets them)."""
+        times = timestamps if timestamps is not None else frame_times(video)
+        if self.spec.protocol == "generate-match":  # the item comes from set_item
+            return self.answer_and_match(video, captions, timestamps=times, naive=naive)
         return self.engine.score(video, list(captions), self.spec, naive=naive, full_batch=full_batch,
-                                 timestamps=timestamps)
+                                 timestamps=times)
 
 
 @register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision, tiny-vlm:qwen2.5-vl, "

@@ -7,7 +7,8 @@ share a prefix (at least through the video): `score` runs it once with `use_cach
 continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
 the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
 harness does): the tests require both to agree, which is what proves the cache, the attention mask and
-the positions right (Qwen2-VL's 3-D rotary positions continue from the prefix's `rope_deltas`).
+the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.qwen_positions`,
+for every forward, and the continuation goes on from the prefix's largest position + 1).
 
 Readouts:
 * caption-likelihood: mean log-probability of the tokens that overlap the caption's characters;
@@ -26,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, VIDEO_SLOT, VLMPrompt
+from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
 
 _SENTINEL = "HARDNEGSLOT"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -91,7 +92,7 @@ class Engine:
                         {"role": "assistant", "content": [{"type": "text", "text": _SENTINEL}]}]
             gen = False
         else:
-            slot = OPTIONS_SLOT if spec.protocol == "choice-letter" else CAPTION_SLOT
+            slot = {"choice-letter": OPTIONS_SLOT, "generate-match": QUESTION_SLOT}.get(spec.protocol, CAPTION_SLOT)
             after = after.replace(slot, _SENTINEL)
             user = [p for p in ({"type": "text", "text": before} if before else None, {"type": "video"},
                                 {"type": "text", "text": after}) if p]
@@ -110,31 +111,74 @@ class Engine:
         self._rendered[key] = got
         return got
 
-    def _encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)
+    def _encode(self, text: str, as_text: bool = False) -> tuple[list[int], list[tuple[int, int]]]:
+        """Token ids and character offsets of `text`; `as_text`: special-token strings in it are split into
+        ordinary tokens (data, never control: `split_special_tokens`)."""
+        kw = {"split_special_tokens": True} if as_text else {}
+        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True, **kw)
         return list(enc["input_ids"]), [tuple(o) for o in enc["offset_mapping"]]
+
+    def _control_pattern(self):
+        """A regex matching the tokenizer's added tokens (`<|im_end|>`, `<|video_pad|>`, ...): the template's
+        control tokens, which the tokenizer splits out before anything else."""
+        import re
+
+        if getattr(self, "_control_re", None) is None:
+            added = [t.content if hasattr(t, "content") else str(t)
+                     for t in getattr(self.tok, "added_tokens_decoder", {}).values()]
+            added = sorted({a for a in added if a}, key=len, reverse=True)
+            self._control_re = re.compile("|".join(map(re.escape, added))) if added else None
+        return self._control_re
+
+    def encode_with_data(self, head: str, data: str, tail: str) -> tuple[list[int], tuple[int, int]]:
+        """Ids of head + data + tail, the template's control tokens in head and tail parsed as control and `data`
+        (a caption, the options, an item's question) tokenised as text: a caption holding `<|im_end|>` or the
+        video placeholder spells those strings in ordinary tokens. Returns the ids and the positions of the
+        tokens overlapping `data`'s characters.
+
+        The tokenizer splits added tokens out of the text before any other step, so cutting head and tail at
+        their control tokens and encoding the text between them gives the same ids as encoding the whole string
+        (for a caption without control strings: tests/vlm/test_vlm_text.py); only the text segment holding the
+        caption is encoded with its special-token strings split."""
+        pattern = self._control_pattern()
+        cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
+        first_tail = pattern.search(tail) if pattern else None
+        cut_tail = first_tail.start() if first_tail else len(tail)
+        before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
+        ids_before = self._encode(before)[0] if before else []
+        ids_mid, offsets = self._encode(segment, as_text=True)
+        ids_after = self._encode(after)[0] if after else []
+        a, b = len(head) - cut_head, len(head) - cut_head + len(data)
+        inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
+        if not inside:
+            raise ValueError(f"caption {data[:60]!r} gives no tokens with this tokenizer")
+        special = (set(getattr(self.tok, "all_special_ids", []) or []) | {self.video_token_id}) - {self.tok.unk_token_id}
+        if any(ids_mid[j] in special for j in inside):
+            raise ValueError(f"caption {data[:60]!r} still tokenises to a control token of the model (one this "
+                             "tokenizer does not split as text); remove it from the caption")
+        start = len(ids_before)
+        return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
 
     def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int) -> list[Sequence_]:
         """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens."""
+        if not captions:
+            raise ValueError("an item with no captions cannot be scored: every item needs at least one caption "
+                             "(check the benchmark's 'captions' column)")
         r = self.render(spec)
         lead, _ = self._encode(r.before_video)
         lead = lead + [self.video_token_id] * n_video
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
         out = []
         for text in texts:
-            if not text.strip():
+            if not isinstance(text, str) or not text.strip():
                 raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
-            ids, offsets = self._encode(r.head + text + r.tail)
-            a, b = len(r.head), len(r.head) + len(text)
-            inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
-            if not inside:
-                raise ValueError(f"caption {text[:60]!r} gives no tokens with this tokenizer")
+            ids, (a, b) = self.encode_with_data(r.head, text, r.tail)
             seq = lead + ids
             if len(seq) > self.max_context:
                 raise ValueError(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
-                                 f"than the model's context of {self.max_context}; use fewer frames (--num-frames), a "
+                                 f"than the model's context of {self.max_context}; use fewer frames (--frames), a "
                                  "shorter prompt, or a model with a longer context")
-            out.append(Sequence_(seq, (len(lead) + inside[0], len(lead) + inside[-1] + 1)))
+            out.append(Sequence_(seq, (len(lead) + a, len(lead) + b)))
         return out
 
     def letter_ids(self) -> list[int]:
@@ -164,6 +208,8 @@ class Engine:
         extra = dict(video.kwargs) if video is not None else {}
         if video is not None and self.takes_token_types:
             extra["mm_token_type_ids"] = self._token_types(ids)
+        if self.family.mrope and "position_ids" not in kw:  # Qwen's rule, not the installed get_rope_index
+            kw["position_ids"] = self.family.position_ids(ids, kw.get("attention_mask"), video)
         with torch.inference_mode():
             return self.model(input_ids=ids, **extra, **kw)
 
@@ -177,28 +223,10 @@ class Engine:
         return cache, out.logits[:, -1], delta
 
     def next_text_delta(self, ids: list[int], video):
-        """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids).
-
-        Read off the model's own `get_rope_index` on `ids` plus one text token, rather than its `rope_deltas`
-        (max position + 1 - length): after a video, text continues from the video's start + its larger spatial
-        side (transformers 5.24, `Qwen2VLModel.get_rope_index`, `current_pos += max(grid_h, grid_w) // merge`),
-        not after its largest temporal position, so `rope_deltas` is right only while the prompt text after the
-        video outruns the temporal positions: many frames (Qwen2-VL) or frames far apart in time (Qwen2.5-VL)
-        break it, and the cached scores with it (tests/vlm/test_vlm_families.py)."""
-        torch = self.torch
-        inner = getattr(self.model, "model", self.model)
-        rope_index = getattr(inner, "get_rope_index", None)
-        if rope_index is None:
-            return getattr(inner, "rope_deltas", None)
-        text = next(k for k in (self.tok.pad_token_id, 0, 1) if k is not None and k != self.video_token_id)
-        t = torch.tensor([ids + [text]], device=self.device)
-        params = inspect.signature(rope_index).parameters
-        kw = {k: v for k, v in video.kwargs.items() if k in ("video_grid_thw", "second_per_grid_ts") and k in params}
-        if "mm_token_type_ids" in params:
-            kw["mm_token_type_ids"] = self._token_types(t)
-        with torch.inference_mode():
-            positions, _ = rope_index(t, **kw)
-        return (positions[0, 0, -1] - len(ids)).reshape(1)
+        """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids): the
+        family's rule (Qwen: largest position + 1, `hardneg.models.qwen_positions`), never the installed
+        `get_rope_index`, whose 5.x versions continue text after a video from `start + max(h, w)` and ignore time."""
+        return self.family.next_text_delta(ids, video)
 
     def continuation(self, cache, start: int, rows: list[list[int]], delta):
         """Logits of `rows` (right-padded) after a copy of `cache` holding `start` tokens: (B, L, V)."""
@@ -241,7 +269,10 @@ class Engine:
                 mask[i, :b - a] = True
             picked = rows.gather(1, pos[..., None].expand(-1, -1, rows.shape[-1])).float()
             lp = torch.log_softmax(picked, -1).gather(-1, target[..., None])[..., 0]
-            means = (lp * mask).sum(1) / mask.sum(1)
+            # vilma-perplexity: ViLMA's denominator, the caption's tokens + 1 (run_blip2.py: the attention mask's
+            # length, BLIP-2's BOS included); `score` then averages over frames and takes the perplexity
+            extra = 1 if spec.normalize == "vilma-perplexity" else 0
+            means = (lp * mask).sum(1) / (mask.sum(1) + extra)
             return means.double().cpu().tolist()
         last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs], device=dev)
         last = rows[torch.arange(len(seqs), device=dev), last_pos].float()  # (B, V)
@@ -274,6 +305,18 @@ class Engine:
         both are references for the tests and perf/bench_vlm.py, never faster. timestamps: the frames' times in
         seconds, for families whose positions are spaced by time (Qwen2.5-VL); None: the family's default."""
         captions = list(captions)
+        if spec.normalize == "vilma-perplexity":
+            # ViLMA run_blip2.py, main: every frame scored alone (a one-frame video), the per-frame losses
+            # averaged over frames, then exp: a perplexity, negated so that higher still means a better match
+            frames = np.asarray(frames)
+            per = [self._score_once(frames[t:t + 1], captions, spec, naive, full_batch,
+                                    None if timestamps is None else list(timestamps)[t:t + 1])
+                   for t in range(len(frames))]
+            return -np.exp(-np.mean(per, axis=0))
+        return self._score_once(frames, captions, spec, naive, full_batch, timestamps)
+
+    def _score_once(self, frames, captions: list[str], spec: VLMPrompt, naive: bool, full_batch: bool,
+                    timestamps) -> np.ndarray:
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
         seqs = self.sequences(spec, captions, video.n_tokens)
         out: list[float] = []
@@ -296,6 +339,55 @@ class Engine:
             rows = self.torch.cat([last[:, None].expand(len(chunk), 1, -1).to(logits.dtype), logits], 1)
             out += self.readout(spec, chunk, rows, start - 1, len(captions))
         return np.asarray(out, np.float64)
+
+    def generate(self, frames, spec: VLMPrompt, question: str, timestamps=None, naive: bool = False) -> str:
+        """The model's greedy answer (at most `spec.max_new_tokens` tokens, to its end-of-turn token) to the item's
+        `question` (tokenised as text) with the video, decoded without special tokens (as TempCompass's
+        run_qwen2_vl.py, `inference_single_video`: `batch_decode(..., skip_special_tokens=True)`).
+
+        The prompt runs once with a cache and each new token continues it, at the family's positions; `naive`
+        runs the whole sequence again for every token instead (the reference the tests compare with)."""
+        torch = self.torch
+        video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
+        r = self.render(spec)
+        lead, _ = self._encode(r.before_video)
+        body, _ = self.encode_with_data(r.head, question, r.tail)
+        ids = lead + [self.video_token_id] * video.n_tokens + body
+        if len(ids) + spec.max_new_tokens > self.max_context:
+            raise ValueError(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
+                             f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "
+                             "fewer frames (--frames)")
+        eos = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)
+        stop = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
+        stop |= {self.tok.eos_token_id} if self.tok.eos_token_id is not None else set()
+        new: list[int] = []
+        if naive:
+            for _ in range(spec.max_new_tokens):
+                t = torch.tensor([ids + new], device=self.device)
+                nxt = int(self._forward(t, video, attention_mask=torch.ones_like(t)).logits[0, -1].argmax())
+                if nxt in stop:
+                    break
+                new.append(nxt)
+        else:
+            cache, last, delta = self.prefix(ids, video)
+            nxt = int(last[0].argmax())
+            n = len(ids)
+            while nxt not in stop and len(new) < spec.max_new_tokens:
+                new.append(nxt)
+                if len(new) == spec.max_new_tokens:
+                    break
+                t = torch.tensor([[nxt]], device=self.device)
+                pos = torch.tensor([[n]], device=self.device)
+                if self.family.mrope:
+                    pos = (pos + delta.to(self.device).reshape(-1)[:1]).unsqueeze(0).expand(3, -1, -1)
+                mask = torch.ones((1, n + 1), dtype=torch.long, device=self.device)
+                with torch.inference_mode():
+                    out = self.model(input_ids=t, attention_mask=mask, position_ids=pos, use_cache=True,
+                                     **{self.cache_arg: cache})
+                cache = out.get("cache") if "cache" in out else out.get("past_key_values")
+                nxt = int(out.logits[0, -1].argmax())
+                n += 1
+        return self.tok.decode(new, skip_special_tokens=True, clean_up_tokenization_spaces=False)
 
     @staticmethod
     def shared_prefix(seqs: list[Sequence_]) -> int:

@@ -52,7 +52,7 @@ class Family:
 
     name = "base"
     model_types: tuple[str, ...] = ()
-    mrope = False  # True: positions are (3, B, L) and continue from the model's rope_deltas (Qwen2-VL)
+    mrope = False  # True: positions are (3, B, L), given by `position_ids` / `next_text_delta` (Qwen2-VL)
 
     def __init__(self, config, settings: dict[str, Any]):
         self.config = config
@@ -66,6 +66,15 @@ class Family:
         """`timestamps`: the sampled frames' times in seconds, when known (families that time their positions use
         them; the others ignore them)."""
         raise NotImplementedError
+
+    def position_ids(self, ids, mask, video):
+        """Explicit position ids for a forward over `ids` ((B, L) tensor; `mask` (B, L) or None) with `video`,
+        or None: the model's own positions (1-D families)."""
+        return None
+
+    def next_text_delta(self, ids: list[int], video):
+        """(1,) tensor: the next text token's position after `ids` minus its 1-D index, or None (1-D families)."""
+        return None
 
     def identity(self) -> dict[str, Any]:
         """What fixes the pixels (recorded in the scores' provenance)."""
@@ -135,15 +144,53 @@ class QwenVL(Family):
         self.min_pixels = int(settings.get("min_pixels") or size.get("shortest_edge") or 128 * 28 * 28)
         self.max_pixels = int(settings.get("max_pixels") or size.get("longest_edge") or 768 * 28 * 28)
         self.timed = getattr(vc, "tokens_per_second", None) is not None  # Qwen2.5-VL: positions spaced by time
+        self.tokens_per_second = float(vc.tokens_per_second) if self.timed else None
+        self.video_token_id = int(getattr(config, "video_token_id", None) or getattr(config, "video_token_index"))
         self.seconds_per_frame = float(settings.get("seconds_per_frame") or DEFAULT_SECONDS_PER_FRAME)
         if not self.seconds_per_frame > 0:
             raise ValueError(f"seconds_per_frame must be positive, got {self.seconds_per_frame!r}")
+
+    def _positions(self, ids, video):
+        from hardneg.models.qwen_positions import mrope_positions
+
+        grids = video.kwargs["video_grid_thw"].tolist() if video is not None else []
+        spg = video.kwargs.get("second_per_grid_ts") if video is not None else None
+        return mrope_positions(ids, self.video_token_id, grids, self.merge,
+                               None if spg is None else spg.tolist(), self.tokens_per_second)
+
+    def position_ids(self, ids, mask, video):
+        """(3, B, L) positions by Qwen's rule (`hardneg.models.qwen_positions`), never the installed
+        `get_rope_index`: each row holds one video (right padding, masked out, gets the positions after)."""
+        import torch
+
+        rows = ids.tolist()
+        lengths = [len(r) for r in rows] if mask is None else mask.sum(1).tolist()
+        out = torch.zeros((3, len(rows), ids.shape[1]), dtype=torch.long)
+        for b, (row, n) in enumerate(zip(rows, lengths)):
+            one = None if video is None else type(video)({k: v[b:b + 1] if k in ("video_grid_thw", "second_per_grid_ts")
+                                                          else v for k, v in video.kwargs.items()}, video.n_tokens)
+            pos = torch.as_tensor(self._positions(row[:n], one))
+            out[:, b, :n] = pos
+            if n < len(row):  # padding: continue past the real tokens (masked, never read)
+                out[:, b, n:] = torch.arange(len(row) - n) + (int(pos.max()) + 1 if n else 0)
+        return out.to(ids.device)
+
+    def next_text_delta(self, ids, video):
+        """Qwen's `mrope_position_deltas`: the text after `ids` continues at their largest position + 1."""
+        import torch
+
+        from hardneg.models.qwen_positions import next_delta
+
+        return torch.tensor([next_delta(self._positions(list(ids), video))])
 
     def size_identity(self):
         got = {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels, "patch": self.patch,
                "temporal_patch": self.temporal, "merge": self.merge}
         if self.timed:  # the default spacing, unless a video's own timestamps are given
             got["seconds_per_frame"] = self.seconds_per_frame
+            got["tokens_per_second"] = self.tokens_per_second
+            got["time_positions"] = ("second_per_grid_ts per video = temporal_patch x the mean spacing of the frame "
+                                     "times hardneg.video.decode_frames sampled (seconds_per_frame when unknown)")
         return got
 
     def video_inputs(self, frames, dtype, device, timestamps=None):
