@@ -127,3 +127,26 @@ def test_the_scorer_batches_a_video_llms_videos(model, items):
     assert got.shape == (len(items), len(caps))
     for row, (frames, _) in zip(got, items):
         np.testing.assert_allclose(row, model.score(frames, caps).astype(np.float32), rtol=0, atol=1e-4)
+
+
+def test_batched_items_keep_each_videos_frame_times(tmp_path):
+    """Qwen2.5-VL spaces its positions by the frames' times: through the scorer's batch (several videos at once)
+    each video keeps its own times, as one item at a time does (clips at 1 and 4 frames per second)."""
+    from hardneg.scoring import encode_videos
+    from hardneg.video import FrameSettings, VideoFolder, VideoReport, decode_frames, write_synthetic_video
+
+    settings = FrameSettings(n_frames=8, resize=None)
+    write_synthetic_video(tmp_path / "slow.mp4", "slow", n_frames=16, size=48, fps=1)
+    write_synthetic_video(tmp_path / "fast.mp4", "fast", n_frames=16, size=48, fps=4)
+    m = load_model("tiny-vlm:qwen2.5-vl", device="cpu")
+    m.spec = DEFAULT_PROMPTS["caption-likelihood"]
+    emb, status, _ = encode_videos(m, VideoFolder(tmp_path), ["slow", "fast"], settings, None, VideoReport())
+    assert status == {"slow": "ok", "fast": "ok"}
+    caps = CAPTIONS[0]
+    got = m.similarity_many([emb["slow"], emb["fast"]], [m.encode_text(caps)] * 2)
+    for vid, row in zip(("slow", "fast"), got):
+        frames = decode_frames(tmp_path / f"{vid}.mp4", settings)
+        right = m.score(np.asarray(frames), caps, timestamps=frames.times)
+        np.testing.assert_allclose(row, right, rtol=0, atol=1e-4)
+    default = m.score(np.asarray(decode_frames(tmp_path / "slow.mp4", settings)), caps)
+    assert np.abs(got[0] - default).max() > 1e-3  # a dropped time would be caught
