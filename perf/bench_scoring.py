@@ -414,6 +414,15 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
         finally:
             decoding.default_backend = real_default
 
+    user_env = os.environ.pop("HARDNEG_DECODE_WORKERS", None)
+    chosen = decoding.choose_path()  # what a run on this machine picks, with HARDNEG_DECODE_WORKERS unset
+
+    def default_e2e() -> Row:  # the path `choose_path` picks here (the pool of one process per core, or threads)
+        os.environ.pop("HARDNEG_DECODE_WORKERS", None)
+        if chosen.backend == "process":
+            return pool_row("e2e", chosen.workers, e2e)
+        return thread_row(e2e)
+
     rows: dict = {}
     for _ in range(repeats):  # rounds alternate every kind of row, so a busy moment spreads over all of them
         for w in counts:
@@ -421,6 +430,9 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
             rows.setdefault(("threads", w), []).append(thread_row(lambda: decode_all(workers=w, backend="thread")))
             rows.setdefault(("e2e", w), []).append(pool_row("e2e", w, e2e))
         rows.setdefault(("today", 0), []).append(today_e2e())
+        rows.setdefault(("default", 0), []).append(default_e2e())
+    if user_env is not None:
+        os.environ["HARDNEG_DECODE_WORKERS"] = user_env
 
     def med(key, attr, per_video=False):
         vals = [getattr(r, attr) for r in rows[key]]
@@ -448,6 +460,13 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
     print(f"  end to end before the pool (threads of one process, {cores} threads): {results['today']:.2f} videos/s, "
           f"{med(today, 'cpu', True):.3f} CPU-s per video; each round's ratio pool ({best_w} workers) / before: "
           + ", ".join(f"{n / a.wall / (n / b.wall):.2f}" for a, b in zip(rows[('e2e', best_w)], rows[today])))
+    dflt = ("default", 0)
+    results["default"] = med(dflt, "wall")
+    print(f"  end to end, the default path here ({chosen.backend}"
+          + (f", {chosen.workers} workers" if chosen.workers else "") + f"; chosen because {chosen.reason}): "
+          f"{results['default']:.2f} videos/s, {med(dflt, 'cpu', True):.3f} CPU-s per video; default / one process "
+          f"{results['default'] / results['today']:.2f}x (per round: "
+          + ", ".join(f"{b.wall / a.wall:.2f}" for a, b in zip(rows[dflt], rows[today])) + ")")
     import torch
 
     threads = torch.get_num_threads()
@@ -488,7 +507,7 @@ def workers_sweep(work: Path, profile: str, distinct: list[Path], n: int, counts
               f"{np.mean([d.mean() for d in diffs]):.2f}, max {max(int(d.max()) for d in diffs)} levels of 255")
         for w in sorted({max(1, max(counts) // 4), max(counts)}):
             def warm(w=w):
-                list(decoding.decode_stream(paths[:w], nv, device=dev, workers=w))
+                list(decoding.decode_stream(paths[:w], nv, device=dev, workers=w, backend="process"))
 
             dn = pool_row("nvdec", w, lambda: decode_all(settings=nv, device=dev, workers=w), warm)
             en = pool_row("nvdec", w, lambda: e2e(nv), warm)
@@ -613,6 +632,11 @@ def main() -> int:
         print(f"clips ready in {time.perf_counter() - t:.1f} s ({n_videos} per profile, in {work})")
         for p in profiles:
             print(f"  {p:7s} {PROFILES[p][1]}x{PROFILES[p][2]}, {PROFILES[p][0]} s: keyframes at frames {keyframes(sets[p][0])}")
+        from hardneg.decoding import choose_path
+
+        path = choose_path()
+        print(f"decoding path chosen here: {path.backend}" + (f" ({path.workers} workers)" if path.workers else "")
+              + f", because {path.reason}")
         if args.sweep_only:
             run_sweeps(args, work, sets, profiles)
             print(f"\ntotal {time.perf_counter() - t_start:.0f} s")

@@ -7,7 +7,16 @@ Three rows, side by side in one run, on the same items (one video and its captio
 * batched full sequences: an item's full sequences in one right-padded batch, the video repeated
   (`Engine.score(full_batch=True)`);
 * ceiling: the model's bare forward calls on prepared inputs (the prefix forward and the batched continuation
-  forward, cache copies, pixels and tokens made outside the clock).
+  forward, cache copies, pixels and tokens made outside the clock);
+* items batched across videos: `hardneg.models.vlm_batch.BatchScorer` (several items' prefixes in one forward,
+  the captions of many items on the batched cache).
+
+Model FLOPs utilisation (MFU) per path: the FLOPs of the items' necessary work (every prefix once, every caption's
+tokens, the vision tower once per video; `model_flops`, from the model's config: 2 FLOPs per weight per token, the
+attention scores and the vocabulary projection included) over the row's time, over the device's dense peak: a
+card's bf16 peak from `PEAK_TFLOPS` (or `--peak-tflops`), on the CPU a measured float32 matmul peak. The same
+FLOPs for every row, so MFU compares paths. The attention kernel that ran is printed (SDPA's flash,
+memory-efficient or math backend, or eager).
 
     python perf/bench_vlm.py                  # CPU, the built-in tiny-vlm (seconds)
     python perf/bench_vlm.py --device cuda    # a random-weight model of Qwen2-VL-7B's published sizes (8.3B, bf16),
@@ -108,12 +117,111 @@ def check(device: str) -> None:
                 print(f"check {name:<26} {dev:<5} {str(dt)[6:]:<9} {proto:<19} |cached-naive| {np.abs(a - b).max():.2e} "
                       f"|cached-batched| {np.abs(a - c).max():.2e}  model calls {na}/{nb}/{nc}  scores {np.round(a, 4)}")
             hook.remove()
+            from hardneg.models.vlm_batch import BatchScorer
+
+            other = rng.integers(0, 256, (4, 40, 56, 3), dtype=np.uint8)  # fewer frames: a shorter prefix
+            for proto, spec in DEFAULT_PROMPTS.items():
+                m.spec = spec
+                items = [(frames, caps), (other, caps[::-1]), (frames[::-1].copy(), caps[:2])]
+                got = BatchScorer(m.engine).score_items(items, spec)
+                worst = max(np.abs(g - m.score(f, c)).max() for (f, c), g in zip(items, got))
+                print(f"check {name:<26} {dev:<5} {str(dt)[6:]:<9} {proto:<19} |across videos - one item| {worst:.2e}")
             if m.engine.family.mrope:
                 m.spec = DEFAULT_PROMPTS["caption-likelihood"]
                 real = m.engine.prefix
                 m.engine.prefix = lambda ids, video: (lambda r: (r[0], r[1], r[2] * 0))(real(ids, video))
                 bad = np.abs(m.score(frames, caps) - m.score(frames, caps, naive=True)).max()
                 print(f"check {name:<26} {dev:<5} {str(dt)[6:]:<9} sabotaged (rope delta dropped): |cached-naive| {bad:.2e}")
+
+
+#: dense bf16 peak (TFLOP/s, no sparsity) of known cards, from the vendors' data sheets; matched on the name
+PEAK_TFLOPS = {"H200": 989.0, "H100 NVL": 835.0, "H100 PCIe": 756.0, "H100": 989.0, "GH200": 989.0, "B200": 2250.0,
+               "A100": 312.0, "L40S": 362.0, "L4": 121.0, "A10G": 70.0, "A10": 125.0, "RTX 4090": 165.0}
+
+
+def peak_tflops(device: str, given: float | None) -> tuple[float, str]:
+    """The device's dense peak in TFLOP/s and where it comes from."""
+    import torch
+
+    if given:
+        return given, "--peak-tflops"
+    if device.startswith("cuda"):
+        name = torch.cuda.get_device_name(torch.device(device))
+        for key, value in PEAK_TFLOPS.items():  # the longer names first, as listed
+            if key in name:
+                return value, f"{name}: dense bf16 peak from the data sheet"
+        raise SystemExit(f"error: no peak known for {name!r}; give --peak-tflops (dense bf16 TFLOP/s of the card)")
+    n = 1024
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    t = time.perf_counter()
+    reps = 20
+    for _ in range(reps):
+        a @ b
+    sec = time.perf_counter() - t
+    return 2 * n ** 3 * reps / sec / 1e12, f"CPU: measured float32 {n}x{n} matmul on {torch.get_num_threads()} thread(s)"
+
+
+def text_flops_per_token(config, attended: int, logits: bool) -> float:
+    """FLOPs of one token through the language model: its linear layers (2 per weight), the attention scores and
+    values over `attended` keys, and the vocabulary projection when its logits are computed."""
+    c = config.get_text_config() if hasattr(config, "get_text_config") else config
+    h, layers = c.hidden_size, c.num_hidden_layers
+    heads = c.num_attention_heads
+    kv = getattr(c, "num_key_value_heads", None) or heads
+    hd = getattr(c, "head_dim", None) or h // heads
+    linear = h * hd * (heads + 2 * kv) + heads * hd * h + 3 * h * c.intermediate_size
+    attention = 2 * heads * hd * attended
+    return 2.0 * layers * linear + 2.0 * layers * attention + (2.0 * h * c.vocab_size if logits else 0.0)
+
+
+def vision_flops(config, video) -> float:
+    """FLOPs of one video through the vision tower: 2 per weight per patch (patch embedding, attention and MLP
+    projections), plus attention scores within each frame."""
+    v = config.vision_config
+    d = getattr(v, "embed_dim", None) or v.hidden_size
+    depth = getattr(v, "depth", None) or v.num_hidden_layers
+    mlp = getattr(v, "intermediate_size", None) or int(getattr(v, "mlp_ratio", 4) * d)
+    px = video.kwargs["pixel_values_videos"]
+    if px.dim() == 2:  # Qwen: flattened patches (N, C * t * p * p), attention within each frame's grid
+        patches, patch_in = px.shape[0], px.shape[1]
+        frames = int(video.kwargs["video_grid_thw"][:, 0].sum())
+    else:  # (1, T, 3, S, S)
+        frames, side, p = px.shape[1], px.shape[-1], v.patch_size
+        patches, patch_in = frames * (side // p) ** 2, 3 * p * p
+    per_frame = patches / max(frames, 1)
+    per_patch = 2 * (4 * d * d + 2 * d * mlp) * depth + 2 * 2 * d * per_frame * depth
+    return float(patches * (per_patch + 2 * patch_in * d))
+
+
+def model_flops(engine, video, seqs, start: int) -> float:
+    """The necessary FLOPs of one item: the vision tower once, the prefix once (logits of its last token only), and
+    every caption's continuation on the prefix's cache."""
+    cfg = engine.model.config
+    total = vision_flops(cfg, video)
+    total += sum(text_flops_per_token(cfg, k + 1, k == start - 1) for k in range(start))
+    for s in seqs:
+        total += sum(text_flops_per_token(cfg, k + 1, True) for k in range(start, len(s.ids)))
+    return total
+
+
+def attention_kernel(engine, run) -> str:
+    """Which attention ran: eager, or SDPA's backend; for SDPA, the first of PyTorch's own order (flash, then
+    memory-efficient, then math) that accepts every call of `run` alone is the one SDPA picks."""
+    impl = getattr(engine.model.config, "_attn_implementation", None) or "eager"
+    if impl != "sdpa":
+        return impl
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    for backend, name in ((SDPBackend.FLASH_ATTENTION, "flash"), (SDPBackend.EFFICIENT_ATTENTION, "memory-efficient"),
+                          (SDPBackend.MATH, "math")):
+        try:
+            with sdpa_kernel([backend]):
+                run()
+            return f"SDPA {name}"
+        except RuntimeError:
+            continue
+    return "SDPA (backend unknown)"
 
 
 def sync(device: str) -> None:
@@ -135,11 +243,16 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--items", type=int, default=None, help="items timed per row (default 3 on CPU, 12 on a GPU)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="alternating rounds of this path and the items batched across videos (medians; default 3)")
     ap.add_argument("--captions", type=int, default=21)
     ap.add_argument("--caption-tokens", type=int, default=16)
     ap.add_argument("--frames", type=int, default=8)
     ap.add_argument("--size", type=int, default=None, help="frame side in pixels (default 224 on a GPU, 32 on CPU)")
     ap.add_argument("--json", default=None, help="also write the rows here")
+    ap.add_argument("--peak-tflops", type=float, default=None,
+                    help="the device's dense peak in TFLOP/s (default: the card's bf16 peak from a table; on the CPU, "
+                         "a measured float32 matmul)")
     ap.add_argument("--check", action="store_true", help="only compare cached and naive scores on the tiny models")
     args = ap.parse_args(argv)
     if args.check:
@@ -197,7 +310,26 @@ def main(argv=None) -> dict:
             total += max(t_all - t_copy, 0.0)
         return total
 
-    t_ours = timed(ours, args.device)
+    from hardneg.models.vlm_batch import BatchScorer
+
+    scorer = BatchScorer(engine)
+
+    def across():
+        scorer.score_items(items, spec)
+
+    across()  # warm-up of the batched shapes
+    import statistics
+
+    pairs = [(timed(ours, args.device), timed(across, args.device)) for _ in range(max(1, args.rounds))]
+    t_across = statistics.median(b for _, b in pairs)
+    per_prefill = max(scorer.stats.prefill_sizes)
+    flops = sum(model_flops(engine, v, ss, st) for v, ss, st in prepared)
+    peak, peak_from = peak_tflops(args.device, args.peak_tflops)
+    kernels = {"this path": attention_kernel(engine, lambda: engine.score(items[0][0], items[0][1][:3], spec)),
+               "across": attention_kernel(engine, lambda: scorer.score_items(items[:2], spec))}
+    t_ours = statistics.median(a for a, _ in pairs)
+    print("rounds, across videos / this path (time ratio, lower is faster): "
+          + ", ".join(f"{b / a:.2f}" for a, b in pairs))
     t_naive = timed(naive, args.device)
     engine.score(items[0][0], items[0][1], spec, full_batch=True)  # warm-up of the batched shapes
     t_batched = timed(batched, args.device)
@@ -208,15 +340,23 @@ def main(argv=None) -> dict:
         ("one forward per (video, caption) (naive)", t_naive),
         ("the full sequences of an item in one batch", t_batched),
         ("bare model forward on prepared inputs (ceiling)", t_ceil),
+        (f"items batched across videos ({per_prefill} per prefill)", t_across),
     ]
-    print(f"\n{'path':<50} {'captions/s':>11} {'videos/s':>9} {'vs naive':>9} {'vs this':>8}")
+    print(f"\nFLOPs of the items' necessary work: {flops / 1e12:.4f} TFLOP ({flops / n_items / 1e9:.2f} GFLOP per item); "
+          f"peak {peak:.3f} TFLOP/s ({peak_from})")
+    print(f"attention kernel: {kernels['this path']} (one item per forward), {kernels['across']} (items batched; "
+          f"attn_implementation {getattr(engine.model.config, '_attn_implementation', None)!r})")
+    print(f"\n{'path':<50} {'captions/s':>11} {'videos/s':>9} {'vs naive':>9} {'vs this':>8} {'TFLOP/s':>9} {'MFU':>7}")
     for name, t in rows:
-        print(f"{name:<50} {n_caps / t:>11.1f} {n_items / t:>9.2f} {t_naive / t:>8.1f}x {t_ours / t:>7.2f}x")
+        print(f"{name:<50} {n_caps / t:>11.1f} {n_items / t:>9.2f} {t_naive / t:>8.1f}x {t_ours / t:>7.2f}x "
+              f"{flops / t / 1e12:>9.4f} {100 * flops / t / 1e12 / peak:>6.1f}%")
     print(f"\nthis path: {t_naive / t_ours:.1f}x the naive path (goal >= 10x), {t_batched / t_ours:.1f}x the batched full "
           f"sequences (goal >= 4x); {t_ours / t_ceil:.2f}x the ceiling's time (goal <= 1.5x). Goals are printed, never asserted.")
     out = {"model": what, "device": args.device, "params": params, "items": n_items, "captions": args.captions,
            "caption_tokens": args.caption_tokens, "frames": args.frames, "side": side, "video_tokens": video.n_tokens,
-           "rows": {name: {"seconds": t, "captions_per_s": n_caps / t, "videos_per_s": n_items / t} for name, t in rows}}
+           "flops": flops, "peak_tflops": peak, "peak_from": peak_from, "attention": kernels,
+           "rows": {name: {"seconds": t, "captions_per_s": n_caps / t, "videos_per_s": n_items / t,
+                           "mfu": flops / t / 1e12 / peak} for name, t in rows}}
     if gpu:
         import torch
 

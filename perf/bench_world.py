@@ -103,15 +103,17 @@ def main() -> int:
         serial = median([scenes / r.wall for r in rows[1]])
         print(f"world build: {scenes} scenes of {config.width}x{config.height}, {config.n_frames} frames; {cores} cores "
               f"available; median of {repeats} alternating rounds")
-        print(f"  {'workers':>7s} {'videos/s':>9s} {'CPU-s/video':>12s} {'worker MB':>10s} {'speed-up':>9s} "
-              f"{'goal 0.7 x workers':>19s} {'same bytes as serial':>21s}")
+        print(f"  {'workers':>7s} {'videos/s':>9s} {'CPU-s/video':>12s} {'this process CPU-s':>19s} {'worker MB':>10s} "
+              f"{'speed-up':>9s} {'goal 0.7 x workers':>19s} {'same bytes as serial':>21s}")
         reference = next(iter(digests[1]))
         for w in counts:
             rate = median([scenes / r.wall for r in rows[w]])
             cpu = median([r.cpu / scenes for r in rows[w]])
+            own = median([r.cpu_self for r in rows[w]])  # the calling process: work no worker can share
             peak = median([r.peak_worker_mb for r in rows[w]])
             same = digests[w] == {reference} and len(digests[1]) == 1
-            print(f"  {w:7d} {rate:9.2f} {cpu:12.4f} {peak:10.0f} {rate / serial:9.2f} {0.7 * w:19.1f} {str(same):>21s}")
+            print(f"  {w:7d} {rate:9.2f} {cpu:12.4f} {own:19.2f} {peak:10.0f} {rate / serial:9.2f} {0.7 * w:19.1f} "
+                  f"{str(same):>21s}")
         print(f"total {time.perf_counter() - t0:.0f} s")
     finally:
         if not args.workdir:

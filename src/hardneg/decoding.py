@@ -11,11 +11,16 @@ replaced and the video decoded again in the fresh one; only when that one dies t
 unreadable, with the reason; the others go on.
 
 Backends (the benchmark compares them, perf/bench_scoring.py):
-- "process" (the default, every decoder): the pool of processes, one FFmpeg thread each
-  (cores // workers when there are fewer workers than cores); with "nvdec" each worker drives
-  the GPU's video decoder and converts only the sampled frames on its core;
+- "process": the pool of processes, one FFmpeg thread each (cores // workers when there are fewer
+  workers than cores); with "nvdec" each worker drives the GPU's video decoder and converts only
+  the sampled frames on its core;
 - "thread": threads of this process (`hardneg.video.decode_chunks`), FFmpeg threads inside; the
-  path before the pool, kept for comparison (the GIL limits it to about 2 cores' worth).
+  path before the pool (the GIL limits it to about 2 cores' worth).
+
+Which one by default (`choose_path`): the machine decides, by the rule the workers sweep measured
+(docs/scoring-speed.md): the pool from POOL_MIN_CORES usable cores up, one process below, where the
+pool's start-up and its competition with the model for the same cores made it slower (0.84x to
+1.06x of one process on 2 cores; 4.1x to 4.2x on 16). `$HARDNEG_DECODE_WORKERS` overrides it.
 
 `resolve_decoder` checks an optional decoder ("nvdec", "torchcodec") once before a run and falls
 back to "pyav" with a message saying why, so the run's recorded frame settings name the decoder
@@ -31,7 +36,10 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from dataclasses import dataclass
+
 from hardneg.pool import WorkerDied, available_cores, default_workers, shared_pool
+from hardneg.threads import count_from_env
 from hardneg.video import DecoderUnavailable, FrameSettings, VideoDecodeError, decode_chunks, decode_frames
 
 BACKENDS = ("process", "thread")
@@ -50,10 +58,49 @@ def _decode_task(arg):
         raise VideoDecodeError(f"{path}: cannot decode ({type(exc).__name__}: {exc})") from exc
 
 
+#: The fewest usable cores from which the pool of decoding processes is the default. Measured by the
+#: workers sweep (perf/bench_scoring.py --sweep-only; docs/scoring-speed.md): on the 2-core machine the
+#: pool of 2 ran end to end at 0.84x, 0.89x and 1.06x of one process's decoding threads (16 and 64
+#: videos); on the 16-core H100 machine, decoding alone, the pool of 2 matched the threads (1.05x and
+#: 1.00x) and the pool of 4 was ahead (1.75x MSR-VTT-like, 1.07x VATEX-like), 4.1x to 4.2x end to end
+#: with 16. So: the pool from 4 cores, one process below.
+POOL_MIN_CORES = 4
+
+
+@dataclass(frozen=True)
+class DecodePath:
+    """How videos are decoded by default on this machine, and why (perf/bench_scoring.py prints it)."""
+
+    backend: str  # "process" or "thread"
+    workers: int | None  # decoding processes ("process"), or None (threads of this process)
+    reason: str
+
+
+def choose_path(cores: int | None = None) -> DecodePath:
+    """The default decoding path for a machine with `cores` usable cores (default: this process's,
+    `$HARDNEG_THREADS` when set, e.g. by the local runner for its workers' share of the cores):
+    `$HARDNEG_DECODE_WORKERS` when set (the pool of that many processes), else the pool of one
+    process per core from POOL_MIN_CORES cores, else one process (its decoding threads, FFmpeg threads
+    within), which measured faster than the pool on 2 cores. Windows: threads (the pool's workers
+    cannot inherit their socket, `pass_fds`)."""
+    if os.name == "nt":
+        return DecodePath("thread", None, "Windows: the pool's workers cannot be started (pass_fds)")
+    env = count_from_env("HARDNEG_DECODE_WORKERS", "processes")
+    if env is not None:
+        return DecodePath("process", env, f"HARDNEG_DECODE_WORKERS={env} (set by the user or the runner)")
+    # the cores this process may use: $HARDNEG_THREADS when set (a runner worker's share), else its affinity mask
+    cores = int(cores or count_from_env("HARDNEG_THREADS", "threads") or available_cores())
+    if cores >= POOL_MIN_CORES:
+        return DecodePath("process", cores, f"{cores} usable cores >= {POOL_MIN_CORES}: the pool of one decoding "
+                          "process per core (measured 4.1x-4.2x one process on 16 cores)")
+    return DecodePath("thread", None, f"{cores} usable core(s) < {POOL_MIN_CORES}: one process, its decoding threads "
+                      "with FFmpeg threads (the pool of 2 measured 0.84x-1.06x of it on 2 cores); "
+                      "HARDNEG_DECODE_WORKERS=N forces the pool")
+
+
 def default_backend(settings: FrameSettings) -> str:
-    """The pool of processes for every decoder (a hook for the benchmark's comparison with threads);
-    threads on Windows, where the pool's workers cannot inherit their socket (`pass_fds`)."""
-    return "thread" if os.name == "nt" else "process"
+    """The backend `choose_path` picks for this machine (a hook the benchmark and tests replace)."""
+    return choose_path().backend
 
 
 def decode_stream(paths: Sequence[str | os.PathLike], settings: FrameSettings, *, device: str | None = None,

@@ -179,10 +179,18 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
         out: dict[str, list] = {"id": [], "scores": [], "video_id": [], "video_status": [], "video_error": [],
                                 "video_cached": [], "skipped": [], "skip_reason": []}
         has_captions = "captions" in batch
+        many: dict[int, np.ndarray] = {}  # a model that scores many items at once (video LLMs batch across videos)
+        if has_captions and callable(getattr(model, "similarity_many", None)) and not getattr(model, "wants_items", False):
+            todo = [i for i, vid in enumerate(batch["video_id"]) if status.get(vid, "missing") in ("ok", "not used")]
+            got = model.similarity_many([emb[batch["video_id"][i]] for i in todo],
+                                        [text_embeddings(list(batch["captions"][i])) for i in todo])
+            many = dict(zip(todo, got))
         for i, vid in enumerate(batch["video_id"]):
             st = status.get(vid, "missing")
             scores = None
-            if st in ("ok", "not used") and has_captions:
+            if i in many:
+                scores = np.asarray(many[i], np.float32).tolist()
+            elif st in ("ok", "not used") and has_captions:
                 caps = list(batch["captions"][i])
                 if "provenance" in batch and hasattr(model, "set_item"):  # a protocol that asks the item's question
                     model.set_item({"captions": caps, "provenance": batch["provenance"][i]})
@@ -377,6 +385,9 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                     "config": config, "splits": data.splits, "videos": spec.videos, "task": data.task})
     parts = out.with_name(f"{out.name}.parts-{key}")
     same_process = backend == "local" and num_workers == 1
+    if backend == "ray" and not num_gpus and getattr(m, "adapter", None) == "video-llm" \
+            and str(getattr(m, "device", "")).startswith("cuda"):
+        num_gpus = 1  # a video LLM on Ray: one actor per GPU, never two copies of the model on one card
     factory = functools.partial(make_batch_fn, spec, m if same_process else None)
     run_kw = dict(batch_size=batch_size, backend=backend, num_workers=num_workers, ray_address=ray_address,
                   num_gpus=num_gpus, progress=progress, ray_runtime_env=ray_runtime_env)

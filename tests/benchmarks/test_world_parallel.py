@@ -77,3 +77,23 @@ def test_a_killed_parallel_build_never_looks_complete_and_resumes_to_the_same_by
     assert not partial.exists()
     assert json.loads((out / "world.json").read_text())["n_train"] == N_TRAIN
     print("videos written when killed:", states)
+
+
+def test_the_workers_sample_the_scenes_and_the_pool_starts_before_any(serial, tmp_path, monkeypatch):
+    """Issue 35: a parallel build does no per-scene work in this process (sampling every scene first was serial
+    time that all workers waited on), and its pool is started before the first scene is handed out."""
+    import hardneg.pool as hpool
+    import hardneg.world.release as release
+
+    def refuse(*a, **k):
+        raise AssertionError("a scene was sampled in the parent process")
+
+    monkeypatch.setattr(release, "sample_scene", refuse)  # the workers are fresh interpreters: unaffected
+    started = []
+    real_start, real_imap = hpool.WorkerPool.start, hpool.WorkerPool.imap
+    monkeypatch.setattr(hpool.WorkerPool, "start", lambda self: started.append("start") or real_start(self))
+    monkeypatch.setattr(hpool.WorkerPool, "imap",
+                        lambda self, *a, **k: started.append("imap") or real_imap(self, *a, **k))
+    out = generate_world(tmp_path / "w", N_TRAIN, N_TEST, seed=SEED, config=SMALL, workers=2)
+    assert _files(out) == serial
+    assert started[:2] == ["start", "imap"]

@@ -47,7 +47,7 @@ def _one_process(path, settings):
 def test_pool_gives_the_frames_of_one_process_in_order(clips, settings):
     want = [_one_process(p, settings) for p in clips]
     for workers in (1, 3):
-        got = list(decode_stream(clips, settings, workers=workers))
+        got = list(decode_stream(clips, settings, workers=workers, backend="process"))
         assert len(got) == len(want)
         for p, g, w in zip(clips, got, want):
             if isinstance(w, Exception):
@@ -72,7 +72,7 @@ def test_pool_pins_the_frame_positions(tmp_path):
         for pkt in s.encode():
             c.mux(pkt)
     for n in (1, 4, 5, 16):
-        frames = next(iter(decode_stream([path], FrameSettings(n_frames=n, resize=None), workers=2)))
+        frames = next(iter(decode_stream([path], FrameSettings(n_frames=n, resize=None), workers=2, backend="process")))
         got = np.round((frames.reshape(n, -1).mean(1) - 20) / 12).astype(int)
         assert got.tolist() == uniform_indices(16, n).tolist()
 
@@ -83,13 +83,13 @@ def test_a_worker_killed_mid_video_fails_that_video_only(clips, monkeypatch):
     paths = [clips[1], victim, clips[3], clips[5], clips[6]]
     settings = SETTINGS[0]
     monkeypatch.setattr(decoding, "_decode_task", pool_fns.decode_or_die)
-    got = list(decode_stream(paths, settings, workers=2))
+    got = list(decode_stream(paths, settings, workers=2, backend="process"))
     assert isinstance(got[1], VideoDecodeError)
     assert "victim.mp4" in str(got[1]) and "died" in str(got[1]) and "SIGKILL" in str(got[1])
     for i in (0, 2, 3, 4):
         assert np.array_equal(got[i], decode_frames(paths[i], settings)), paths[i]
     # the pool lives on: the next videos decode on the replacement worker
-    again = list(decode_stream(paths[:1] + paths[2:], settings, workers=2))
+    again = list(decode_stream(paths[:1] + paths[2:], settings, workers=2, backend="process"))
     assert all(isinstance(a, np.ndarray) for a in again)
 
 
@@ -174,6 +174,47 @@ def test_decode_workers_from_environment(monkeypatch):
         monkeypatch.setenv("HARDNEG_DECODE_WORKERS", bad)
         with pytest.raises(ValueError, match="HARDNEG_DECODE_WORKERS"):
             default_workers()
+
+
+def test_the_default_path_on_a_2_core_machine_is_not_the_slower_pool(clips, monkeypatch):
+    """The rule the sweep measured (docs/scoring-speed.md): on 2 cores the pool of 2 ran at 0.84x-1.06x of
+    one process, on 16 cores at 4.1x-4.2x. With the core count faked, the default path follows it, and
+    HARDNEG_DECODE_WORKERS still forces the pool; decode_stream takes no pool where the rule says not to."""
+    import hardneg.pool as hpool
+
+    monkeypatch.delenv("HARDNEG_DECODE_WORKERS", raising=False)
+    monkeypatch.setattr(decoding, "available_cores", lambda: 2)
+    two = decoding.choose_path()
+    assert (two.backend, two.workers) == ("thread", None) and "2 usable core" in two.reason
+    assert decoding.default_backend(FrameSettings()) == "thread"
+    assert decoding.choose_path(1).backend == "thread"
+    many = decoding.choose_path(16)
+    assert (many.backend, many.workers) == ("process", 16)
+    assert decoding.choose_path(decoding.POOL_MIN_CORES).backend == "process"
+    # no pool is started on the 2-core default, and the frames are those of one process
+    monkeypatch.setattr(hpool, "shared_pool", lambda *a, **k: pytest.fail("the pool started on 2 cores"))
+    monkeypatch.setattr(decoding, "shared_pool", lambda *a, **k: pytest.fail("the pool started on 2 cores"))
+    good = [p for p in clips if p.suffix == ".mp4" and p.name.startswith("h264")][:2]
+    got = list(decode_stream(good, SETTINGS[0]))
+    for p, f in zip(good, got):
+        assert np.array_equal(f, decode_frames(p, SETTINGS[0]))
+    monkeypatch.setenv("HARDNEG_DECODE_WORKERS", "2")  # the user's override wins on any machine
+    forced = decoding.choose_path()
+    assert (forced.backend, forced.workers) == ("process", 2) and "HARDNEG_DECODE_WORKERS" in forced.reason
+
+
+def test_the_local_runners_workers_take_the_path_of_their_share_of_the_cores(monkeypatch):
+    """`--workers N` gives each runner worker cores // N: a share below the pool's threshold decodes on the
+    worker's own threads (that many), a larger share on a pool of that many processes."""
+    import hardneg.runner.local as local
+
+    for share, pool, threads in ((2, None, "2"), (decoding.POOL_MIN_CORES, str(decoding.POOL_MIN_CORES), None)):
+        monkeypatch.delenv("HARDNEG_DECODE_WORKERS", raising=False)
+        monkeypatch.delenv("HARDNEG_THREADS", raising=False)
+        local._init_worker(lambda: (lambda batch: batch), None, share)
+        assert (os.environ.get("HARDNEG_DECODE_WORKERS"), os.environ.get("HARDNEG_THREADS")) == (pool, threads)
+        monkeypatch.setattr(decoding, "available_cores", lambda: 16)  # a 16-core machine, its share to this worker
+        assert decoding.choose_path().backend == ("process" if pool else "thread")
 
 
 # ------------------------------------------------------------------------------- the users of the pool

@@ -50,6 +50,11 @@ def add_parser(subparsers) -> None:
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling")
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames (default 224; 0 keeps it)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    g.add_argument("--device-map", default=None, choices=("auto", "balanced", "balanced_low_0", "sequential"),
+                   help="video LLMs only: spread the model over the GPUs present (then the CPU, then disk) with "
+                        "accelerate, for models larger than one GPU (docs/models.md, 'A 72B model')")
+    g.add_argument("--max-memory", default=None,
+                   help="with --device-map: memory per device, e.g. 0=70GiB,1=70GiB,cpu=200GiB")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
     g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
                    help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
@@ -77,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
     frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None)
     results = run_model(args.model, args.benchmarks, data=args.data, videos=args.videos, out=args.out,
-                        frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=args.device,
+                        frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=_device(args),
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
                         overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
                         batch_size=args.batch_size, model_id=args.model_id,
@@ -87,3 +92,10 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")
     return 0
+
+
+def _device(args: argparse.Namespace) -> str | None:
+    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.placement)."""
+    from hardneg.models.placement import device_string
+
+    return device_string(args.device_map, args.max_memory, args.device)

@@ -59,13 +59,18 @@ def add_parser(subparsers) -> None:
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling (default: all frames)")
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames in pixels (default 224; 0 keeps the size)")
     g.add_argument("--decoder", default="pyav", choices=("pyav", "torchcodec", "nvdec"),
-                   help="video decoder (default pyav, on a pool of processes, one per core: $HARDNEG_DECODE_WORKERS "
-                        "sets how many); torchcodec (CPU) and nvdec (the GPU's video decoder, NVDEC, through PyAV) "
+                   help="video decoder (default pyav: on a pool of processes, one per core, from 4 cores; below, on threads of "
+                        "one process, which measured faster there; $HARDNEG_DECODE_WORKERS=N forces a pool of N); torchcodec (CPU) and nvdec (the GPU's video decoder, NVDEC, through PyAV) "
                         "are optional and fall back to pyav with a message where they cannot load; see "
                         "docs/scoring-speed.md")
     g.add_argument("--scaler", default="pil", choices=("pil", "swscale"),
                    help="how pyav frames are resized (default pil: the pixels of every earlier release; swscale is faster)")
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    g.add_argument("--device-map", default=None, choices=("auto", "balanced", "balanced_low_0", "sequential"),
+                   help="video LLMs only: spread the model over the GPUs present (then the CPU, then disk) with "
+                        "accelerate, for models larger than one GPU (docs/models.md, 'A 72B model')")
+    g.add_argument("--max-memory", default=None,
+                   help="with --device-map: memory per device, e.g. 0=70GiB,1=70GiB,cpu=200GiB")
     g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
     g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
                    help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
@@ -109,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             return code
     res = score_benchmark(
         args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
-        cache_dir=args.cache_dir, device=args.device, fp16=args.fp16, revision=args.model_revision,
+        cache_dir=args.cache_dir, device=_device(args), fp16=args.fp16, revision=args.model_revision,
         benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
         progress=not args.no_progress, protocol=args.protocol, prompt=parse_prompts(args.prompt),
         protocol_set=args.protocol_set, **kw)
@@ -119,3 +124,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {vr['missing']} videos missing, {vr['unreadable']} unreadable "
               f"(e.g. {(vr['missing_ids'] or list(vr['unreadable_ids']))[:3]}); their items are not in the file")
     return 0
+
+
+def _device(args: argparse.Namespace) -> str | None:
+    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.placement)."""
+    from hardneg.models.placement import device_string
+
+    return device_string(args.device_map, args.max_memory, args.device)

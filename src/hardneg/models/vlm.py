@@ -130,7 +130,10 @@ class VideoLLM(ScoreAdapter):
         if not model_id:
             raise ValueError("give the video LLM's Hub id or folder, e.g. --model vlm:Qwen/Qwen2-VL-2B-Instruct "
                              "(or --model tiny-vlm)")
-        self.device = pick_device(device)
+        from hardneg.models import placement
+
+        placed = placement.parse(device)  # `map:auto|...`: over several devices (accelerate), else one device
+        self.device = pick_device(None if placed else device)
         dt = _dtype(self.device, fp16)
         self.dtype = str(dt).replace("torch.", "")
         kw = {"revision": revision} if revision else {}
@@ -140,7 +143,11 @@ class VideoLLM(ScoreAdapter):
         if seconds_per_frame is not None:  # hardneg's own setting: the frames' spacing (Qwen2.5-VL's time positions)
             settings = {**settings, "seconds_per_frame": seconds_per_frame}
         family = family_for(config)(config, settings)
-        model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
+        if placed:
+            model = self._load_placed(model_id, dt, kw, *placed)
+            self.device = placement.main_device(model)
+        else:
+            model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
         tok = AutoTokenizer.from_pretrained(model_id, **kw)
         template = _chat_template(model_id, tok, revision)
         text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
@@ -160,6 +167,29 @@ class VideoLLM(ScoreAdapter):
         self.score_name = score_name(self.spec)
         super().__init__(self, self._score)
         self.score_name = score_name(self.spec)
+
+    def _load_placed(self, model_id: str, dt, kw: dict, device_map: str, max_memory: dict | None):
+        """The model over the devices present (accelerate's `device_map`, capped by `max_memory`); layers that fit
+        nowhere go to a temporary folder on disk, removed with this object."""
+        import shutil
+        import tempfile
+        import weakref
+
+        from transformers import AutoModelForImageTextToText
+
+        try:
+            import accelerate  # noqa: F401
+        except ImportError:
+            raise ValueError("--device-map needs accelerate: pip install 'video-hardneg[models]' (or accelerate)") from None
+        offload = tempfile.mkdtemp(prefix="hardneg-offload-")
+        self._offload_cleanup = weakref.finalize(self, shutil.rmtree, offload, True)
+        from hardneg.models.placement import plan_device_map
+
+        plan = plan_device_map(model_id, dt, kw, device_map, max_memory)
+        model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, device_map=plan,
+                                                            offload_folder=offload, **kw)
+        self.device_map = dict(getattr(model, "hf_device_map", {}))
+        return model.eval()
 
     # ------------------------------------------------------------------ protocol
 
@@ -273,6 +303,34 @@ class VideoLLM(ScoreAdapter):
                 "undecided_items": undecided,
                 "note": "undecided answers score every option 0 (a tie), as the authors' rule without its judge "
                         "cannot tell which option was meant; pass a judge to decide them"}
+
+    def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
+                        ) -> list[np.ndarray]:
+        """Scores of many items at once (video key i with its caption keys i): items batched across videos
+        (`hardneg.models.vlm_batch`), in pieces of a few prefill batches so that frames in memory stay bounded.
+        The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
+        from hardneg.models.vlm_batch import MAX_ITEMS, BatchScorer
+
+        pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),
+                  [self._texts[int(k)] for k in np.asarray(t, np.float64)[:, 0]])
+                 for v, t in zip(video_embeddings, text_embeddings)]
+        scorer = BatchScorer(self.engine)
+        out: list[np.ndarray] = []
+        for i in range(0, len(pairs), 4 * MAX_ITEMS):
+            piece = pairs[i:i + 4 * MAX_ITEMS]
+            load = getattr(self, "_load", None)  # the frames as the decoder gave them (with their times, if kept)
+            frames = [load(key) if load else np.load(self._frames / f"{key}.npy") for key, _ in piece]
+            items = [(f, caps, getattr(f, "times", None)) for f, (_, caps) in zip(frames, piece)]
+            out += [np.asarray(g, np.float32) for g in scorer.score_items(items, self.spec)]
+        return out
+
+    def similarity(self, video_embeddings: np.ndarray, text_embeddings: np.ndarray) -> np.ndarray:
+        """(V, T): every video with every caption; several videos go through the cross-video batch."""
+        vids = np.asarray(video_embeddings, np.float64)
+        if len(vids) < 2 or getattr(self, "wants_items", False):  # one video, or a protocol that reads each item
+            return super().similarity(video_embeddings, text_embeddings)
+        got = self.similarity_many(list(vids), [text_embeddings] * len(vids))
+        return np.stack(got).reshape(len(vids), len(text_embeddings))
 
     def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False,
               timestamps: Sequence[float] | None = None) -> np.ndarray:

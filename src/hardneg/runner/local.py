@@ -27,8 +27,13 @@ _worker_job: JobSpec | None = None
 def _init_worker(fn_factory: Callable, job: JobSpec, decode_workers: int = 0) -> None:
     global _worker_fn, _worker_job
     _worker_job = job
-    if decode_workers:  # the cores are shared among the runner's workers' decoding pools (hardneg.pool)
-        os.environ.setdefault("HARDNEG_DECODE_WORKERS", str(decode_workers))
+    if decode_workers:  # the cores are shared among the runner's workers (each decodes on its share)
+        from hardneg.decoding import POOL_MIN_CORES
+
+        if decode_workers >= POOL_MIN_CORES:  # a pool of its share of processes (hardneg.pool)
+            os.environ.setdefault("HARDNEG_DECODE_WORKERS", str(decode_workers))
+        else:  # below the pool's threshold one process decodes on its threads (hardneg.decoding.choose_path)
+            os.environ.setdefault("HARDNEG_THREADS", str(decode_workers))
     try:
         _worker_fn = build_fn(fn_factory)
     except ShardError as exc:  # an initializer error would only say "broken pool": report it per task

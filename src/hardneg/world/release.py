@@ -7,8 +7,9 @@
 
 `generate_world` is resumable: it works in `.<folder>.partial` next to the output, keeps every
 video already written there for the same settings, and moves the finished world into place in
-one step (an existing folder is replaced only with `overwrite=True`). The videos are written by a
-pool of processes (`hardneg.pool`, one per available core by default): each video is written
+one step (an existing folder is replaced only with `overwrite=True`). The scenes are sampled and
+their videos written by a pool of processes (`hardneg.pool`, one per available core by default,
+started first so their imports overlap the setup): each video is written
 whole (a temporary file, then a rename) by `write_scene_video` with one encoder thread, so the
 bytes do not depend on the process or the worker count, and the world appears only once every
 video is there: a build killed at any moment never looks complete. `load_scenes` checks every
@@ -25,7 +26,8 @@ from typing import Any, Iterable
 
 from hardneg.world import vocab
 from hardneg.world.grammar import Event, Ungrammatical, parse, well_formed_problem
-from hardneg.world.scene import SPLITS, WORLD_VERSION, Scene, WorldConfig, WorldObject, check_seed, sample_scene
+from hardneg.world.scene import (SPLITS, WORLD_VERSION, Scene, WorldConfig, WorldObject, check_seed, sample_scene,
+                                 scene_id)
 
 MANIFEST, SCENES, VIDEOS = "world.json", "scenes.jsonl", "videos"
 OBJECT_FIELDS = {"shape": str, "colour": str, "size": str, "x": float, "y": float, "angle": float, "z": int}
@@ -46,39 +48,51 @@ def _manifest(seed: int, config: WorldConfig, n_train: int, n_test: int) -> dict
             "made_by": f"video-hardneg {__version__} (hardneg.world.generate_world)"}
 
 
-def _write_video_task(arg) -> str:
-    """One scene's video, in a pool worker (or in this process): written atomically, same bytes anywhere."""
+def _scene_task(arg) -> str:
+    """One scene in a pool worker (or in this process): sampled here, its video written atomically if missing,
+    its scenes.jsonl line returned. Same bytes anywhere: the scene depends only on (seed, split, index, config),
+    the video only on the scene."""
     from hardneg.world.draw import write_scene_video
 
-    scene, path = arg
-    write_scene_video(scene, path)
-    return path
+    seed, split, index, config, folder = arg
+    scene = sample_scene(seed, split, index, config)
+    path = video_path(folder, scene.id)
+    if not path.is_file():  # a file that is there is whole (atomic writes): a resumed build keeps it
+        write_scene_video(scene, str(path))
+    return json.dumps(scene.to_dict(), sort_keys=True) + "\n"
 
 
-def _write_videos(scenes: list[Scene], folder: Path, workers: int | None, bar) -> None:
-    """Write the videos of `scenes` missing from `folder` (a file that is there is whole: atomic writes)."""
-    todo = [(s, str(video_path(folder, s.id))) for s in scenes if not video_path(folder, s.id).is_file()]
-    if bar is not None:
-        bar.update(len(scenes) - len(todo))
-    from hardneg.pool import PoolError, WorkerPool, default_workers
+def _pool_for(n_scenes: int, workers: int | None):
+    """The pool of writing processes, started at once (each imports the encoder while this process goes on), or
+    None for a build in this process (one worker, one scene, or Windows: the pool's workers need pass_fds)."""
+    from hardneg.pool import WorkerPool, default_workers
 
-    n = min(len(todo), int(workers or default_workers()))
-    if n <= 1 or os.name == "nt":  # (the pool's workers need pass_fds: not on Windows)
-        results = map(_write_video_task, todo)
-        pool = None
-    else:
-        pool = WorkerPool(n, name="hardneg-world", preload=("hardneg.world.release", "hardneg.world.draw", "av"))
-        results = pool.imap(_write_video_task, todo, describe=lambda a: f"video of scene {a[0].id}")
-    try:
-        for got in results:
-            if isinstance(got, BaseException):  # an `error:` line (PoolError), not a traceback (issue 36 N6)
-                raise PoolError(f"writing the world's videos failed: {got}; rerun the same command to "
-                                "resume (videos already written are kept)") from got
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if pool is not None:
-            pool.close()
+    n = min(n_scenes, int(workers or default_workers()))
+    if n <= 1 or os.name == "nt":
+        return None
+    return WorkerPool(n, name="hardneg-world", preload=("hardneg.world.release", "hardneg.world.draw", "av")).start()
+
+
+def _write_scenes(tasks: list[tuple], pool, bar) -> list[str]:
+    """The scenes.jsonl lines of `tasks`, in order, their videos written (by the pool when given).
+
+    Why the workers sample the scenes too (issue 35): sampling every scene in this process before the first
+    video was serial work (about 1 ms a scene, 1 s for 1000) that 16 workers waited on, and so was encoding
+    the scenes' JSON lines after the last video; the pool also started only after it. Now the pool starts
+    first and this process only hands out (seed, split, index) and collects lines."""
+    from hardneg.pool import PoolError
+
+    results = map(_scene_task, tasks) if pool is None else \
+        pool.imap(_scene_task, tasks, describe=lambda a: f"scene {a[1]} {a[2]}")
+    lines = []
+    for got in results:
+        if isinstance(got, BaseException):  # an `error:` line (PoolError), not a traceback (issue 36 N6)
+            raise PoolError(f"writing the world's videos failed: {got}; rerun the same command to "
+                               "resume (videos already written are kept)") from got
+        lines.append(got)
+        if bar is not None:
+            bar.update(1)
+    return lines
 
 
 def generate_world(out: str | Path, n_train: int = 1000, n_test: int = 200, seed: int = 0,
@@ -91,7 +105,7 @@ def generate_world(out: str | Path, n_train: int = 1000, n_test: int = 200, seed
     $HARDNEG_DECODE_WORKERS; 1 writes them in this process). Scene i of a split does not depend on
     how many scenes are asked for.
     """
-    from hardneg.io import atomic_directory, atomic_write_text, refuse_overwrite
+    from hardneg.io import refuse_overwrite
 
     seed = check_seed(seed)
     for name, n in (("n_train", n_train), ("n_test", n_test)):
@@ -102,6 +116,18 @@ def generate_world(out: str | Path, n_train: int = 1000, n_test: int = 200, seed
         raise ValueError(f"config must be a hardneg.world.WorldConfig, got {type(config).__name__}")
     out = Path(out)
     refuse_overwrite(out, overwrite)
+    pool = _pool_for(n_train + n_test, workers)  # its workers start while this process prepares the folder
+    try:
+        return _generate(out, n_train, n_test, seed, config, overwrite, progress, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _generate(out: Path, n_train: int, n_test: int, seed: int, config: WorldConfig, overwrite: bool,
+              progress: bool, pool) -> Path:
+    from hardneg.io import atomic_directory, atomic_write_text
+
     manifest = _manifest(seed, config, n_train, n_test)
     partial = out.parent / f".{out.name}.partial"
     same = {k: v for k, v in manifest.items() if k not in ("n_train", "n_test", "made_by")}
@@ -116,20 +142,19 @@ def generate_world(out: str | Path, n_train: int = 1000, n_test: int = 200, seed
             shutil.rmtree(partial)
     (partial / VIDEOS).mkdir(parents=True, exist_ok=True)
     atomic_write_text(old, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    scenes = [sample_scene(seed, split, i, config) for split, n in (("train", n_train), ("test", n_test))
-              for i in range(n)]
+    tasks = [(seed, split, i, config, str(partial)) for split, n in (("train", n_train), ("test", n_test))
+             for i in range(n)]
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(scenes), desc="world videos", unit="video")
+        bar = tqdm(total=len(tasks), desc="world videos", unit="video")
     try:
-        _write_videos(scenes, partial, workers, bar)
+        lines = "".join(_write_scenes(tasks, pool, bar))
     finally:
         if bar is not None:
             bar.close()
-    lines = "".join(json.dumps(s.to_dict(), sort_keys=True) + "\n" for s in scenes)
-    wanted = {video_path(partial, s.id).name for s in scenes}
+    wanted = {f"{scene_id(sd, split, i)}.mp4" for sd, split, i, _, _ in tasks}
     with atomic_directory(out, overwrite=overwrite) as tmp:
         (tmp / VIDEOS).mkdir()
         for name in sorted(wanted):
