@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(os.name == "nt", reason="the pool's workers need
 
 
 def test_world_generate_prints_an_error_line_when_its_workers_die(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(release, "_write_video_task", world_fns.die)
+    monkeypatch.setattr(release, "_scene_task", world_fns.die)
     out = tmp_path / "w"
     rc = main(["world", "generate", str(out), "--train", "2", "--test", "0", "--width", "32", "--height", "32",
                "--frames", "8", "--fps", "8", "--workers", "2", "--no-progress"])

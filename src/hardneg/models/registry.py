@@ -132,6 +132,11 @@ def load_model(model: str, device: str | None = None, fp16: bool = False, revisi
     cls = _ADAPTERS[name][0]
     if getattr(cls, "hub_model", False):  # adapters that call from_pretrained on a Hub id or folder
         ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
+    from hardneg.models import placement
+    from hardneg.models.base import pick_device
+
+    if device not in (None, "", "auto") and placement.parse(device) is None:  # a wrong --device is named first
+        pick_device(device)
     with damaged_weights_refused(model_id or model):
         return cls(model_id or None, device=device, fp16=fp16, revision=revision)
 
