@@ -27,7 +27,7 @@ benchmark's protocol unless --protocol/--prompt say otherwise (docs/models.md, "
 
 
 def add_parser(subparsers) -> None:
-    from hardneg.benchmarks.base import PROTOCOL_SETS, VLM_PROTOCOLS
+    from hardneg.cli.model_flags import add_model_flags
     from hardneg.runner import add_backend_arguments
 
     from hardneg.expected import help_line
@@ -65,23 +65,7 @@ def add_parser(subparsers) -> None:
                         "docs/scoring-speed.md")
     g.add_argument("--scaler", default="pil", choices=("pil", "swscale"),
                    help="how pyav frames are resized (default pil: the pixels of every earlier release; swscale is faster)")
-    g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
-    g.add_argument("--device-map", default=None, choices=("auto", "balanced", "balanced_low_0", "sequential"),
-                   help="video LLMs only: spread the model over the GPUs present (then the CPU, then disk) with "
-                        "accelerate, for models larger than one GPU (docs/models.md, 'A 72B model')")
-    g.add_argument("--max-memory", default=None,
-                   help="with --device-map: memory per device, e.g. 0=70GiB,1=70GiB,cpu=200GiB")
-    g.add_argument("--fp16", action="store_true", help="half precision on the GPU")
-    g.add_argument("--protocol", default=None, choices=VLM_PROTOCOLS,
-                   help="video LLMs only: how a caption is scored (default: the benchmark's own; docs/models.md)")
-    g.add_argument("--prompt", default=None, action="append",
-                   help="video LLMs only: the prompt, with {video} and {caption} ({options} for choice-letter, "
-                        "{question} for generate-match); NAME=PROMPT sets one benchmark's (repeat the flag); "
-                        "default: the benchmark's own")
-    g.add_argument("--protocol-set", default=None, choices=PROTOCOL_SETS,
-                   help="video LLMs only: default (each benchmark's own), authors (the benchmark authors' released "
-                        "protocol where there is one) or lmms-eval (lmms-eval's task); provenance names each "
-                        "protocol's source (docs/models.md, 'Protocol sets')")
+    add_model_flags(g)
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_backend_arguments(p, default_batch_size=64)
