@@ -137,7 +137,7 @@ def test_a_video_whose_decoding_worker_is_killed_once_is_decoded(clips, monkeypa
     paths = [clips[1], victim, clips[3]]
     settings = SETTINGS[0]
     monkeypatch.setattr(decoding, "_decode_task", pool_fns.decode_or_die_once)
-    got = list(decode_stream(paths, settings, workers=2))
+    got = list(decode_stream(paths, settings, workers=2, backend="process"))
     assert victim.with_suffix(".tried").exists()  # its first worker did die
     for i in range(3):
         assert np.array_equal(got[i], decode_frames(paths[i], settings)), paths[i]
