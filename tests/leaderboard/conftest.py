@@ -10,7 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import CHROMIUM_ARGS, CHROMIUM, free_port, load_space_module, mocked_oauth_info, write_benchmarks  # noqa: E402
+from helpers import (CHROMIUM_ARGS, CHROMIUM, TOKENS, fake_whoami, free_port, load_space_module,  # noqa: E402,F401
+                     mocked_oauth_info, write_benchmarks)
 
 from hardneg.leaderboard import Leaderboard, load_benchmarks  # noqa: E402
 from hardneg.leaderboard.signin import SignIn  # noqa: E402
@@ -29,20 +30,6 @@ def item_sets(bench_root):
 def board(tmp_path, item_sets, monkeypatch) -> Leaderboard:
     monkeypatch.setenv("HARDNEG_ADMIN_TOKEN", "test-admin-token")
     return Leaderboard(tmp_path / "store", item_sets, n_resamples=200)
-
-
-#: Hub tokens of the test users, as the fake `whoami` of the Space answers them
-TOKENS = {
-    "tok-alice": {"type": "user", "name": "alice", "orgs": [{"name": "org"}, {"name": "alice-org"}]},
-    "tok-bob": {"type": "user", "name": "bob", "orgs": []},
-    "tok-carol": {"type": "user", "name": "carol", "orgs": [{"name": "org"}]},
-}
-
-
-def fake_whoami(token: str) -> dict:
-    if token not in TOKENS:
-        raise PermissionError("401 Unauthorized")
-    return TOKENS[token]
 
 
 @pytest.fixture(scope="module")

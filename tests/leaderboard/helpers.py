@@ -207,3 +207,17 @@ class FakeHub:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_bytes(data)
         return local_dir
+
+
+#: Hub tokens of the test users, as the fake `whoami` of the Space answers them
+TOKENS = {
+    "tok-alice": {"type": "user", "name": "alice", "orgs": [{"name": "org"}, {"name": "alice-org"}]},
+    "tok-bob": {"type": "user", "name": "bob", "orgs": []},
+    "tok-carol": {"type": "user", "name": "carol", "orgs": [{"name": "org"}]},
+}
+
+
+def fake_whoami(token: str) -> dict:
+    if token not in TOKENS:
+        raise PermissionError("401 Unauthorized")
+    return TOKENS[token]

@@ -32,7 +32,7 @@ PAGE_THREADS, SUBMISSIONS, MIN_LOADS = 60, 40, 200
 def production_space(tmp_path_factory, item_sets):
     import gradio.oauth
 
-    from conftest import fake_whoami
+    from helpers import fake_whoami
 
     app = load_space_module()
     board = Leaderboard(tmp_path_factory.mktemp("load-store"), item_sets, n_resamples=100, compute_blind=False)

@@ -82,7 +82,7 @@ def test_leaderboard_serve_restarts_on_its_port(tmp_path, bench_root):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     args = ["leaderboard", "serve", "--data", str(tmp_path / "lb"), "--benchmarks", str(bench_root),
-            "--port", str(port), "--resamples", "50"]
+            "--port", str(port), "--resamples", "50", "--create"]
     first = _start(args, tmp_path / "first.log", env)
     second = None
     try:
