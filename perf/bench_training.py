@@ -237,15 +237,23 @@ def evaluate(net, data: Data, part: str, frames, texts: Texts, head: str, autoca
         uniq = np.unique(cand[cand >= 0])
         emb = torch.cat([texts.encode(net, torch.from_numpy(uniq[i:i + 8192]).to(v.device)).float()
                          for i in range(0, len(uniq), 8192)])
-        emb = F.normalize(emb, dim=-1)
-        where = np.full(int(cand.max()) + 1, -1, np.int64)
-        where[uniq] = np.arange(len(uniq))
-        local = torch.from_numpy(np.where(cand >= 0, where[np.clip(cand, 0, None)], 0)).to(v.device)
-        s = torch.einsum("id,icd->ic", v[torch.from_numpy(scene).to(v.device)], emb[local])
-        s = s.masked_fill(torch.from_numpy(cand < 0).to(v.device), float("-inf"))
-        correct = (s[:, 0] > s[:, 1:].max(dim=1).values).cpu().numpy().astype(np.int8)
+        correct = positive_wins(v, F.normalize(emb, dim=-1), uniq, cand, scene)
     net.train()
     return correct
+
+
+def positive_wins(v, emb, uniq: np.ndarray, cand: np.ndarray, scene: np.ndarray) -> np.ndarray:
+    """Per item: 1 where candidate 0 (the positive) scores strictly above every other candidate (a tie is a
+    loss). v: normalised video embeddings per scene; emb: normalised text embeddings of the text ids `uniq`;
+    cand: text ids per item (-1 pads); scene: each item's scene. Shared by both designs' evaluations."""
+    import torch
+
+    where = np.full(int(cand.max()) + 1, -1, np.int64)
+    where[uniq] = np.arange(len(uniq))
+    local = torch.from_numpy(np.where(cand >= 0, where[np.clip(cand, 0, None)], 0)).to(v.device)
+    s = torch.einsum("id,icd->ic", v[torch.from_numpy(scene).to(v.device)], emb[local])
+    s = s.masked_fill(torch.from_numpy(cand < 0).to(v.device), float("-inf"))
+    return (s[:, 0] > s[:, 1:].max(dim=1).values).cpu().numpy().astype(np.int8)
 
 
 def retrieval(net, data: Data, frames, texts: Texts, autocast, n: int = 1000) -> dict[str, float]:

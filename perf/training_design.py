@@ -29,11 +29,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_training import holm, positive_wins  # noqa: E402  (one Holm and one item rule for both designs)
 
 #: key -> (row name, objective, negatives pool, head). Objectives: "coarse"; "eq3" (PoSRank Eq. 3 as
 #: printed); "eq3-withpos" (the positive in the denominator: an ablation); "eq1" (Feint6K Eq. 1, the
@@ -442,12 +446,7 @@ def evaluate(net, data, part: str, frames, tokens, head: str) -> np.ndarray:
         v = F.normalize(prm if head == "prompt" else cls, dim=-1)
         uniq = np.unique(cand[cand >= 0])
         emb = F.normalize(_encode_text(net, tokens, torch.from_numpy(uniq).to(v.device)), dim=-1)
-        where = np.full(int(cand.max()) + 1, -1, np.int64)
-        where[uniq] = np.arange(len(uniq))
-        local = torch.from_numpy(np.where(cand >= 0, where[np.clip(cand, 0, None)], 0)).to(v.device)
-        s = torch.einsum("id,icd->ic", v[torch.from_numpy(scene).to(v.device)], emb[local])
-        s = s.masked_fill(torch.from_numpy(cand < 0).to(v.device), float("-inf"))
-        correct = (s[:, 0] > s[:, 1:].max(dim=1).values).cpu().numpy().astype(np.int8)
+        correct = positive_wins(v, emb, uniq, cand, scene)
     net.train()
     return correct
 
@@ -572,18 +571,6 @@ def paired_seed_test(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
     p_perm = float(np.mean(flips >= abs(mean) - 1e-12)) if n else float("nan")
     return {"difference": mean, "low": mean - half, "high": mean + half, "sd": sd, "n": n, "t": stat,
             "p_t": p_t, "p_signflip": p_perm}
-
-
-def holm(pvalues: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (same order as given)."""
-    m = len(pvalues)
-    order = np.argsort(pvalues, kind="stable")
-    adj = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adj[i] = running
-    return adj.tolist()
 
 
 def detectable(sd: float, n: int, m: int) -> float:
