@@ -50,6 +50,14 @@ ASPECT_TEXT = {
     "attribute_change": "how an attribute changes over time (colour, light, size, shape)",
 }
 
+def _question_then_answer(source: str) -> VLMPrompt:
+    """The release's own question after the video, then answer_prompt["caption_matching"]; a greedy answer matched
+    by eval_rule. The authors' inference and lmms-eval's task build this same prompt (only `source` differs)."""
+    return VLMPrompt("generate-match", "{video}{question}\nPlease directly give the best option:", source, "1",
+                     item_text="hardneg.benchmarks.tempcompass:authors_question",
+                     matcher="hardneg.benchmarks.tempcompass:authors_match", max_new_tokens=128)
+
+
 BENCHMARK = Benchmark(
     negative_types=("temporal",),
     name="tempcompass",
@@ -126,21 +134,15 @@ BENCHMARK = Benchmark(
         # the authors' own protocol: each question as released (questions/caption_matching.json) after the video,
         # then answer_prompt["caption_matching"] (run_qwen2_vl.py, inference_single_video: video, then the text);
         # a greedy answer, matched by eval_caption_matching.py, eval_rule (their ChatGPT fallback: the judge hook)
-        ("authors", VLMPrompt(
-            "generate-match", "{video}{question}\nPlease directly give the best option:",
+        ("authors", _question_then_answer(
             "TempCompass run_qwen2_vl.py (question + answer_prompt['caption_matching'], generate), "
-            "eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)",
-            "1", item_text="hardneg.benchmarks.tempcompass:authors_question",
-            matcher="hardneg.benchmarks.tempcompass:authors_match", max_new_tokens=128)),
+            "eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)")),
         # lmms-eval: f"{pre_prompt}{question}{post_prompt}" with post_prompt["caption_matching"] the same sentence,
         # scored by the same eval_rule (tasks/tempcompass/utils.py, tempcompass_doc_to_text_caption_matching,
         # tempcompass_process_results_caption_matching)
-        ("lmms-eval", VLMPrompt(
-            "generate-match", "{video}{question}\nPlease directly give the best option:",
+        ("lmms-eval", _question_then_answer(
             "lmms-eval tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
-            "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:authors_match)",
-            "1", item_text="hardneg.benchmarks.tempcompass:authors_question",
-            matcher="hardneg.benchmarks.tempcompass:authors_match", max_new_tokens=128)),
+            "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:authors_match)")),
     ),
 )
 
