@@ -50,6 +50,7 @@ ASPECT_TEXT = {
     "attribute_change": "how an attribute changes over time (colour, light, size, shape)",
 }
 
+
 def _question_then_answer(source: str) -> VLMPrompt:
     """The release's own question after the video, then answer_prompt["caption_matching"]; a greedy answer matched
     by eval_rule. The authors' inference and lmms-eval's task build this same prompt (only `source` differs)."""
