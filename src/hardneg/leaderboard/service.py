@@ -24,7 +24,8 @@ from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, mark_ties, negative_type_chart, number_cell, number_parts,
                                        number_values, render)
-from hardneg.leaderboard.drawing import DAMAGED, DAMAGED_NAME, Placeholder, shown_name, validate_stored_results
+from hardneg.leaderboard.drawing import (DAMAGED, DAMAGED_NAME, NOT_ON_BOARD, NOT_ON_BOARD_NAME, Placeholder, shown_name,
+                                         validate_stored_results)
 from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
@@ -637,6 +638,12 @@ class Leaderboard:
         for s in self.store.current(benchmark):
             per_model.setdefault(s.model_id, []).append(s)
         for model, subs in sorted(per_model.items()):
+            missing = [s for s in subs if (benchmark, s.config, s.split) not in self.item_sets]
+            if missing:  # N16: parts this board does not have (a rebuild without them): a placeholder names them
+                rows.append(self._not_on_board(model, missing))
+                subs = [s for s in subs if s not in missing]
+                if not subs:
+                    continue
             checked = {s.id: validate_stored_results(s) for s in subs}
             damaged = [p for p in checked.values() if isinstance(p, Placeholder)]
             if damaged:  # N1: the row names the damaged submission(s); every other row is drawn as usual
@@ -706,6 +713,16 @@ class Leaderboard:
                 rows.append(BoardRow(rep.model, "reported", cells, source=rep.source))
         return rows
 
+    @staticmethod
+    def _not_on_board(model: str, subs: list[StoredSubmission]) -> BoardRow:
+        """The placeholder of a model's stored parts that this board has no items for (issue 42, N16): like a
+        damaged row (N1), it names them and draws no value; the rest of the board is unaffected."""
+        parts = ", ".join(f"{s.benchmark}/{s.config}/{s.split} v{s.version}" for s in subs)
+        ids = ", ".join(s.id for s in subs)
+        return BoardRow(NOT_ON_BOARD_NAME.format(model=shown_name(model), parts=shown_name(parts)), "submitted", {},
+                        note=NOT_ON_BOARD.format(parts=shown_name(parts), ids=ids), version=parts,
+                        ids=tuple(sorted(s.id for s in subs)))
+
     def table(self, benchmark: str, sort_by: str | None = None, descending: bool | None = None, search: str = "",
               kinds=KINDS, shown: list[str] | None = None):
         return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown,
@@ -730,8 +747,21 @@ class Leaderboard:
 
     # --- Overall ------------------------------------------------------------------------------
     def overall_rows(self) -> list[overall_view.OverallRow]:
-        return overall_view.overall_rows({b: self.rows(b) for b in self.benchmarks},
+        rows = overall_view.overall_rows({b: self.rows(b) for b in self.benchmarks},
                                          {b: self.columns(b) for b in self.benchmarks})
+        # rows of a benchmark this board does not have at all (N16): one placeholder per model, in Overall, `show`
+        # and the CSV
+        known = set(self.benchmarks)
+        away: dict[str, list[StoredSubmission]] = {}
+        for s in self.store.current():
+            if s.benchmark not in known:
+                away.setdefault(s.model_id, []).append(s)
+        n = len(self.overall_names())
+        for model, subs in sorted(away.items()):
+            row = self._not_on_board(model, subs)
+            rows.append(overall_view.OverallRow(row.model, "submitted", {}, 0, n, None, {}, "",
+                                                max(str(s.created_at) for s in subs)[:10]))
+        return rows
 
     def overall_names(self) -> list[str]:
         """The benchmarks Overall averages: every benchmark on this board with a fraction headline metric."""
@@ -768,8 +798,9 @@ class Leaderboard:
         return list(hit[1])
 
     def parts_of(self, model_id: str) -> list[StoredSubmission]:
-        """The current (shown) submissions of a model, one per part."""
-        return [s for s in self.store.current() if s.model_id == model_id]
+        """The current (shown) submissions of a model, one per part this board has items for."""
+        return [s for s in self.store.current() if s.model_id == model_id
+                and (s.benchmark, s.config, s.split) in self.item_sets]
 
     def details_parquet(self, model_id: str | None = None) -> bytes:
         """Per-item scores and values of every stored submission (or one model's), as Parquet; built once per
