@@ -381,8 +381,9 @@ class HubMirror:
             return []
         except HfHubHTTPError as exc:
             status = getattr(getattr(exc, "response", None), "status_code", None)
-            raise MirrorUnreadable(f"the results repo {self.repo_id} could not be read (HTTP {status}): "
-                                   f"{str(exc)[:200]}") from None
+            hint = (": set HF_TOKEN to a token with read and write access to it" if status in (401, 403) else "")
+            raise MirrorUnreadable(f"the results repo {self.repo_id} could not be read (HTTP {status}, "
+                                   f"{str(exc)[:120]}){hint}") from None
 
     def _download(self, patterns: list[str], folder: Path) -> None:
         """The files matching `patterns` under `folder` (one snapshot download: parallel, resumable)."""

@@ -179,6 +179,9 @@ def refusal_of_files(refused: list[tuple[int, SubmissionError]], n_files: int) -
 class Leaderboard:
     """Submissions in, board tables out. `item_sets` come from built benchmark folders."""
 
+    #: the background restore's first and longest wait between tries, in seconds (doubling in between)
+    restore_retry_s = (1.0, 60.0)
+
     def __init__(self, data_dir: str | Path, item_sets: dict[tuple[str, str, str], ItemSet] | None = None,
                  benchmarks_dir: str | Path | None = None, n_resamples: int = 1000, max_bytes: int = MAX_FILE_BYTES,
                  mirror=None, blind_model=None, compute_blind: bool = True, restore: bool = True):
@@ -205,7 +208,6 @@ class Leaderboard:
         self._restore_lock = threading.Lock()
         self._retry_thread: threading.Thread | None = None
         self._closed = threading.Event()
-        self.restore_retry_s = (1.0, 60.0)  # the background restore's first and longest wait between tries
         self.restored: dict[str, int] = {}
         self.last_publish_failure: str | None = None
         if mirror is not None and restore:
