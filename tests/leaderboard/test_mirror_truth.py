@@ -164,7 +164,7 @@ def _filled(tmp_path, item_sets):
     return hub, board, subs
 
 
-def test_n15_malformed_records_are_skipped_counted_and_named(tmp_path, item_sets):
+def test_n15_malformed_records_are_skipped_counted_and_named(tmp_path, item_sets, capsys):
     hub, board, subs = _filled(tmp_path, item_sets)
     path = f"submissions/feint6k/{subs[1].id}.json"
     rec = json.loads(hub.files[REPO][path])
@@ -180,6 +180,11 @@ def test_n15_malformed_records_are_skipped_counted_and_named(tmp_path, item_sets
     named = {p for p, _ in report["skipped"]}
     assert {path, "tombstones/listid.json", "tombstones/noaction.json", "tombstones/notjson.json"} <= named
     assert "5 record(s)" in fresh.status_line()
+    from hardneg.cli import main as hardneg_main
+
+    assert hardneg_main(["leaderboard", "status", "--data", str(tmp_path / "b")]) == 1
+    printed = capsys.readouterr().out
+    assert f"skipped: {path}" in printed and "tombstones/listid.json" in printed and "outbox: 0 submission(s)" in printed
     # the board takes submissions again (before, it refused every one until someone edited the repo)
     out = fresh.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=4), ALICE)
     assert stored(out) and out.submission.version == 2  # after the readable v1 (the v2 record is unreadable)

@@ -305,7 +305,7 @@ class Leaderboard:
                        if self._restore_error else "restored",
             "restored": dict(self.restored),
             "skipped": [list(p) for p in report.get("skipped", [])][:200],
-            "outbox": {"submissions": len(self.store.unmirrored()), "tombstones": len(self.store.unmirrored_tombstones())},
+            "outbox": self.store.outbox_counts(),
             "last_publish_failure": self.last_publish_failure,
         }
 

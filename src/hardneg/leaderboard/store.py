@@ -507,6 +507,13 @@ class Store:
         )
         return [StoredSubmission.from_row(r, r["state"]) for r in rows]
 
+    def outbox_counts(self) -> dict[str, int]:
+        """How many submissions and tombstones this store holds that its results repo does not (two counts)."""
+        row = self._query("SELECT (SELECT COUNT(*) FROM submissions WHERE id NOT IN (SELECT submission_id FROM mirrored))"
+                          " AS s, (SELECT COUNT(*) FROM tombstones WHERE seq NOT IN"
+                          " (SELECT tombstone_seq FROM tombstones_mirrored)) AS t")[0]
+        return {"submissions": int(row["s"]), "tombstones": int(row["t"])}
+
     def ids(self) -> set[str]:
         return {r["id"] for r in self._query("SELECT id FROM submissions")}
 
