@@ -300,3 +300,15 @@ def test_n22_the_stored_file_matches_its_recorded_hash_after_a_restore(tmp_path,
     other = open_board(tmp_path / "c", item_sets, hub)
     assert subs[2].id not in other.store.ids()
     assert any(subs[2].id in p for p, _ in other.mirror_status()["skipped"])
+
+
+# --- N21: a board stops before its store is removed ---------------------------------------------------------------
+def test_n21_close_stops_every_thread_that_reads_the_store(tmp_path, item_sets):
+    board = Leaderboard(tmp_path / "a", item_sets, n_resamples=30, compute_blind=False)
+    board.start_background()
+    for seed in range(3):
+        assert stored(board.submit(predictions_bytes(item_sets[FEINT], f"org/m{seed}", seed=seed), ALICE))
+    mine = [board._pvalues._worker, *getattr(board, "_threads", [])]  # this board's threads (not other tests')
+    getattr(board, "close", lambda: None)()
+    alive = [t.name for t in mine if t is not None and t.is_alive()]
+    assert mine[0] is not None and alive == [], alive

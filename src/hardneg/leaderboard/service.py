@@ -207,6 +207,7 @@ class Leaderboard:
         self._restore_error: str | None = None
         self._restore_lock = threading.Lock()
         self._retry_thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []  # warm-up threads (joined by `close`)
         self._closed = threading.Event()
         self.restored: dict[str, int] = {}
         self.last_publish_failure: str | None = None
@@ -214,9 +215,17 @@ class Leaderboard:
             if not self.restore_from_mirror():
                 self._retry_restore_later()
 
-    def close(self) -> None:
-        """Stop the background restore (a test or a script done with this board)."""
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop this board's background work and wait for it: the restore retry, the p-values thread, the
+        warm-up threads. After it returns nothing of the board reads its store, so the store may be removed (issue
+        42, N21: a benchmark removed its store while the board's threads still read it)."""
         self._closed.set()
+        close = getattr(self._pvalues, "close", None)
+        if close is not None:
+            close(timeout)
+        for t in [self._retry_thread, *self._threads]:
+            if t is not None and t is not threading.current_thread():
+                t.join(timeout)
 
     # --- the results repo as the source of truth ------------------------------------------
     def restore_from_mirror(self) -> bool:
@@ -588,9 +597,11 @@ class Leaderboard:
     def _warm_later(self) -> None:
         import threading
 
-        if getattr(self._pvalues, "schedule", None) is None:
+        if getattr(self._pvalues, "schedule", None) is None or self._closed.is_set():
             return
-        threading.Thread(target=self._warm, name="hardneg-board-warm", daemon=True).start()
+        t = threading.Thread(target=self._warm, name="hardneg-board-warm", daemon=True)
+        self._threads = [x for x in self._threads if x.is_alive()] + [t]
+        t.start()
 
     def _warm(self) -> None:
         """Rows of every benchmark read, and the default table's p-values queued (errors logged, never raised)."""
