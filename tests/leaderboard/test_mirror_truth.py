@@ -304,11 +304,14 @@ def test_n22_the_stored_file_matches_its_recorded_hash_after_a_restore(tmp_path,
 
 # --- N21: a board stops before its store is removed ---------------------------------------------------------------
 def test_n21_close_stops_every_thread_that_reads_the_store(tmp_path, item_sets):
+    import threading
+
+    before = set(threading.enumerate())
     board = Leaderboard(tmp_path / "a", item_sets, n_resamples=30, compute_blind=False)
     board.start_background()
     for seed in range(3):
         assert stored(board.submit(predictions_bytes(item_sets[FEINT], f"org/m{seed}", seed=seed), ALICE))
-    mine = [board._pvalues._worker, *getattr(board, "_threads", [])]  # this board's threads (not other tests')
-    getattr(board, "close", lambda: None)()
-    alive = [t.name for t in mine if t is not None and t.is_alive()]
-    assert mine[0] is not None and alive == [], alive
+    board.rows("feint6k")
+    getattr(board, "close", lambda: None)()  # the previous main had no way to stop them
+    mine = [t for t in threading.enumerate() if t not in before and t.name.startswith("hardneg-")]
+    assert mine == [], [t.name for t in mine]
