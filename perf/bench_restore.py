@@ -1,0 +1,93 @@
+"""How long a board on a wiped disk takes to restore N submissions from its results repo (issue 42, N18).
+
+The repo is the local stand-in for the Hub (tests/leaderboard/fakehub.py), filled with N records as the board
+publishes them (one model each, a real predictions file each, on the test benchmarks' feint6k/msrvtt). The restore
+is the board's own: list the repo, download by folder, check every record through the guards, validate and
+recompute each file, store them in one transaction. Before issue 42 the download passed one `allow_patterns` entry
+per file, and huggingface_hub matches files x patterns: the filter alone took 1.4 / 4.8 / 23.9 / 81.5 s for 500 /
+1,000 / 2,000 / 4,000 submissions. Prints seconds per 1,000 submissions per size, and each size's ratio to the
+smallest (flat = linear).
+
+    PYTHONPATH=src python3 perf/bench_restore.py --sizes 500,1000,2000,4000,8000,16000
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "leaderboard"))
+
+FEINT = ("feint6k", "msrvtt", "test")
+RESULTS_REPO = "org/results"
+
+
+def fill(hub, items, n: int, start: int = 0) -> None:
+    """n more records in the repo, as `HubMirror.publish` writes them."""
+    from hardneg.leaderboard.example import predictions_bytes
+    from hardneg.leaderboard.mirror import public_parquet
+
+    repo = hub.files.setdefault(RESULTS_REPO, {})
+    for k in range(start, start + n):
+        sid = uuid.UUID(int=k + 1).hex
+        model = f"org/model-{k}"
+        raw = predictions_bytes(items, model, seed=k)
+        published = public_parquet(raw)
+        record = {"id": sid, "model_id": model, "submitter": "alice", "benchmark": FEINT[0], "config": FEINT[1],
+                  "split": FEINT[2], "version": 1, "data_revision": json.loads(
+                      __import__("pyarrow.parquet", fromlist=["x"]).read_schema(
+                          __import__("pyarrow").BufferReader(raw)).metadata[b"hardneg"])["data_revision"],
+                  "metadata": {"identity": "hub"}, "results": {}, "file_sha256": hashlib.sha256(raw).hexdigest(),
+                  "published_file_sha256": hashlib.sha256(published).hexdigest(),
+                  "created_at": "2026-01-01T00:00:00.000+00:00", "seq": k + 1}
+        repo[f"submissions/{FEINT[0]}/{sid}.json"] = json.dumps(record, indent=1, sort_keys=True).encode()
+        repo[f"predictions/{sid}.parquet"] = published
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="500,1000,2000,4000", help="comma-separated submission counts")
+    ap.add_argument("--resamples", type=int, default=20, help="bootstrap resamples of the recomputation")
+    args = ap.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+
+    from fakehub import FakeHub
+    from helpers import write_benchmarks
+
+    from hardneg.leaderboard import Leaderboard, load_benchmarks
+    from hardneg.leaderboard.mirror import HubMirror
+
+    with tempfile.TemporaryDirectory(prefix="bench-restore-") as tmp:
+        item_sets = load_benchmarks(write_benchmarks(Path(tmp) / "benchmarks"))
+        hub = FakeHub()
+        rows, have = [], 0
+        for n in sizes:
+            t = time.perf_counter()
+            fill(hub, item_sets[FEINT], n - have, have)
+            have = n
+            made = time.perf_counter() - t
+            store = Path(tmp) / f"store-{n}"
+            t = time.perf_counter()
+            board = Leaderboard(store, item_sets, n_resamples=args.resamples, compute_blind=False,
+                                mirror=HubMirror(RESULTS_REPO, api=hub, tmp_root=Path(tmp) / "t"))
+            took = time.perf_counter() - t
+            assert board.store.count() == n, (board.store.count(), board.restored)
+            board.close()
+            shutil.rmtree(store)
+            rows.append((n, took))
+            print(f"{n:>6} submissions: restore {took:7.2f} s = {1000 * took / n:6.2f} s per 1,000 "
+                  f"(ratio to {sizes[0]}: {(took / n) / (rows[0][1] / rows[0][0]):.2f}); repo filled in {made:.1f} s",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
