@@ -315,3 +315,18 @@ def test_n21_close_stops_every_thread_that_reads_the_store(tmp_path, item_sets):
     getattr(board, "close", lambda: None)()  # the previous main had no way to stop them
     mine = [t for t in threading.enumerate() if t not in before and t.name.startswith("hardneg-")]
     assert mine == [], [t.name for t in mine]
+
+
+def test_a_slow_hub_serialises_versions_without_losing_or_doubling_any(tmp_path, item_sets):
+    """Concurrent submissions of one model while every Hub call takes 50 ms: each is numbered and committed inside
+    the store's write transaction, so versions 1-4 each exist once, in the store and in the repo."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    hub = FakeHub(delay=0.05)
+    board = open_board(tmp_path / "a", item_sets, hub)
+    files = [predictions_bytes(item_sets[FEINT], "org/m", seed=s) for s in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda f: board.submit(f, ALICE), files))
+    assert all(stored(o) for o in outs)
+    assert sorted(o.submission.version for o in outs) == [1, 2, 3, 4]
+    assert sorted(r["version"] for r in records(hub).values()) == [1, 2, 3, 4]
