@@ -185,6 +185,8 @@ def status(args) -> int:
             print(f"skipped: {p}: {why}")
         if st.get("last_publish_failure"):
             print(f"last publish failure: {st['last_publish_failure']}")
-    print(f"outbox: {box['submissions']} submission(s), {box['tombstones']} moderation(s) not in the results repo")
+    if st.get("repo"):
+        print(f"outbox: {box['submissions']} submission(s), {box['tombstones']} moderation(s) not in the results "
+              "repo")
     trouble = st.get("repo") and (st.get("restore") != "restored" or st.get("skipped") or any(box.values()))
     return 1 if trouble else 0

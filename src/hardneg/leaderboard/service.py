@@ -319,10 +319,10 @@ class Leaderboard:
         }
 
     def status_line(self) -> str:
-        """One line for the page footer."""
+        """One line for the page footer ("" on a board without a results repo: nothing to say there)."""
         st = self.mirror_status()
         if st["repo"] is None:
-            return "No results repo: this board's store is its only copy."
+            return ""
         out = f"Results repo {st['repo']}: {st['restore']}"
         skipped = len(st["skipped"])
         if skipped:
