@@ -213,6 +213,7 @@ def leaderboard_from_env() -> Leaderboard:
         item_sets=benchmark_item_sets(),
         n_resamples=int(os.environ.get("HARDNEG_LB_RESAMPLES", "1000")),
         mirror=mirror,
+        restore="background",  # the page serves while the results repo is read back (issue 42)
     )
 
 

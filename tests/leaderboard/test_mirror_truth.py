@@ -330,3 +330,19 @@ def test_a_slow_hub_serialises_versions_without_losing_or_doubling_any(tmp_path,
     assert all(stored(o) for o in outs)
     assert sorted(o.submission.version for o in outs) == [1, 2, 3, 4]
     assert sorted(r["version"] for r in records(hub).values()) == [1, 2, 3, 4]
+
+
+def test_a_space_serves_while_its_repo_is_read_back(tmp_path, item_sets):
+    """restore="background" (the Space): the board is built at once and says "restoring"; a submission waits for
+    the restore and is numbered after what the repo holds."""
+    hub = FakeHub()
+    first = open_board(tmp_path / "a", item_sets, hub)
+    assert stored(first.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=1), ALICE))
+    hub.delay = 0.3  # a slow Hub: the restore takes a while
+    board = Leaderboard(tmp_path / "b", item_sets, n_resamples=30, compute_blind=False, mirror=mirror(hub),
+                        restore="background")
+    assert board.mirror_status()["restore"].startswith("restoring")
+    hub.delay = 0.0
+    out = board.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=2), ALICE)
+    board.close()
+    assert stored(out) and out.submission.version == 2 and board.mirror_status()["restore"] == "restored"

@@ -184,7 +184,7 @@ class Leaderboard:
 
     def __init__(self, data_dir: str | Path, item_sets: dict[tuple[str, str, str], ItemSet] | None = None,
                  benchmarks_dir: str | Path | None = None, n_resamples: int = 1000, max_bytes: int = MAX_FILE_BYTES,
-                 mirror=None, blind_model=None, compute_blind: bool = True, restore: bool = True):
+                 mirror=None, blind_model=None, compute_blind: bool = True, restore: bool | str = True):
         if item_sets is None:
             if benchmarks_dir is None:
                 raise ValueError("pass item_sets or benchmarks_dir (a folder of `hardneg build` outputs)")
@@ -211,7 +211,11 @@ class Leaderboard:
         self._closed = threading.Event()
         self.restored: dict[str, int] = {}
         self.last_publish_failure: str | None = None
-        if mirror is not None and restore:
+        if mirror is not None and restore == "background":
+            # a Space: the page serves (saying "restoring") while the repo is read back; submissions wait for it
+            self._restore_error = "the restore at start is running"
+            self._retry_restore_later(first_wait=0.0)
+        elif mirror is not None and restore:
             if not self.restore_from_mirror():
                 self._retry_restore_later()
 
@@ -239,7 +243,7 @@ class Leaderboard:
                 self.restored = self.mirror.restore(self.store, self._check_record)
                 self._restore_error = None
             except Exception as exc:  # noqa: BLE001 (the board still serves what it has)
-                self._restore_error = f"{type(exc).__name__}: {exc}"
+                self._restore_error = f"the results repo could not be read yet: {type(exc).__name__}: {exc}"
                 log.error("restoring the store from the results repo %s failed: %s", getattr(self.mirror, "repo_id", "?"),
                           self._restore_error)
                 self._write_status()
@@ -257,7 +261,7 @@ class Leaderboard:
             self._write_status()
             return True
 
-    def _retry_restore_later(self) -> None:
+    def _retry_restore_later(self, first_wait: float | None = None) -> None:
         """Retry the restore in the background until it succeeds (issue 42, N13: a board started while the Hub was
         down stayed empty after the Hub came back, until someone submitted): waits double from
         `restore_retry_s[0]` up to `restore_retry_s[1]` seconds."""
@@ -266,9 +270,11 @@ class Leaderboard:
 
         def loop():
             wait, longest = self.restore_retry_s
+            if first_wait is not None and not self._closed.is_set() and self.restore_from_mirror():
+                return
             while self._restore_error is not None and not self._closed.wait(wait):
                 if self.restore_from_mirror():
-                    log.warning("results repo read back after a failed start: %s", self.restored)
+                    log.warning("results repo read back in the background: %s", self.restored)
                     return
                 wait = min(longest, wait * 2)
 
@@ -310,8 +316,7 @@ class Leaderboard:
         report = getattr(self.mirror, "report", None) or {}
         return {
             "repo": getattr(self.mirror, "repo_id", "?"),
-            "restore": "restoring (the results repo could not be read yet: " + self._restore_error + ")"
-                       if self._restore_error else "restored",
+            "restore": f"restoring ({self._restore_error})" if self._restore_error else "restored",
             "restored": dict(self.restored),
             "skipped": [list(p) for p in report.get("skipped", [])][:200],
             "outbox": self.store.outbox_counts(),
