@@ -104,7 +104,8 @@ def _bad_character(value: str, multiline: bool) -> str | None:
 def text(value: Any, field: str, *, max_len: int = MAX_TEXT, allow_empty: bool = False, multiline: bool = False,
          fix: str | None = None) -> str:
     """Free text: a str of at most `max_len` characters (after stripping spaces at the ends), without NUL or other
-    control characters (tab and newlines only when `multiline`), lone surrogates or bidi overrides."""
+    control characters (tab and newlines only when `multiline`), lone surrogates, bidi controls and marks, and
+    (single-line) any other invisible character: the rule above `_BIDI`."""
     fix = fix or f"give a plain text of 1-{max_len} characters"
     if not isinstance(value, str):
         raise GuardError(field, f"must be text, not {type(value).__name__} ({shown(value)})", fix)
