@@ -187,7 +187,13 @@ def test_n15_malformed_records_are_skipped_counted_and_named(tmp_path, item_sets
     assert f"skipped: {path}" in printed and "tombstones/listid.json" in printed and "outbox: 0 submission(s)" in printed
     # the board takes submissions again (before, it refused every one until someone edited the repo)
     out = fresh.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=4), ALICE)
-    assert stored(out) and out.submission.version == 2  # after the readable v1 (the v2 record is unreadable)
+    assert stored(out) and out.submission.version == 2  # the v2 record says 2**63: nothing plain to keep
+    # a record that names its number plainly but cannot be restored keeps it: no new version takes it
+    rec = json.loads(hub.files[REPO][f"submissions/feint6k/{out.submission.id}.json"])
+    hub.put(REPO, f"submissions/feint6k/{out.submission.id}.json", json.dumps({**rec, "file_sha256": "x"}).encode())
+    again = open_board(tmp_path / "c", item_sets, hub)
+    nxt = again.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=5), ALICE)
+    assert stored(nxt) and nxt.submission.version == 3
 
 
 def test_n17_forged_scores_names_and_submitters_never_come_back(tmp_path, item_sets):

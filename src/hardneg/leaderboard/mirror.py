@@ -228,6 +228,21 @@ def guarded_tombstone(t: Any, path: str) -> dict:
             "repo_path": path}
 
 
+def _numbered(file: Path, path: str) -> list[tuple]:
+    """(model, benchmark, config, split, version, path) of a record that could not be restored, when it names them
+    plainly (a model name as the Hub spells it, a version in range): its number stays taken."""
+    try:
+        rec = json.loads(file.read_bytes()[: 1 << 20])
+        key = (guards.model_id(rec["model_id"]), *(guards.text(rec[k], k, max_len=200)
+                                                  for k in ("benchmark", "config", "split")))
+        version = rec["version"]
+        if isinstance(version, int) and not isinstance(version, bool) and 1 <= version <= MAX_NUMBER:
+            return [(*key, version, path)]
+    except Exception:  # noqa: BLE001 (nothing readable: nothing to keep)
+        pass
+    return []
+
+
 #: check(record, published parquet bytes) -> (results, per-item .npz bytes): the board's own validation and
 #: recomputation of a restored record (raises when the file does not pass)
 Check = Callable[[dict, bytes], tuple]
@@ -417,7 +432,7 @@ class HubMirror:
         ids = [Path(f).stem for f in records]
         wanted = records + tombs + [f"predictions/{i}.parquet" for i in ids if f"predictions/{i}.parquet" in listed]
         patterns = wanted if len(wanted) <= MAX_FILE_PATTERNS else ["submissions/*", "tombstones/*", "predictions/*"]
-        subs, tombstones = [], []
+        subs, tombstones, reserved = [], [], []
         base = self.tmp_root if self.tmp_root is not None else Path(tempfile.gettempdir())
         base.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=base) as tmp:
@@ -434,6 +449,7 @@ class HubMirror:
                     subs.append({**rec, "results": results, "file": parquet, "per_example": per, "repo_path": path,
                                  "stored_file_sha256": None if stored_sha == rec["file_sha256"] else stored_sha})
                 except Exception as exc:  # noqa: BLE001 (one unreadable record must not stop the others)
+                    reserved += _numbered(root / path, path)
                     counts["unreadable"] += 1
                     skipped.append((path, f"{type(exc).__name__}: {str(exc)[:300]}"))
                     log.error("mirror record %s could not be restored: %s", path, exc)
@@ -445,6 +461,6 @@ class HubMirror:
                     skipped.append((path, f"{type(exc).__name__}: {str(exc)[:300]}"))
                     log.error("mirror tombstone %s could not be read: %s", path, exc)
         more: list[tuple[str, str]] = []
-        counts.update(store.restore(subs, tombstones, more))
+        counts.update(store.restore(subs, tombstones, more, reserved))
         skipped += more
         return counts

@@ -76,6 +76,15 @@ CREATE TABLE IF NOT EXISTS tombstones_mirrored (
     repo_path TEXT NOT NULL UNIQUE,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS reserved_versions (
+    model_id TEXT NOT NULL,
+    benchmark TEXT NOT NULL,
+    config TEXT NOT NULL,
+    split TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    repo_path TEXT NOT NULL,
+    PRIMARY KEY (model_id, benchmark, config, split, version)
+);
 CREATE TRIGGER IF NOT EXISTS submissions_no_update BEFORE UPDATE ON submissions
 BEGIN SELECT RAISE(ABORT, 'submissions are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS submissions_no_delete BEFORE DELETE ON submissions
@@ -286,10 +295,11 @@ class Store:
                 if con.execute("SELECT 1 FROM owners WHERE model_id = ?", (model_id,)).fetchone() is None:
                     con.execute("INSERT INTO owners VALUES (?, ?, ?)", (model_id, submitter, now()))
                 for sub_id, p, blob, results_json in rows:
-                    version = con.execute(
-                        "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions"
-                        " WHERE model_id=? AND benchmark=? AND config=? AND split=?",
-                        (model_id, p["benchmark"], p["config"], p["split"]),
+                    version = con.execute(  # after every version stored, and every one the repo holds unread
+                        "SELECT MAX(COALESCE((SELECT MAX(version) FROM submissions WHERE model_id=? AND benchmark=?"
+                        " AND config=? AND split=?), 0), COALESCE((SELECT MAX(version) FROM reserved_versions WHERE"
+                        " model_id=? AND benchmark=? AND config=? AND split=?), 0)) + 1",
+                        (model_id, p["benchmark"], p["config"], p["split"]) * 2,
                     ).fetchone()[0]
                     at = now()
                     cur = con.execute(
@@ -358,8 +368,8 @@ class Store:
         self._write(lambda con: con.execute("INSERT OR IGNORE INTO tombstones_mirrored VALUES (?,?,?)",
                                             (seq, repo_path, now())))
 
-    def restore(self, submissions: list[dict], tombstones: list[dict], skipped: list | None = None
-                ) -> dict[str, int]:
+    def restore(self, submissions: list[dict], tombstones: list[dict], skipped: list | None = None,
+                reserved: list[tuple] = ()) -> dict[str, int]:
         """Add what the mirror holds and this store lacks, in ONE transaction (issue 36: the Hub's results repo is
         the board's source of truth; a store on a wiped disk is rebuilt from it).
 
@@ -372,7 +382,9 @@ class Store:
 
         A record whose id is here already is linked, not inserted; one whose id came earlier in this restore is a
         duplicate, and one whose (model, part, version) is taken by another id a conflict: both are skipped,
-        counted, and named in `skipped` ((repo path, reason) pairs)."""
+        counted, and named in `skipped` ((repo path, reason) pairs). reserved: (model, benchmark, config, split,
+        version, repo path) of records the repo holds but the board could not restore: no new version takes those
+        numbers (version numbers are never reused, issue 42)."""
         skipped = skipped if skipped is not None else []
 
         def order(r: dict) -> tuple:
@@ -382,6 +394,7 @@ class Store:
 
         def work(con: sqlite3.Connection) -> dict[str, int]:
             skipped.clear()
+            con.executemany("INSERT OR IGNORE INTO reserved_versions VALUES (?,?,?,?,?,?)", list(reserved))
             have = {r[0] for r in con.execute("SELECT id FROM submissions")}
             linked = {r[0] for r in con.execute("SELECT submission_id FROM mirrored")}
             counts = {"submissions": 0, "tombstones": 0, "conflicts": 0, "orphans": 0, "duplicates": 0}
