@@ -53,12 +53,41 @@ def fill(hub, items, n: int, start: int = 0) -> None:
         repo[f"predictions/{sid}.parquet"] = published
 
 
+def filter_seconds(n: int, per_file: bool) -> float:
+    """huggingface_hub's own file filter (`filter_repo_objects`, what `snapshot_download` runs on the repo's file
+    list) over a repo of n submissions (3 files each), with the patterns a restore passes: one per wanted file (the
+    restore before issue 42) or the folders (now)."""
+    from huggingface_hub.utils import filter_repo_objects
+
+    from hardneg.leaderboard.mirror import HubMirror  # noqa: F401 (the patterns below are the mirror's)
+
+    ids = [uuid.UUID(int=k + 1).hex for k in range(n)]
+    files = [p for i in ids for p in (f"submissions/feint6k/{i}.json", f"predictions/{i}.parquet",
+                                      f"per_example/{i}.npz")]
+    wanted = [p for p in files if not p.startswith("per_example/")]
+    patterns = wanted if per_file else ["submissions/*", "tombstones/*", "predictions/*"]
+    t = time.perf_counter()
+    got = list(filter_repo_objects(files, allow_patterns=patterns))
+    assert len(got) == len(wanted)
+    return time.perf_counter() - t
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="500,1000,2000,4000", help="comma-separated submission counts")
     ap.add_argument("--resamples", type=int, default=20, help="bootstrap resamples of the recomputation")
+    ap.add_argument("--filter-only", action="store_true",
+                    help="time only huggingface_hub's file filter: one pattern per file (before) vs folders (now); "
+                         "per-file patterns are timed up to 4,000 submissions (quadratic beyond)")
     args = ap.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
+    if args.filter_only:
+        for n in sizes:
+            folders = filter_seconds(n, per_file=False)
+            before = f"{filter_seconds(n, per_file=True):8.2f} s" if n <= 4000 else "   (skipped)"
+            print(f"{n:>6} submissions: filter with one pattern per file {before}; with folder patterns "
+                  f"{folders:6.3f} s = {1000 * folders / n:.4f} s per 1,000", flush=True)
+        return 0
 
     from fakehub import FakeHub
     from helpers import write_benchmarks
