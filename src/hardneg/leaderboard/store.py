@@ -201,7 +201,11 @@ class Store:
             self._write(lambda c: c.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;"), con, script=True)
             if "stored_file_sha256" not in {r[1] for r in con.execute("PRAGMA table_info(submissions)")}:
                 # a store made before issue 42: the hash of a restored row's stored (published) copy
-                self._write(lambda c: c.execute("ALTER TABLE submissions ADD COLUMN stored_file_sha256 TEXT"), con)
+                try:
+                    self._write(lambda c: c.execute("ALTER TABLE submissions ADD COLUMN stored_file_sha256 TEXT"), con)
+                except sqlite3.OperationalError as exc:  # another process added it first
+                    if "duplicate column" not in str(exc):
+                        raise
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
