@@ -3,7 +3,7 @@
 A board process makes submissions and moderations (hides, restores, deletes) while the stand-in Hub
 (tests/leaderboard/fakehub.py, its repo in a folder) fails a share of every kind of call (`--fail`, default 20%;
 half the failing commits land and lose their reply). The board is killed (SIGKILL) at random moments `--kills`
-times, and its disk wiped each time; a new board process starts on an empty store, restores from the repo and
+times (a third of them, where the draw allows, while it restores at start-up), and its disk wiped each time; a new board process starts on an empty store, restores from the repo and
 goes on with the operation that was in flight. At the end a board on a fresh disk and a reliable Hub restores the
 repo, and the run checks: every acknowledged submission is in the repo exactly once and on the board exactly once;
 every acknowledged moderation is in the repo exactly once and on the board; no (model, part, version) is held
@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -66,6 +67,7 @@ def child(args) -> int:
     subs = [a["id"] for a in acked if a["kind"] == "submit"]
     hub = FakeHub(root=args.hub, fail_rate=args.fail, seed=args.seed)
     item_sets = load_benchmarks(args.benchmarks)
+    print(json.dumps({"restoring": True}), flush=True)
     board = Leaderboard(args.store, item_sets, n_resamples=20, compute_blind=False,
                         mirror=HubMirror(RESULTS_REPO, api=hub, policy=PublishPolicy(tries=4, backoff_s=0.02)))
     while board._restore_error is not None:  # the background restore retries until the Hub answers
@@ -118,7 +120,9 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False) -> 
         (tmp / "plan.json").write_text(json.dumps(plan(n_ops, seed)))
         acked_file = tmp / "acked.jsonl"
         acked_file.write_text("")
-        kill_at = set(rng.sample(range(2, n_ops - 2), kills))
+        start_kills = kills // 3  # killed while it restores at start-up (before it takes operations)
+        kill_at = set(rng.sample(range(2, n_ops - 2), kills - start_kills))
+        (tmp / "t").mkdir()
         acked: list[dict] = []
         next_op, restarts, killed, refused = 0, 0, 0, 0
         t0 = time.perf_counter()
@@ -128,12 +132,26 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False) -> 
                    "--hub", str(tmp / "hub"), "--store", str(store), "--benchmarks", str(bench),
                    "--start", str(next_op), "--fail", str(fail), "--seed", str(rng.randrange(1 << 30))]
             with open(tmp / "board.log", "a") as log:
-                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=os.environ.copy())
+                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True,
+                                        env={**os.environ, "TMPDIR": str(tmp / "t")})
             restarts += 1
             kill = False
+            started = threading.Event()
+            early = {"killed": False}
+            timer = None
+
+            def kill_early(proc=proc):
+                if not started.is_set() and proc.poll() is None:
+                    early["killed"] = True
+                    proc.send_signal(signal.SIGKILL)
+
             for line in proc.stdout:
                 msg = json.loads(line)
+                if msg.get("restoring") and start_kills and next_op > 0:  # mid-way through the restore
+                    timer = threading.Timer(rng.uniform(0.02, 0.4), kill_early)
+                    timer.start()
                 if "op" not in msg:
+                    started.set() if msg.get("started") else None
                     continue
                 next_op = msg["op"] + 1
                 if msg["kind"] in ("submit", "moderate"):
@@ -148,6 +166,12 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False) -> 
                     kill = True
                     break
             proc.wait()
+            if timer is not None:
+                timer.cancel()
+                timer.join()
+            if early["killed"]:
+                start_kills -= 1
+                kill = True
             if kill:
                 killed += 1
                 shutil.rmtree(store, ignore_errors=True)  # the disk is wiped with each kill
@@ -163,6 +187,8 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False) -> 
         final = Leaderboard(tmp / "final", load_benchmarks(bench), n_resamples=20, compute_blind=False,
                             mirror=HubMirror(RESULTS_REPO, api=hub))
         final.close()
+        left = [p.name for p in (tmp / "t").glob("hardneg-mirror-*")] + [
+            p.name for p in Path(tempfile.gettempdir()).glob(f"hardneg-mirror-{os.getpid()}-*")]
         on_board = Counter(s.id for s in final.store.all_submissions())
         in_repo = Counter(r["id"] for r in records)
         versions = Counter((r["model_id"], r["benchmark"], r["config"], r["split"], r["version"]) for r in records)
@@ -170,7 +196,7 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False) -> 
         board_tombs = {(r[0], r[1]) for r in final.store._query("SELECT submission_id, seq FROM tombstones")}
         subs = [a for a in acked if a["kind"] == "submit"]
         mods = [a for a in acked if a["kind"] == "moderate"]
-        problems = []
+        problems = [f"temporary folder left: {n}" for n in left]
         ids = {a["id"] for a in subs}
         for i in ids:
             if in_repo[i] != 1 or on_board[i] != 1:
@@ -198,6 +224,8 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False) -> 
             "acknowledged moderations in repo exactly once": sum(tomb_keys[(m["id"], m["seq"])] == 1 for m in mods),
             "records not acknowledged (landed while their board was killed)": len(set(in_repo) - ids),
             "restore skipped": len(final.mirror.report.get("skipped", [])),
+            "kills during a start-up restore": kills // 3 - start_kills,
+            "temporary restore folders left": len(left),
             "problems": len(problems), "seconds": round(took, 1),
         }
         if not quiet:
