@@ -1,7 +1,7 @@
 """The Hub results repo as the board's source of truth (issue 36 §1): a board whose data folder is wiped (a Space
 restarted without persistent storage, a move to new hardware) or left behind restores itself from the mirror at
 start: every submission and tombstone, the same ids and versions, nothing twice. Checked against the local stand-in
-for the Hub API (helpers.FakeHub): the board, `show` and `show --csv` are compared byte for byte."""
+for the Hub API (fakehub.FakeHub): the board, `show` and `show --csv` are compared byte for byte."""
 
 from __future__ import annotations
 
