@@ -123,6 +123,7 @@ def main() -> int:
                 print(line("the same page load over HTTP, no browser (server's share)", [http() for _ in range(args.repeat)]))
             finally:
                 demo.close()
+                board.close()  # its threads stop before the store is removed (issue 42, N21)
                 browser.close()
     return 0
 

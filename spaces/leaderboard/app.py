@@ -213,6 +213,7 @@ def leaderboard_from_env() -> Leaderboard:
         item_sets=benchmark_item_sets(),
         n_resamples=int(os.environ.get("HARDNEG_LB_RESAMPLES", "1000")),
         mirror=mirror,
+        restore="background",  # the page serves while the results repo is read back (issue 42)
     )
 
 
@@ -622,6 +623,9 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 mod_out = gr.Textbox(label="Result", interactive=False)
                 mod_event = mod_btn.click(do_moderate, [admin_token, target, action, reason], mod_out,
                                           api_name="moderate")
+        # the results repo's state for the operator and visitors: restored or being restored, records the restore
+        # skipped, what the store holds that the repo lacks (issue 42)
+        mirror_footer = gr.Markdown(board.status_line(), elem_id="mirror-status")
         counts_btn = gr.Button("counts", visible=False)
         counts_out = gr.Textbox(visible=False)
         counts_btn.click(do_counts, None, counts_out, api_name="counts")
@@ -635,6 +639,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         demo.load(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         timer = gr.Timer(refresh_s)
         timer.tick(refresh, refresh_in, refresh_out, api_name=False, show_progress="hidden", queue=False)
+        timer.tick(board.status_line, None, mirror_footer, api_name=False, show_progress="hidden", queue=False)
         submit_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         files_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         mod_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)

@@ -65,10 +65,22 @@ def shown(value: Any, limit: int = MAX_SHOWN) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-#: what free text may not hold: control characters (category Cc), lone surrogates (not UTF-8: a store or a page
-#: cannot encode them) and the bidirectional overrides that hide text; multi-line text may hold tab and newlines
-_BAD_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
-_BAD_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+#: The rule for characters people cannot see (issue 42, N19). Free text may never hold control characters
+#: (category Cc; multi-line text may hold tab and newlines), lone surrogates (not UTF-8: a store or a page cannot
+#: encode them), or bidirectional controls and marks (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: they
+#: reorder or hide what is shown). A single-line field (a model name, a license, a submitter, a link) may also not
+#: hold any other Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt: zero-width spaces and joiners
+#: U+200B-U+200D, the word joiner and invisible operators U+2060-U+206F, U+FEFF, the soft hyphen U+00AD,
+#: variation selectors, Hangul fillers, tag characters U+E0000-U+E0FFF, ...) nor the line and paragraph
+#: separators U+2028/U+2029: two values that look the same must be the same value. Multi-line text (a prompt, a
+#: reason) keeps those others (a zero-width joiner inside an emoji sequence is legitimate there).
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+#: Default_Ignorable_Code_Point (Unicode 15.1) plus U+2028/U+2029; the bidi ones are in _BIDI
+_INVISIBLE = ("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2028\u2029\u2060-\u2065"
+              "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+              "\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+_BAD_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}{_INVISIBLE}]")
+_BAD_MULTILINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
 
 
 def _bad_character(value: str, multiline: bool) -> str | None:
@@ -83,13 +95,17 @@ def _bad_character(value: str, multiline: bool) -> str | None:
         return f"a lone surrogate {ch!r} (not UTF-8)"
     if unicodedata.category(ch) == "Cc":
         return f"the control character {ch!r}"
-    return f"a bidirectional override {ch!r}"
+    name = unicodedata.name(ch, f"U+{ord(ch):04X}")
+    if re.fullmatch(f"[{_BIDI}]", ch):
+        return f"a bidirectional control or mark (U+{ord(ch):04X} {name})"
+    return f"an invisible character (U+{ord(ch):04X} {name})"
 
 
 def text(value: Any, field: str, *, max_len: int = MAX_TEXT, allow_empty: bool = False, multiline: bool = False,
          fix: str | None = None) -> str:
     """Free text: a str of at most `max_len` characters (after stripping spaces at the ends), without NUL or other
-    control characters (tab and newlines only when `multiline`), lone surrogates or bidi overrides."""
+    control characters (tab and newlines only when `multiline`), lone surrogates, bidi controls and marks, and
+    (single-line) any other invisible character: the rule above `_BIDI`."""
     fix = fix or f"give a plain text of 1-{max_len} characters"
     if not isinstance(value, str):
         raise GuardError(field, f"must be text, not {type(value).__name__} ({shown(value)})", fix)
@@ -111,12 +127,31 @@ def optional_text(value: Any, field: str, **kw) -> str | None:
     return None if value is None else text(value, field, **kw)
 
 
+#: a link's host: ASCII letters, digits, '-' and '.', an optional port; an internationalised name only in its
+#: IDNA form (xn--...), so the host a visitor reads is the host the link opens (issue 42, N19: 'hugging／face.co'
+#: and a Cyrillic 'а' passed)
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                   r"\.?(?::[0-9]{1,5})?")
+
+
 def url(value: Any, field: str, *, max_len: int = MAX_URL) -> str:
-    """An http(s) URL of at most `max_len` characters, matched whole: nothing after it, not even a newline."""
+    """An http(s) URL of at most `max_len` characters, matched whole: nothing after it, not even a newline. Its
+    host is ASCII (a non-ASCII name is refused with its IDNA spelling as the fix), without user info ('@')."""
     fix = "give an http(s) URL of the model's page, e.g. https://huggingface.co/org/name"
     value = text(value, field, max_len=max_len, fix=fix)
     if not _URL.fullmatch(value):
         raise GuardError(field, f"{shown(value)} is not an http(s) URL", fix)
+    host = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
+    if not _HOST.fullmatch(host):
+        try:
+            idna = host.encode("idna").decode("ascii")
+            if not _HOST.fullmatch(idna):
+                raise ValueError(idna)
+            hint = f"; write the host as ASCII, in its IDNA form {idna!r} if it is an internationalised name"
+        except (UnicodeError, ValueError):
+            hint = "; write the host in ASCII letters, digits, '-' and '.'"
+        raise GuardError(field, f"{shown(value)} has the host {shown(host)}, which is not ASCII letters, digits, "
+                                "'-' and '.'", fix + hint)
     return value
 
 

@@ -88,9 +88,16 @@ def _worker_main(fd: int, preload: tuple[str, ...] = ()) -> None:
         except BaseException as exc:  # noqa: BLE001 - every failure is the item's result
             out = (key, False, exc)
         try:
-            conn.send(out)
-        except Exception as exc:  # the result or the exception does not pickle
-            conn.send((key, False, RuntimeError(f"{type(out[2]).__name__} could not be sent back: {exc}")))
+            try:
+                conn.send(out)
+            except (BrokenPipeError, ConnectionError, EOFError):
+                raise
+            except Exception as exc:  # the result or the exception does not pickle
+                conn.send((key, False, RuntimeError(f"{type(out[2]).__name__} could not be sent back: {exc}")))
+        except (BrokenPipeError, ConnectionError, EOFError, OSError):
+            # the parent is gone (killed: `world generate` stopped with SIGKILL): nobody to answer, nothing to say
+            # (issue 42, N6: each worker printed a BrokenPipeError traceback)
+            return
 
 
 @dataclass

@@ -159,54 +159,7 @@ def draw_request(url: str, endpoint: str, body: dict, timeout: float = 120) -> d
     return {}
 
 
-class FakeHub:
-    """A local stand-in for the Hub API the mirror calls (`HfApi`'s create_repo, create_commit, list_repo_files,
-    snapshot_download): files kept in memory per repo, so a board restarted on a wiped store reads them back.
-    `fail = True` makes every call raise, as an unreachable Hub does; `commits` records what was sent."""
-
-    def __init__(self):
-        self.repos, self.commits, self.fail = [], [], False
-        self.files: dict[str, dict[str, bytes]] = {}
-
-    def _check(self):
-        if self.fail:
-            raise ConnectionError("Hub unreachable")
-
-    def create_repo(self, repo_id, repo_type=None, exist_ok=False, private=False):
-        self._check()
-        self.repos.append((repo_id, repo_type, exist_ok))
-        self.files.setdefault(repo_id, {})
-
-    def create_commit(self, repo_id, operations, commit_message, repo_type=None, **kw):
-        self._check()
-        ops = list(operations)
-        repo = self.files[repo_id]
-        for op in ops:
-            data = op.path_or_fileobj
-            repo[op.path_in_repo] = data if isinstance(data, bytes) else open(data, "rb").read()
-        self.commits.append({"repo_id": repo_id, "repo_type": repo_type, "message": commit_message, "ops": ops})
-
-    def list_repo_files(self, repo_id, repo_type=None, **kw):
-        self._check()
-        if repo_id not in self.files:
-            import httpx2
-            from huggingface_hub.errors import RepositoryNotFoundError
-
-            url = f"https://huggingface.co/api/datasets/{repo_id}"
-            raise RepositoryNotFoundError("404 Repository Not Found",
-                                          response=httpx2.Response(404, request=httpx2.Request("GET", url)))
-        return sorted(self.files[repo_id])
-
-    def snapshot_download(self, repo_id, repo_type=None, allow_patterns=None, local_dir=None, **kw):
-        import fnmatch
-
-        self._check()
-        for path, data in self.files[repo_id].items():
-            if allow_patterns is None or any(fnmatch.fnmatch(path, p) for p in allow_patterns):
-                out = Path(local_dir) / path
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_bytes(data)
-        return local_dir
+from fakehub import FakeHub  # noqa: E402,F401 (the local stand-in for the Hub API: tests/leaderboard/fakehub.py)
 
 
 #: Hub tokens of the test users, as the fake `whoami` of the Space answers them

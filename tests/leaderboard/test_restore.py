@@ -1,7 +1,7 @@
 """The Hub results repo as the board's source of truth (issue 36 §1): a board whose data folder is wiped (a Space
 restarted without persistent storage, a move to new hardware) or left behind restores itself from the mirror at
 start: every submission and tombstone, the same ids and versions, nothing twice. Checked against the local stand-in
-for the Hub API (helpers.FakeHub): the board, `show` and `show --csv` are compared byte for byte."""
+for the Hub API (fakehub.FakeHub): the board, `show` and `show --csv` are compared byte for byte."""
 
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ def test_a_wiped_store_is_restored_from_the_mirror_byte_for_byte(tmp_path, bench
 
     shutil.rmtree(store)  # the restart on a wiped disk
     board = open_board(store, item_sets, hub)
-    assert board.restored == {"submissions": 7, "tombstones": 4, "conflicts": 0, "orphans": 0, "unreadable": 0}
+    assert board.restored == {"submissions": 7, "tombstones": 4, "conflicts": 0, "orphans": 0, "unreadable": 0,
+                              "duplicates": 0}
     after = snapshot(store, bench_root, capsys)
     assert after == before  # the board, `show`, `show --csv` and every history, byte for byte
     assert len(hub.commits) == commits  # restored rows are not pushed back
@@ -139,9 +140,11 @@ def test_a_hub_outage_at_start_refuses_submissions_until_the_mirror_is_read(tmp_
     hub.fail = False
     out = board.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=2), ALICE)
     assert out.ok and out.submission.version == 2 and board.store.count() == 2
-    # a moderation while the Hub is down is kept, and pushed at the next start
+    # a moderation goes the same path (issue 42): while the Hub is down it is not applied, and says so
     hub.fail = True
-    board.moderate("test-admin-token", sub.id, "hide", "outage")
+    msg = board.moderate("test-admin-token", sub.id, "hide", "outage")
+    assert "did not confirm" in msg and board.store.get(sub.id).state == "visible"
     hub.fail = False
-    assert open_board(tmp_path / "b", item_sets, hub).store.unmirrored_tombstones() == []
+    board.moderate("test-admin-token", sub.id, "hide", "outage")
+    assert board.store.unmirrored_tombstones() == []
     assert open_board(tmp_path / "c", item_sets, hub).store.get(sub.id).state == "hide"

@@ -46,6 +46,9 @@ def add_parser(subparsers) -> None:
     w.add_argument("--csv", default=None, metavar="FILE|-", help="write CSV to FILE (`-`: stdout) instead of a table: fractions, interval bounds "
                         "in their own columns")
     w.set_defaults(func=show)
+    t = sub.add_parser("status", help="the board's results repo: restored or not, records skipped, the outbox")
+    t.add_argument("--data", default=DEFAULT_DATA, help=f"the board's store folder (default ./{DEFAULT_DATA})")
+    t.set_defaults(func=status)
 
 
 def _common(p) -> None:
@@ -161,3 +164,29 @@ def serve(args) -> int:
     print(f"serving {args.data} at http://{args.host}:{port}/ (Ctrl+C stops)", file=sys.stderr)
     demo.launch(server_name=args.host, server_port=port, quiet=True, **app.launch_options(board))
     return 0
+
+
+def status(args) -> int:
+    """What the board last wrote of its results repo (`mirror-status.json`: the restore's state and report), and the
+    store's outbox counted now (rows the repo does not hold). Exit 1 when the board is not restored, a record was
+    skipped or the outbox is not empty: something for the operator to look at."""
+    from hardneg.leaderboard.service import STATUS_FILE
+    from hardneg.leaderboard.store import Store
+
+    check_data_folder(args.data, False)
+    path = Path(args.data) / STATUS_FILE
+    st = json.loads(path.read_text()) if path.is_file() else {"repo": None}
+    box = Store(args.data).outbox_counts()
+    if not st.get("repo"):
+        print(f"{args.data}: no results repo recorded (a board without a mirror, or one never started with it)")
+    else:
+        print(f"results repo: {st['repo']}\nrestore: {st.get('restore')}\nlast restore added: {st.get('restored')}")
+        for p, why in st.get("skipped", []):
+            print(f"skipped: {p}: {why}")
+        if st.get("last_publish_failure"):
+            print(f"last publish failure: {st['last_publish_failure']}")
+    if st.get("repo"):
+        print(f"outbox: {box['submissions']} submission(s), {box['tombstones']} moderation(s) not in the results "
+              "repo")
+    trouble = st.get("repo") and (st.get("restore") != "restored" or st.get("skipped") or any(box.values()))
+    return 1 if trouble else 0

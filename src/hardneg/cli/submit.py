@@ -216,8 +216,30 @@ def submit_remote(files: list[bytes], space: str, token: str, model_meta: dict, 
         threading.excepthook = quiet
 
 
+#: how long one upload or answer may take (gradio_client's own default is httpx's 5 s: under 60 page-load threads,
+#: 21 of 80 uploads hit it with nothing stored; issue 42, N20); the connection itself gets `CONNECT_TIMEOUT_S`
+UPLOAD_TIMEOUT_S = 120.0
+CONNECT_TIMEOUT_S = 15.0
+
+
+def what_happened(exc: Exception) -> str:
+    """One line on a failed call: a timeout says which and how long (the board stores a file whole or not at all,
+    so nothing was stored by that attempt)."""
+    import httpx
+
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"could not connect within {CONNECT_TIMEOUT_S:.0f} s"
+    if isinstance(exc, httpx.TimeoutException):
+        return (f"the upload or its answer took longer than {UPLOAD_TIMEOUT_S:.0f} s ({type(exc).__name__}; the "
+                "Space is busy or slow)")
+    return f"the Space did not answer ({type(exc).__name__}: {str(exc)[:120]})"
+
+
 def _submit_remote(files, space, token, model_meta, retries, wait_s, Client, handle_file) -> str:
+    import httpx
+
     last: Exception | None = None
+    timeout = httpx.Timeout(UPLOAD_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
     with tempfile.TemporaryDirectory(prefix="hardneg-submit-") as tmp:
         paths = []
         for k, data in enumerate(files):
@@ -226,17 +248,18 @@ def _submit_remote(files, space, token, model_meta, retries, wait_s, Client, han
             paths.append(str(p))
         for attempt in range(retries + 1):
             try:
-                client = Client(space, token=token, oauth_token=token, verbose=False)
+                client = Client(space, token=token, oauth_token=token, verbose=False,
+                                httpx_kwargs={"timeout": timeout})
                 return client.predict([handle_file(p) for p in paths], json.dumps(model_meta),
                                       api_name="/submit_files")
             except Exception as exc:  # network errors, a Space restarting: the board stores the same file once
                 last = exc
                 if attempt < retries:
-                    print(f"the Space did not answer ({type(exc).__name__}); retrying in {wait_s * 2 ** attempt:.0f} s "
-                          "(a retry never makes a second version)", file=sys.stderr)
+                    print(f"attempt {attempt + 1} of {retries + 1}: {what_happened(exc)}; retrying in "
+                          f"{wait_s * 2 ** attempt:.0f} s (a retry never makes a second version)", file=sys.stderr)
                     time.sleep(wait_s * 2 ** attempt)
-    raise ConnectionError(f"the Space {space} did not answer after {retries + 1} attempts "
-                          f"({type(last).__name__}: {str(last)[:200]}); check that it is running (open it in a "
+    raise ConnectionError(f"the Space {space} did not take the files after {retries + 1} attempts (last: "
+                          f"{what_happened(last)}); check that it is running (open it in a "
                           "browser) and try again: a retry never stores a second version")
 
 

@@ -57,6 +57,15 @@ DAMAGED = ("the stored results of submission {ids} are damaged ({reason}); this 
 DAMAGED_NAME = "{model} (submission {ids}: stored results damaged, not drawn)"
 
 
+#: what a board row says for stored parts whose benchmark, config or split this board has no items for (issue 42,
+#: N16: a board rebuilt without a config, or a row restored into it, took every page load down)
+NOT_ON_BOARD = ("stored parts {parts} (submission {ids}) are not on this board (no items for them here); not drawn, "
+                "the rest of the board is unaffected")
+
+#: how such a row's model name reads where a table has no note column (Overall, its CSV, `leaderboard show`)
+NOT_ON_BOARD_NAME = "{model} ({parts}: not on this board, not drawn)"
+
+
 @dataclass(frozen=True)
 class Placeholder:
     """A stored row that fails its check at drawing time: drawn as a placeholder naming `id`, never raised."""
@@ -107,5 +116,5 @@ def validate_stored_results(row) -> dict | Placeholder:
     return metrics
 
 
-__all__ = ["DAMAGED", "DAMAGED_NAME", "Placeholder", "UNDRAWN", "UNDRAWN_NAME", "drawn_per_row", "shown_name",
+__all__ = ["DAMAGED", "DAMAGED_NAME", "NOT_ON_BOARD", "NOT_ON_BOARD_NAME", "Placeholder", "UNDRAWN", "UNDRAWN_NAME", "drawn_per_row", "shown_name",
            "validate_stored_results"]

@@ -47,6 +47,8 @@ def eval_results_files(store: Store, model_id: str, space_url: str = DEFAULT_SPA
         raise ValueError(f"model {model_id!r} has no visible results on the board; submit predictions first")
     files: dict[str, list] = {}
     for sub in current:
+        if sub.benchmark not in benchmarks.names():  # a stored row of a benchmark this version does not declare
+            continue
         metrics = validate_stored_results(sub)
         if isinstance(metrics, Placeholder):  # damaged stored results (N1): nothing to export for this part
             continue

@@ -36,11 +36,28 @@ class BackgroundPValues(dict):
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
+        self._closed = False
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Drop what is pending and stop the thread once its current computation ends (a board being shut down
+        before its store is removed: issue 42, N21)."""
+        with self._lock:
+            self._closed = True
+            self._pending.clear()
+            worker = self._worker
+        while True:
+            try:
+                self._jobs.get_nowait()
+            except queue.Empty:
+                break
+        self._jobs.put(None)
+        if worker is not None:
+            worker.join(timeout)
 
     def schedule(self, key, fn: Callable[..., Any], *args) -> None:
         """Compute fn(*args) for `key` in the background, once (a key already pending or known is skipped)."""
         with self._lock:
-            if key in self or key in self._pending or key in self.unavailable:
+            if self._closed or key in self or key in self._pending or key in self.unavailable:
                 return
             self._pending.add(key)
             if self._worker is None or not self._worker.is_alive():
@@ -65,7 +82,10 @@ class BackgroundPValues(dict):
 
     def _run(self) -> None:
         while True:
-            key, fn, args = self._jobs.get()
+            job = self._jobs.get()
+            if job is None:
+                return
+            key, fn, args = job
             try:
                 value = fn(*args)
                 value = None if value is None else float(value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import json
 import logging
 import os
 import threading
@@ -23,7 +24,8 @@ from hardneg.leaderboard import overall as overall_view
 from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, bar_chart, board_columns, cells_from_results,
                                        machine_table, mark_ties, negative_type_chart, number_cell, number_parts,
                                        number_values, render)
-from hardneg.leaderboard.drawing import DAMAGED, DAMAGED_NAME, Placeholder, shown_name, validate_stored_results
+from hardneg.leaderboard.drawing import (DAMAGED, DAMAGED_NAME, NOT_ON_BOARD, NOT_ON_BOARD_NAME, Placeholder, shown_name,
+                                         validate_stored_results)
 from hardneg.leaderboard.eval_results import eval_results_files, space_url_from_env
 from hardneg.leaderboard.items import ItemSet, load_benchmarks
 from hardneg.leaderboard.recompute import recompute
@@ -37,6 +39,8 @@ from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote,
 log = logging.getLogger(__name__)
 
 ADMIN_TOKEN_ENV = "HARDNEG_ADMIN_TOKEN"
+#: the mirror's state, written into the data folder for `hardneg leaderboard status`
+STATUS_FILE = "mirror-status.json"
 
 
 @dataclass
@@ -175,9 +179,12 @@ def refusal_of_files(refused: list[tuple[int, SubmissionError]], n_files: int) -
 class Leaderboard:
     """Submissions in, board tables out. `item_sets` come from built benchmark folders."""
 
+    #: the background restore's first and longest wait between tries, in seconds (doubling in between)
+    restore_retry_s = (1.0, 60.0)
+
     def __init__(self, data_dir: str | Path, item_sets: dict[tuple[str, str, str], ItemSet] | None = None,
                  benchmarks_dir: str | Path | None = None, n_resamples: int = 1000, max_bytes: int = MAX_FILE_BYTES,
-                 mirror=None, blind_model=None, compute_blind: bool = True, restore: bool = True):
+                 mirror=None, blind_model=None, compute_blind: bool = True, restore: bool | str = True):
         if item_sets is None:
             if benchmarks_dir is None:
                 raise ValueError("pass item_sets or benchmarks_dir (a folder of `hardneg build` outputs)")
@@ -199,9 +206,30 @@ class Leaderboard:
         self._details: tuple | None = None
         self._restore_error: str | None = None
         self._restore_lock = threading.Lock()
+        self._retry_thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []  # warm-up threads (joined by `close`)
+        self._closed = threading.Event()
         self.restored: dict[str, int] = {}
-        if mirror is not None and restore:
-            self.restore_from_mirror()
+        self.last_publish_failure: str | None = None
+        if mirror is not None and restore == "background":
+            # a Space: the page serves (saying "restoring") while the repo is read back; submissions wait for it
+            self._restore_error = "the restore at start is running"
+            self._retry_restore_later(first_wait=0.0)
+        elif mirror is not None and restore:
+            if not self.restore_from_mirror():
+                self._retry_restore_later()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop this board's background work and wait for it: the restore retry, the p-values thread, the
+        warm-up threads. After it returns nothing of the board reads its store, so the store may be removed (issue
+        42, N21: a benchmark removed its store while the board's threads still read it)."""
+        self._closed.set()
+        close = getattr(self._pvalues, "close", None)
+        if close is not None:
+            close(timeout)
+        for t in [self._retry_thread, *self._threads]:
+            if t is not None and t is not threading.current_thread():
+                t.join(timeout)
 
     # --- the results repo as the source of truth ------------------------------------------
     def restore_from_mirror(self) -> bool:
@@ -212,38 +240,111 @@ class Leaderboard:
         version can take a number the mirror already holds."""
         with self._restore_lock:
             try:
-                self.restored = self.mirror.restore(self.store, rescore=self._rescore)
+                self.restored = self.mirror.restore(self.store, self._check_record)
                 self._restore_error = None
             except Exception as exc:  # noqa: BLE001 (the board still serves what it has)
-                self._restore_error = f"{type(exc).__name__}: {exc}"
+                self._restore_error = f"the results repo could not be read yet: {type(exc).__name__}: {exc}"
                 log.error("restoring the store from the results repo %s failed: %s", getattr(self.mirror, "repo_id", "?"),
                           self._restore_error)
+                self._write_status()
                 return False
+            for path, why in (getattr(self.mirror, "report", None) or {}).get("skipped", []):
+                log.error("results repo: %s not restored: %s", path, why)
             if any(self.restored.get(k) for k in ("submissions", "tombstones")):
                 log.warning("restored from the results repo: %s", self.restored)
             if self.restored.get("conflicts") or self.restored.get("unreadable"):
                 log.error("results repo records not restored: %s", self.restored)
             try:
                 self.mirror.sync(self.store)
-            except Exception as exc:  # noqa: BLE001 (retried at the next start; the store keeps them)
+            except Exception as exc:  # noqa: BLE001 (retried by the next restore; the store keeps them)
                 log.warning("pushing unmirrored rows to the results repo failed: %s", exc)
+            self._write_status()
             return True
 
-    def _rescore(self, record: dict, parquet: bytes) -> bytes | None:
-        """The per-item values of a mirrored record published without them, from its predictions file (per-item
-        values do not depend on the bootstrap, so a few resamples give the same arrays)."""
+    def _retry_restore_later(self, first_wait: float | None = None) -> None:
+        """Retry the restore in the background until it succeeds (issue 42, N13: a board started while the Hub was
+        down stayed empty after the Hub came back, until someone submitted): waits double from
+        `restore_retry_s[0]` up to `restore_retry_s[1]` seconds."""
+        if self._retry_thread is not None and self._retry_thread.is_alive():
+            return
+
+        def loop():
+            wait, longest = self.restore_retry_s
+            if first_wait is not None and not self._closed.is_set() and self.restore_from_mirror():
+                return
+            while self._restore_error is not None and not self._closed.wait(wait):
+                if self.restore_from_mirror():
+                    log.warning("results repo read back in the background: %s", self.restored)
+                    return
+                wait = min(longest, wait * 2)
+
+        self._retry_thread = threading.Thread(target=loop, name="hardneg-board-restore", daemon=True)
+        self._retry_thread.start()
+
+    def _check_record(self, record: dict, parquet: bytes) -> tuple[dict, bytes]:
+        """A record read back from the results repo, checked as a submission is (issue 42, N17): its predictions
+        file passes `validate_submission` under the record's model name, and its scores and per-item values are
+        recomputed from it with this board's items; the record's own numbers are never used. Raises when the file
+        does not pass or its part is not on this board."""
         from hardneg.leaderboard.identity import Identity
         from hardneg.leaderboard.store import pack_arrays
 
         key = (record["benchmark"], record["config"], record["split"])
+        if key not in self.item_sets:
+            raise ValueError(f"{'/'.join(key)} is not on this board (kept in the repo; restored by a board that has it)")
+        ns = str(record["model_id"]).partition("/")[0]
         try:
-            ns = str(record["model_id"]).partition("/")[0]
             sub = validate_submission(parquet, Identity(ns, local=True), self.item_sets, self.max_bytes)
-            part = next(p for p in sub.parts if (p.items.benchmark, p.items.config, p.items.split) == key)
-            return pack_arrays(recompute(part.items, part.scores, part.mask, n_resamples=10).per_example)
-        except Exception as exc:  # noqa: BLE001
-            log.error("re-scoring mirrored submission %s failed: %s", record.get("id"), exc)
-            return None
+        except SubmissionError as exc:
+            raise ValueError(f"its predictions file is refused: {'; '.join(exc.problems)[:300]}") from None
+        if sub.model_id != record["model_id"]:
+            raise ValueError(f"its predictions file names {quote(sub.model_id, 80)}, not {quote(record['model_id'], 80)}")
+        add_subset_parts([sub], self.item_sets)
+        part = next((p for p in sub.parts if (p.items.benchmark, p.items.config, p.items.split) == key), None)
+        if part is None:
+            raise ValueError(f"its predictions file has no rows for {'/'.join(key)}")
+        result = recompute(part.items, part.scores, part.mask, n_resamples=self.n_resamples)
+        return result.to_dict(), pack_arrays(result.per_example)
+
+    # --- what the operator sees of the mirror ------------------------------------------------
+    def mirror_status(self) -> dict:
+        """The results repo's state as the operator reads it (page footer, `hardneg leaderboard status`): whether
+        the store was read back, the last restore's report (counts, and every record skipped with its reason),
+        and what the store holds that the repo lacks (the outbox)."""
+        if self.mirror is None:
+            return {"repo": None}
+        report = getattr(self.mirror, "report", None) or {}
+        return {
+            "repo": getattr(self.mirror, "repo_id", "?"),
+            "restore": f"restoring ({self._restore_error})" if self._restore_error else "restored",
+            "restored": dict(self.restored),
+            "skipped": [list(p) for p in report.get("skipped", [])][:200],
+            "outbox": self.store.outbox_counts(),
+            "last_publish_failure": self.last_publish_failure,
+        }
+
+    def status_line(self) -> str:
+        """One line for the page footer ("" on a board without a results repo: nothing to say there)."""
+        st = self.mirror_status()
+        if st["repo"] is None:
+            return ""
+        out = f"Results repo {st['repo']}: {st['restore']}"
+        skipped = len(st["skipped"])
+        if skipped:
+            out += f"; {skipped} record(s) in the repo not restored (see `hardneg leaderboard status`)"
+        box = st["outbox"]
+        if box["submissions"] or box["tombstones"]:
+            out += f"; outbox: {box['submissions']} submission(s), {box['tombstones']} moderation(s) not yet published"
+        return out + "."
+
+    def _write_status(self) -> None:
+        """mirror_status() written atomically into the data folder (`mirror-status.json`), for the status command."""
+        from hardneg.io import atomic_write_text
+
+        try:
+            atomic_write_text(self.store.data_dir / STATUS_FILE, json.dumps(self.mirror_status(), indent=1))
+        except Exception:  # noqa: BLE001 (a status file never stops the board)
+            log.exception("writing %s failed", STATUS_FILE)
 
     @property
     def benchmarks(self) -> list[str]:
@@ -283,9 +384,10 @@ class Leaderboard:
         if not files:
             return SubmitOutcome(False, "submission refused:\n- no predictions file; nothing was stored")
         if self._restore_error is not None and not self.restore_from_mirror():
-            return SubmitOutcome(False, "submission refused:\n- the board could not read its results repo back "
-                                        "from the Hub yet (it would risk numbering a version twice); nothing was "
-                                        "stored. Try again in a few minutes")
+            self._retry_restore_later()
+            return SubmitOutcome(False, "submission refused:\n- the board is being restored: it could not read its "
+                                        "results repo back from the Hub yet (it would risk numbering a version "
+                                        "twice); nothing was stored. Try again in a few minutes")
         try:
             return self._submit(list(files), identity, meta)
         except Exception:  # a bug or an unexpected input: logged with its traceback, never shown to the submitter
@@ -351,18 +453,18 @@ class Leaderboard:
                 parts=[dict(benchmark=p.items.benchmark, config=p.items.config, split=p.items.split,
                             data_revision=str(sub.metadata["data_revision"]), results=r.to_dict(),
                             per_example=r.per_example) for p, r in zip(sub.parts, results)]))
-        stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files)
+        from hardneg.leaderboard.mirror import PublishFailed
+
+        try:  # with a results repo, a version is stored only once the repo holds it (issue 42, N12)
+            stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files,
+                                                   publish=self.mirror.publish if self.mirror is not None else None)
+        except PublishFailed as exc:
+            return SubmitOutcome(False, self._not_published(exc, "submission"))
         if not created:  # identical files landed between the check and the write
             everything = before_all + stored
             return SubmitOutcome(True, self._already(everything), everything[0], everything)
         new_ids = {s.id for s in before_all}
         self._warm_later()  # a running board prepares the new tables now, not at the next visitor's page load
-        if self.mirror is not None:
-            for s in stored:
-                try:
-                    self.mirror.push_submission(self.store, s)
-                except Exception as exc:  # the store is the source of truth; `sync` retries later
-                    log.warning("mirror push of %s failed: %s", s.id, exc)
         lines = []
         for s, r in zip(stored, all_results):
             if s.id in new_ids:
@@ -377,6 +479,22 @@ class Leaderboard:
         if before_all:
             lines.append(self._already(before_all))
         return SubmitOutcome(True, "\n".join(lines), stored[0], before_all + stored)
+
+    def _not_published(self, exc, what: str) -> str:
+        """The refusal when the results repo did not confirm a commit; when it may have landed (a lost reply), the
+        board reads the repo back before it numbers anything again."""
+        self.last_publish_failure = f"{what}: {exc}"
+        log.error("publishing a %s to the results repo failed: %s", what, exc)
+        maybe = ""
+        if getattr(exc, "unknown", False):
+            self._restore_error = f"a commit's outcome is unknown ({exc})"
+            self._retry_restore_later()
+            maybe = (" It may still have reached the repo: the board reads the repo back first, and a resubmission "
+                     "of the same file is then answered 'already stored'.")
+        self._write_status()
+        return (f"{what} refused:\n- the board's results repo on the Hub did not confirm it after "
+                f"{self.mirror.policy.tries} tries ({quote(str(exc), 160)}); nothing was stored.{maybe} "
+                "Try again in a few minutes")
 
     @staticmethod
     def _already(subs: list[StoredSubmission]) -> str:
@@ -399,15 +517,20 @@ class Leaderboard:
             raise PermissionError(f"moderation is off: set {ADMIN_TOKEN_ENV} in the Space's secrets")
         if not hmac.compare_digest((token or "").encode(), expected.encode()):
             raise PermissionError("wrong admin token")
+        from hardneg.leaderboard.mirror import PublishFailed
+
         target = (target or "").strip()
+        if self._restore_error is not None and self.mirror is not None and not self.restore_from_mirror():
+            return (f"{action} not applied: the board is being restored (its results repo could not be read yet); "
+                    "try again in a few minutes")
         ids = [s.id for s in self.store.history(target)] or [target]
-        for sub_id in ids:
-            tomb = self.store.add_tombstone(sub_id, action, reason)
-            if self.mirror is not None:
-                try:
-                    self.mirror.push_tombstone(sub_id, action, reason, tomb["created_at"], tomb["seq"], self.store)
-                except Exception as exc:  # the store keeps it; `sync` pushes it later
-                    log.warning("mirror tombstone of %s failed: %s", sub_id, exc)
+        publish = self.mirror.publish_tombstone if self.mirror is not None else None
+        for k, sub_id in enumerate(ids):
+            try:  # a moderation goes the same path as a submission: applied once the repo holds it
+                self.store.add_tombstone(sub_id, action, reason, publish=publish)
+            except PublishFailed as exc:
+                return (f"{action}: {k} of {len(ids)} submission(s) of {quote(target)} done; "
+                        + self._not_published(exc, action).replace("nothing was stored", "the rest were not applied"))
         return f"{action}: {len(ids)} submission(s) of {quote(target)}"
 
     def eval_results(self, model_id: str) -> dict[str, str]:
@@ -479,9 +602,11 @@ class Leaderboard:
     def _warm_later(self) -> None:
         import threading
 
-        if getattr(self._pvalues, "schedule", None) is None:
+        if getattr(self._pvalues, "schedule", None) is None or self._closed.is_set():
             return
-        threading.Thread(target=self._warm, name="hardneg-board-warm", daemon=True).start()
+        t = threading.Thread(target=self._warm, name="hardneg-board-warm", daemon=True)
+        self._threads = [x for x in self._threads if x.is_alive()] + [t]
+        t.start()
 
     def _warm(self) -> None:
         """Rows of every benchmark read, and the default table's p-values queued (errors logged, never raised)."""
@@ -531,6 +656,12 @@ class Leaderboard:
         for s in self.store.current(benchmark):
             per_model.setdefault(s.model_id, []).append(s)
         for model, subs in sorted(per_model.items()):
+            missing = [s for s in subs if (benchmark, s.config, s.split) not in self.item_sets]
+            if missing:  # N16: parts this board does not have (a rebuild without them): a placeholder names them
+                rows.append(self._not_on_board(model, missing))
+                subs = [s for s in subs if s not in missing]
+                if not subs:
+                    continue
             checked = {s.id: validate_stored_results(s) for s in subs}
             damaged = [p for p in checked.values() if isinstance(p, Placeholder)]
             if damaged:  # N1: the row names the damaged submission(s); every other row is drawn as usual
@@ -600,6 +731,16 @@ class Leaderboard:
                 rows.append(BoardRow(rep.model, "reported", cells, source=rep.source))
         return rows
 
+    @staticmethod
+    def _not_on_board(model: str, subs: list[StoredSubmission]) -> BoardRow:
+        """The placeholder of a model's stored parts that this board has no items for (issue 42, N16): like a
+        damaged row (N1), it names them and draws no value; the rest of the board is unaffected."""
+        parts = ", ".join(f"{s.benchmark}/{s.config}/{s.split} v{s.version}" for s in subs)
+        ids = ", ".join(s.id for s in subs)
+        return BoardRow(NOT_ON_BOARD_NAME.format(model=shown_name(model), parts=shown_name(parts)), "submitted", {},
+                        note=NOT_ON_BOARD.format(parts=shown_name(parts), ids=ids), version=parts,
+                        ids=tuple(sorted(s.id for s in subs)))
+
     def table(self, benchmark: str, sort_by: str | None = None, descending: bool | None = None, search: str = "",
               kinds=KINDS, shown: list[str] | None = None):
         return render(self.rows(benchmark), self.columns(benchmark), sort_by, descending, search, kinds, shown,
@@ -624,8 +765,21 @@ class Leaderboard:
 
     # --- Overall ------------------------------------------------------------------------------
     def overall_rows(self) -> list[overall_view.OverallRow]:
-        return overall_view.overall_rows({b: self.rows(b) for b in self.benchmarks},
+        rows = overall_view.overall_rows({b: self.rows(b) for b in self.benchmarks},
                                          {b: self.columns(b) for b in self.benchmarks})
+        # rows of a benchmark this board does not have at all (N16): one placeholder per model, in Overall, `show`
+        # and the CSV
+        known = set(self.benchmarks)
+        away: dict[str, list[StoredSubmission]] = {}
+        for s in self.store.current():
+            if s.benchmark not in known:
+                away.setdefault(s.model_id, []).append(s)
+        n = len(self.overall_names())
+        for model, subs in sorted(away.items()):
+            row = self._not_on_board(model, subs)
+            rows.append(overall_view.OverallRow(row.model, "submitted", {}, 0, n, None, {}, "",
+                                                max(str(s.created_at) for s in subs)[:10]))
+        return rows
 
     def overall_names(self) -> list[str]:
         """The benchmarks Overall averages: every benchmark on this board with a fraction headline metric."""
@@ -662,8 +816,9 @@ class Leaderboard:
         return list(hit[1])
 
     def parts_of(self, model_id: str) -> list[StoredSubmission]:
-        """The current (shown) submissions of a model, one per part."""
-        return [s for s in self.store.current() if s.model_id == model_id]
+        """The current (shown) submissions of a model, one per part this board has items for."""
+        return [s for s in self.store.current() if s.model_id == model_id
+                and (s.benchmark, s.config, s.split) in self.item_sets]
 
     def details_parquet(self, model_id: str | None = None) -> bytes:
         """Per-item scores and values of every stored submission (or one model's), as Parquet; built once per

@@ -32,6 +32,9 @@ import numpy as np
 
 DB_NAME = "leaderboard.sqlite"
 
+#: publish([(row, file bytes, per-item .npz bytes)]) -> {submission id: repo path} (see `Store.add_files`)
+Publish = Callable[[list], dict]
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS owners (
     model_id TEXT PRIMARY KEY,
@@ -72,6 +75,15 @@ CREATE TABLE IF NOT EXISTS tombstones_mirrored (
     tombstone_seq INTEGER PRIMARY KEY REFERENCES tombstones(seq),
     repo_path TEXT NOT NULL UNIQUE,
     created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reserved_versions (
+    model_id TEXT NOT NULL,
+    benchmark TEXT NOT NULL,
+    config TEXT NOT NULL,
+    split TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    repo_path TEXT NOT NULL,
+    PRIMARY KEY (model_id, benchmark, config, split, version)
 );
 CREATE TRIGGER IF NOT EXISTS submissions_no_update BEFORE UPDATE ON submissions
 BEGIN SELECT RAISE(ABORT, 'submissions are append-only'); END;
@@ -124,6 +136,14 @@ class StoredSubmission:
     file_sha256: str
     created_at: str
     state: str = "visible"  # visible | hide | delete
+    #: the SHA-256 of the bytes this store holds when they are not the uploaded file's (`file_sha256`): a row
+    #: restored from the results repo holds its published copy (local paths removed from its metadata; N22)
+    stored_file_sha256: str | None = None
+
+    @property
+    def stored_sha256(self) -> str:
+        """The hash of the file bytes as stored here (`file_bytes`)."""
+        return self.stored_file_sha256 or self.file_sha256
 
     @property
     def model_meta(self) -> dict:
@@ -145,6 +165,7 @@ class StoredSubmission:
             data_revision=row["data_revision"], metadata=_loads(row["metadata"], {}), results=_loads(row["results"], None),
             file_sha256=row["file_sha256"], created_at=row["created_at"],
             state="visible" if state in (None, "restore") else state,
+            stored_file_sha256=row["stored_file_sha256"] if "stored_file_sha256" in row.keys() else None,
         )
 
 
@@ -157,7 +178,8 @@ def _loads(text, damaged):
         return damaged
 
 
-_COLUMNS = "seq, id, model_id, submitter, benchmark, config, split, version, data_revision, metadata, results, file_sha256, created_at"
+_COLUMNS = ("seq, id, model_id, submitter, benchmark, config, split, version, data_revision, metadata, results, file_sha256,"
+            " created_at, stored_file_sha256")
 _STATE = (
     "(SELECT t.action FROM tombstones t WHERE t.submission_id = s.id ORDER BY t.seq DESC LIMIT 1) AS state"
 )
@@ -177,6 +199,13 @@ class Store:
         with closing(self._connect()) as con:
             con.execute("PRAGMA journal_mode=WAL")
             self._write(lambda c: c.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;"), con, script=True)
+            if "stored_file_sha256" not in {r[1] for r in con.execute("PRAGMA table_info(submissions)")}:
+                # a store made before issue 42: the hash of a restored row's stored (published) copy
+                try:
+                    self._write(lambda c: c.execute("ALTER TABLE submissions ADD COLUMN stored_file_sha256 TEXT"), con)
+                except sqlite3.OperationalError as exc:  # another process added it first
+                    if "duplicate column" not in str(exc):
+                        raise
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
@@ -241,11 +270,16 @@ class Store:
         return self.add_files(model_id=model_id, submitter=submitter,
                               files=[dict(metadata=metadata, file_bytes=file_bytes, parts=parts)])
 
-    def add_files(self, *, model_id: str, submitter: str, files: list[dict]) -> tuple[list[StoredSubmission], bool]:
+    def add_files(self, *, model_id: str, submitter: str, files: list[dict], publish: Publish | None = None
+                  ) -> tuple[list[StoredSubmission], bool]:
         """Store several files of one model (`metadata`, `file_bytes`, `parts` each: a `hardneg run` folder) in ONE
         transaction: every part of every file becomes the next version of its (model, part), or nothing is stored.
         A file stored before under this model name keeps its versions (returned, nothing new for it); the flag
-        says whether anything new was stored."""
+        says whether anything new was stored.
+
+        publish([(row, file bytes, per-item .npz bytes)]) -> {id: repo path}: called INSIDE the transaction once
+        the new rows are numbered (a board with a results repo commits them there); when it raises, nothing is
+        stored, so no version is ever acknowledged, or numbered, that the repo does not hold (issue 42, N12)."""
         prepared = []
         for f in files:
             sha = hashlib.sha256(f["file_bytes"]).hexdigest()
@@ -255,7 +289,7 @@ class Store:
                              {(p["benchmark"], p["config"], p["split"]) for p in f["parts"]}))
 
         def work(con: sqlite3.Connection):
-            ids, created = [], False
+            ids, created, new = [], False, []
             for sha, meta_json, file_bytes, rows, wanted in prepared:
                 before = self._same_file(con, model_id, sha)
                 if before and wanted <= {(r["benchmark"], r["config"], r["split"]) for r in before}:
@@ -265,19 +299,29 @@ class Store:
                 if con.execute("SELECT 1 FROM owners WHERE model_id = ?", (model_id,)).fetchone() is None:
                     con.execute("INSERT INTO owners VALUES (?, ?, ?)", (model_id, submitter, now()))
                 for sub_id, p, blob, results_json in rows:
-                    version = con.execute(
-                        "SELECT COALESCE(MAX(version), 0) + 1 FROM submissions"
-                        " WHERE model_id=? AND benchmark=? AND config=? AND split=?",
-                        (model_id, p["benchmark"], p["config"], p["split"]),
+                    version = con.execute(  # after every version stored, and every one the repo holds unread
+                        "SELECT MAX(COALESCE((SELECT MAX(version) FROM submissions WHERE model_id=? AND benchmark=?"
+                        " AND config=? AND split=?), 0), COALESCE((SELECT MAX(version) FROM reserved_versions WHERE"
+                        " model_id=? AND benchmark=? AND config=? AND split=?), 0)) + 1",
+                        (model_id, p["benchmark"], p["config"], p["split"]) * 2,
                     ).fetchone()[0]
-                    con.execute(
+                    at = now()
+                    cur = con.execute(
                         "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version,"
                         " data_revision, metadata, results, per_example, file_sha256, file, created_at)"
                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (sub_id, model_id, submitter, p["benchmark"], p["config"], p["split"], version,
-                         p["data_revision"], meta_json, results_json, blob, sha, file_bytes, now()),
+                         p["data_revision"], meta_json, results_json, blob, sha, file_bytes, at),
                     )
                     ids.append(sub_id)
+                    new.append((StoredSubmission(
+                        id=sub_id, seq=cur.lastrowid, model_id=model_id, submitter=submitter, benchmark=p["benchmark"],
+                        config=p["config"], split=p["split"], version=version, data_revision=p["data_revision"],
+                        metadata=json.loads(meta_json), results=json.loads(results_json), file_sha256=sha,
+                        created_at=at), file_bytes, blob))
+            if new and publish is not None:
+                for sub_id, path in publish(new).items():
+                    con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (sub_id, path, now()))
             return ids, created
 
         ids, created = self._write(work)
@@ -299,9 +343,11 @@ class Store:
             ids = [r["id"] for r in self._same_file(con, model_id, file_sha256)]
         return [self.get(i) for i in ids]
 
-    def add_tombstone(self, submission_id: str, action: str, reason: str) -> dict:
-        """Append a tombstone; returns it as the mirror publishes it (`seq`, `created_at` order a model's
-        moderations when the store is restored from the mirror)."""
+    def add_tombstone(self, submission_id: str, action: str, reason: str,
+                      publish: Callable[[dict], str] | None = None) -> dict:
+        """Append a tombstone; returns it as the mirror publishes it (`seq` orders a model's moderations when the
+        store is restored from the mirror). publish(tombstone) -> repo path: called inside the transaction, as
+        in `add_files` (when it raises, nothing is stored)."""
         if action not in ("hide", "delete", "restore"):
             raise ValueError(f"action must be 'hide', 'delete' or 'restore'; got {str(action)[:40]!r}")
 
@@ -311,8 +357,11 @@ class Store:
             at = now()
             cur = con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
                               (submission_id, action, reason or "", at))
-            return {"seq": cur.lastrowid, "submission_id": submission_id, "action": action, "reason": reason or "",
+            tomb = {"seq": cur.lastrowid, "submission_id": submission_id, "action": action, "reason": reason or "",
                     "created_at": at}
+            if publish is not None:
+                con.execute("INSERT INTO tombstones_mirrored VALUES (?,?,?)", (tomb["seq"], publish(tomb), now()))
+            return tomb
 
         return self._write(work)
 
@@ -323,44 +372,68 @@ class Store:
         self._write(lambda con: con.execute("INSERT OR IGNORE INTO tombstones_mirrored VALUES (?,?,?)",
                                             (seq, repo_path, now())))
 
-    def restore(self, submissions: list[dict], tombstones: list[dict]) -> dict[str, int]:
+    def restore(self, submissions: list[dict], tombstones: list[dict], skipped: list | None = None,
+                reserved: list[tuple] = ()) -> dict[str, int]:
         """Add what the mirror holds and this store lacks, in ONE transaction (issue 36: the Hub's results repo is
         the board's source of truth; a store on a wiped disk is rebuilt from it).
 
-        submissions: mirror records (`mirror.submission_record`) with `file` (the published predictions bytes),
-        `per_example` (the stored .npz bytes) and `repo_path`; each keeps its id, version, submitter, file hash and
-        time. A record whose id is here already is skipped (no duplicates), and so is one whose (model, part,
-        version) is taken by another id (logged by the caller through the returned `conflicts`). tombstones:
-        {submission_id, action, reason, created_at, repo_path}; one whose `repo_path` was mirrored from (or
-        restored into) this store is skipped. Both are inserted oldest first, so versions and the latest
-        moderation come out as they were."""
+        submissions: mirror records that passed the board's guards (`mirror.HubMirror.restore`), with `file` (the
+        published predictions bytes), `per_example` (recomputed .npz bytes), `stored_file_sha256` and `repo_path`;
+        each keeps its id, version, submitter, file hash, time and sequence number. tombstones: {submission_id,
+        action, reason, created_at, seq, repo_path}. Order is the sequence number written at submission
+        (`seq`), never the wall-clock time alone (issue 42, N17: a clock stepped back undid a hide): a restored
+        row keeps its `seq` (where this store has not used it), so later rows number after it.
+
+        A record whose id is here already is linked, not inserted; one whose id came earlier in this restore is a
+        duplicate, and one whose (model, part, version) is taken by another id a conflict: both are skipped,
+        counted, and named in `skipped` ((repo path, reason) pairs). reserved: (model, benchmark, config, split,
+        version, repo path) of records the repo holds but the board could not restore: no new version takes those
+        numbers (version numbers are never reused, issue 42)."""
+        skipped = skipped if skipped is not None else []
 
         def order(r: dict) -> tuple:
             seq = r.get("seq")
-            return (str(r.get("created_at") or ""), seq if isinstance(seq, int) else 0, str(r.get("repo_path")))
+            known = isinstance(seq, int) and not isinstance(seq, bool)
+            return (0 if known else 1, seq if known else 0, str(r.get("created_at") or ""), str(r.get("repo_path")))
 
         def work(con: sqlite3.Connection) -> dict[str, int]:
+            skipped.clear()
+            con.executemany("INSERT OR IGNORE INTO reserved_versions VALUES (?,?,?,?,?,?)", list(reserved))
             have = {r[0] for r in con.execute("SELECT id FROM submissions")}
-            counts = {"submissions": 0, "tombstones": 0, "conflicts": 0, "orphans": 0}
+            linked = {r[0] for r in con.execute("SELECT submission_id FROM mirrored")}
+            counts = {"submissions": 0, "tombstones": 0, "conflicts": 0, "orphans": 0, "duplicates": 0}
+            seen: set[str] = set()
             for rec in sorted(submissions, key=order):
-                if rec["id"] in have:
-                    con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (rec["id"], rec["repo_path"], now()))
+                if rec["id"] in seen:
+                    counts["duplicates"] += 1
+                    skipped.append((rec["repo_path"], f"a second record of submission {rec['id']}"))
                     continue
-                taken = con.execute("SELECT 1 FROM submissions WHERE model_id=? AND benchmark=? AND config=? AND split=?"
-                                    " AND version=?", (rec["model_id"], rec["benchmark"], rec["config"], rec["split"],
-                                                       rec["version"])).fetchone()
+                seen.add(rec["id"])
+                if rec["id"] in have:
+                    if rec["id"] not in linked:
+                        con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (rec["id"], rec["repo_path"], now()))
+                    continue
+                taken = con.execute("SELECT id FROM submissions WHERE model_id=? AND benchmark=? AND config=? AND"
+                                    " split=? AND version=?", (rec["model_id"], rec["benchmark"], rec["config"],
+                                                                rec["split"], rec["version"])).fetchone()
                 if taken:
                     counts["conflicts"] += 1
+                    skipped.append((rec["repo_path"], f"{rec['model_id']} v{rec['version']} on {rec['benchmark']}/"
+                                                      f"{rec['config']}/{rec['split']} is submission {taken[0]} already"))
                     continue
+                seq = rec.get("seq")
+                if seq is not None and con.execute("SELECT 1 FROM submissions WHERE seq = ?", (seq,)).fetchone():
+                    seq = None  # used here by a row the repo lacks: numbered after it
                 con.execute("INSERT OR IGNORE INTO owners VALUES (?, ?, ?)",
                             (rec["model_id"], rec["submitter"], rec["created_at"]))
                 con.execute(
-                    "INSERT INTO submissions (id, model_id, submitter, benchmark, config, split, version, data_revision,"
-                    " metadata, results, per_example, file_sha256, file, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (rec["id"], rec["model_id"], rec["submitter"], rec["benchmark"], rec["config"], rec["split"],
+                    "INSERT INTO submissions (seq, id, model_id, submitter, benchmark, config, split, version,"
+                    " data_revision, metadata, results, per_example, file_sha256, file, created_at, stored_file_sha256)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (seq, rec["id"], rec["model_id"], rec["submitter"], rec["benchmark"], rec["config"], rec["split"],
                      int(rec["version"]), rec["data_revision"], json.dumps(rec["metadata"], sort_keys=True),
                      json.dumps(rec["results"], sort_keys=True), rec["per_example"], rec["file_sha256"], rec["file"],
-                     rec["created_at"]))
+                     rec["created_at"], rec.get("stored_file_sha256")))
                 con.execute("INSERT OR IGNORE INTO mirrored VALUES (?,?,?)", (rec["id"], rec["repo_path"], now()))
                 have.add(rec["id"])
                 counts["submissions"] += 1
@@ -379,12 +452,17 @@ class Store:
                     con.execute("INSERT INTO tombstones_mirrored VALUES (?,?,?)", (same.pop(0), t["repo_path"], now()))
                     known.add(t["repo_path"])
                     continue
-                if t["submission_id"] not in have or t["action"] not in ("hide", "delete", "restore"):
+                if t["submission_id"] not in have:
                     counts["orphans"] += 1
+                    skipped.append((t["repo_path"], f"a {t['action']} of submission {t['submission_id']}, which the "
+                                                    "repo does not hold"))
                     continue
-                cur = con.execute("INSERT INTO tombstones (submission_id, action, reason, created_at) VALUES (?,?,?,?)",
-                                  (t["submission_id"], t["action"], str(t.get("reason") or ""),
-                                   str(t.get("created_at") or now())))
+                seq = t.get("seq")
+                if seq is not None and con.execute("SELECT 1 FROM tombstones WHERE seq = ?", (seq,)).fetchone():
+                    seq = None
+                cur = con.execute("INSERT INTO tombstones (seq, submission_id, action, reason, created_at)"
+                                  " VALUES (?,?,?,?,?)", (seq, t["submission_id"], t["action"],
+                                                          str(t.get("reason") or ""), str(t.get("created_at") or now())))
                 con.execute("INSERT INTO tombstones_mirrored VALUES (?,?,?)", (cur.lastrowid, t["repo_path"], now()))
                 known.add(t["repo_path"])
                 counts["tombstones"] += 1
@@ -445,6 +523,13 @@ class Store:
             f"SELECT {_COLUMNS}, {_STATE} FROM submissions s WHERE id NOT IN (SELECT submission_id FROM mirrored) ORDER BY seq"
         )
         return [StoredSubmission.from_row(r, r["state"]) for r in rows]
+
+    def outbox_counts(self) -> dict[str, int]:
+        """How many submissions and tombstones this store holds that its results repo does not (two counts)."""
+        row = self._query("SELECT (SELECT COUNT(*) FROM submissions WHERE id NOT IN (SELECT submission_id FROM mirrored))"
+                          " AS s, (SELECT COUNT(*) FROM tombstones WHERE seq NOT IN"
+                          " (SELECT tombstone_seq FROM tombstones_mirrored)) AS t")[0]
+        return {"submissions": int(row["s"]), "tombstones": int(row["t"])}
 
     def ids(self) -> set[str]:
         return {r["id"] for r in self._query("SELECT id FROM submissions")}
