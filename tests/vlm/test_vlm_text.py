@@ -8,7 +8,7 @@ import pytest
 
 from hardneg import benchmarks
 from hardneg.models import load_model
-from hardneg.models.vlm import DEFAULT_PROMPTS
+from hardneg.models.vlm.model import DEFAULT_PROMPTS
 
 ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava")
 BENIGN = ["a man opens the door", "a man closes the door slowly", "the dog runs across the park"]

@@ -214,7 +214,7 @@ class ImportedScores:
     notes: list[str] = field(default_factory=list)
 
 
-#: How a video LLM scores a caption (`hardneg.models.vlm`; docs/models.md, "Video LLMs"):
+#: How a video LLM scores a caption (`hardneg.models.vlm.model`; docs/models.md, "Video LLMs"):
 #: "caption-likelihood" (mean log-probability of the caption's tokens after the prompt),
 #: "yes-probability" (P(Yes) / (P(Yes) + P(No)) after a question holding the caption: VideoCon),
 #: "choice-letter" (all captions listed as options A, B, ...; each scored by its letter's logit: TempCompass),

@@ -5,7 +5,7 @@ built-in `tiny-vlm` (`tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vl
 tiny architectures) load through `AutoModelForImageTextToText` and the checkpoint's own tokenizer and chat
 template. Frames are the
 project's own (`FrameSettings`), turned into the model's video inputs by its family
-(`hardneg.models.vlm_families`); the engine (`hardneg.models.vlm_engine`) runs the video and prompt
+(`hardneg.models.vlm.families`); the engine (`hardneg.models.vlm.engine`) runs the video and prompt
 prefix once per video and every caption on its cached keys and values.
 
 Which protocol and prompt: the benchmark's declaration (`Benchmark.vlm`), set by the scorer before
@@ -29,7 +29,7 @@ from hardneg.benchmarks.base import VLM_PROTOCOLS, VLMPrompt, check_vlm_prompt
 from hardneg.models.base import hub_revision, pick_device
 from hardneg.models.protocol import ScoreAdapter
 from hardneg.models.registration import register
-from hardneg.models.vlm_families import family_for, processor_settings, supported_model_types
+from hardneg.models.vlm.families import family_for, processor_settings, supported_model_types
 from hardneg.video import frame_times
 
 #: a prompt per protocol for a protocol asked for without a prompt (`--protocol` alone)
@@ -125,12 +125,12 @@ class VideoLLM(ScoreAdapter):
                  judge=None):
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
-        from hardneg.models.vlm_engine import Engine
+        from hardneg.models.vlm.engine import Engine
 
         if not model_id:
             raise ValueError("give the video LLM's Hub id or folder, e.g. --model vlm:Qwen/Qwen2-VL-2B-Instruct "
                              "(or --model tiny-vlm)")
-        from hardneg.models import placement
+        from hardneg.models.vlm import placement
 
         placed = placement.parse(device)  # `map:auto|...`: over several devices (accelerate), else one device
         self.device = pick_device(None if placed else device)
@@ -183,7 +183,7 @@ class VideoLLM(ScoreAdapter):
             raise ValueError("--device-map needs accelerate: pip install 'video-hardneg[models]' (or accelerate)") from None
         offload = tempfile.mkdtemp(prefix="hardneg-offload-")
         self._offload_cleanup = weakref.finalize(self, shutil.rmtree, offload, True)
-        from hardneg.models.placement import plan_device_map
+        from hardneg.models.vlm.placement import plan_device_map
 
         plan = plan_device_map(model_id, dt, kw, device_map, max_memory)
         model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, device_map=plan,
@@ -307,9 +307,9 @@ class VideoLLM(ScoreAdapter):
     def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
                         ) -> list[np.ndarray]:
         """Scores of many items at once (video key i with its caption keys i): items batched across videos
-        (`hardneg.models.vlm_batch`), in pieces of a few prefill batches so that frames in memory stay bounded.
+        (`hardneg.models.vlm.batch`), in pieces of a few prefill batches so that frames in memory stay bounded.
         The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
-        from hardneg.models.vlm_batch import MAX_ITEMS, BatchScorer
+        from hardneg.models.vlm.batch import MAX_ITEMS, BatchScorer
 
         pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),
                   [self._texts[int(k)] for k in np.asarray(t, np.float64)[:, 0]])
@@ -352,7 +352,7 @@ class TinyVideoLLM(VideoLLM):
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, **kw):
-        from hardneg.models.tiny_vlm import ARCHITECTURES, tiny_vlm_path
+        from hardneg.models.vlm.tiny import ARCHITECTURES, tiny_vlm_path
 
         arch = model_id or "qwen2-vl"
         if arch not in ARCHITECTURES:

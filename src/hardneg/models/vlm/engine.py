@@ -7,7 +7,7 @@ share a prefix (at least through the video): `score` runs it once with `use_cach
 continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
 the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
 harness does): the tests require both to agree, which is what proves the cache, the attention mask and
-the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.qwen_positions`,
+the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.vlm.positions`,
 for every forward, and the continuation goes on from the prefix's largest position + 1).
 
 Readouts:
@@ -57,7 +57,7 @@ def options_text(captions: Sequence[str]) -> str:
 
 
 class Engine:
-    """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm_families`)."""
+    """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm.families`)."""
 
     def __init__(self, model, tokenizer, chat_template: str, family, video_token_id: int, device: str, dtype,
                  max_context: int, caption_batch: int = 32):
@@ -224,7 +224,7 @@ class Engine:
 
     def next_text_delta(self, ids: list[int], video):
         """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids): the
-        family's rule (Qwen: largest position + 1, `hardneg.models.qwen_positions`), never the installed
+        family's rule (Qwen: largest position + 1, `hardneg.models.vlm.positions`), never the installed
         `get_rope_index`, whose 5.x versions continue text after a video from `start + max(h, w)` and ignore time."""
         return self.family.next_text_delta(ids, video)
 
@@ -292,7 +292,7 @@ class Engine:
         for i, s in enumerate(seqs):
             ids[i, :len(s.ids)] = torch.tensor(s.ids, device=self.device)
             mask[i, :len(s.ids)] = 1
-        from hardneg.models.vlm_families import VideoInputs
+        from hardneg.models.vlm.families import VideoInputs
 
         repeated = VideoInputs({k: torch.cat([v] * n) for k, v in video.kwargs.items()}, video.n_tokens)
         return self._forward(ids, repeated, attention_mask=mask).logits

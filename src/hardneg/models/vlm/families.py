@@ -151,7 +151,7 @@ class QwenVL(Family):
             raise ValueError(f"seconds_per_frame must be positive, got {self.seconds_per_frame!r}")
 
     def _positions(self, ids, video):
-        from hardneg.models.qwen_positions import mrope_positions
+        from hardneg.models.vlm.positions import mrope_positions
 
         grids = video.kwargs["video_grid_thw"].tolist() if video is not None else []
         spg = video.kwargs.get("second_per_grid_ts") if video is not None else None
@@ -159,7 +159,7 @@ class QwenVL(Family):
                                None if spg is None else spg.tolist(), self.tokens_per_second)
 
     def position_ids(self, ids, mask, video):
-        """(3, B, L) positions by Qwen's rule (`hardneg.models.qwen_positions`), never the installed
+        """(3, B, L) positions by Qwen's rule (`hardneg.models.vlm.positions`), never the installed
         `get_rope_index`: each row holds one video (right padding, masked out, gets the positions after)."""
         import torch
 
@@ -179,7 +179,7 @@ class QwenVL(Family):
         """Qwen's `mrope_position_deltas`: the text after `ids` continues at their largest position + 1."""
         import torch
 
-        from hardneg.models.qwen_positions import next_delta
+        from hardneg.models.vlm.positions import next_delta
 
         return torch.tensor([next_delta(self._positions(list(ids), video))])
 
