@@ -398,8 +398,9 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
             if entry is None or _metric(decl, key) is None:
                 continue
             chance = res.get("chance", {}).get(key)
+            mark = " *" if (res.get("undecided") or {}).get("count") else ""  # depends on undecided answers
             rows.append((res["benchmark"], res["config"], n, vocabulary.header(key),
-                         vocabulary.display_entry(key, entry), vocabulary.display(key, chance), videos))
+                         vocabulary.display_entry(key, entry) + mark, vocabulary.display(key, chance), videos))
     return rows
 
 
@@ -412,6 +413,11 @@ def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
     widths = [max(len(r[i]) for r in [head, *cells]) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
     out = [title, line(head), line(tuple("-" * w for w in widths)), *map(line, cells)]
+    undecided = {(r["benchmark"], r["config"]): r["undecided"] for r in config_results(results).values()
+                 if (r.get("undecided") or {}).get("count")}
+    for (bench, config), u in undecided.items():
+        out.append(f"* {bench}/{config}: the number depends on {u['count']} undecided answer(s), scored as "
+                   f"{'wrong (0)' if u['rule'] == 'wrong' else 'ties'} ({u['note']})")
     numbers = [r for r in results.values() if not is_config_result(r) and isinstance(r, dict) and "metric" in r]
     if numbers:
         head2 = ("benchmark", "metric", f"value{interval}", "chance", "how (the benchmark's one number)")

@@ -228,6 +228,45 @@ VIDEO_SLOT, CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT = "{video}", "{caption}", 
 PROTOCOL_SETS = ("default", "authors", "lmms-eval")
 
 
+#: what an undecided generate-match answer scores: "tie" (every option 0: a tie, scored by the run's tie rule;
+#: hardneg's default, stated in the output) or "wrong" (counted as a wrong answer: lmms-eval without its judge, the
+#: TempCompass authors' --disable_llm)
+UNDECIDED_RULES = ("tie", "wrong")
+
+
+@dataclass(frozen=True)
+class AnswerRules:
+    """What a protocol set does with a generated answer, as its source does.
+
+    stop: cut the decoded answer at the first of these strings (lmms-eval: its task's `until`, "\\n\\n" by default,
+        lmms_eval/api/task.py; the Qwen2-VL wrapper cuts there, `generate_until`).
+    strip: strip surrounding whitespace after the cut (lmms-eval's wrapper: `ans[:stop_pos].strip()`).
+    undecided: `UNDECIDED_RULES`; "wrong" is scored as a wrong answer (the pessimistic tie rule on that item).
+    source: where these rules come from (file and function), recorded in provenance.
+    """
+
+    stop: tuple[str, ...] = ()
+    strip: bool = False
+    undecided: str = "tie"
+    source: str = "hardneg's own: the answer as decoded; an undecided answer is a tie"
+
+    def __post_init__(self) -> None:
+        if self.undecided not in UNDECIDED_RULES:
+            raise ValueError(f"undecided {self.undecided!r}: use one of {UNDECIDED_RULES}")
+
+    def clean(self, answer: str) -> str:
+        """The answer as the source's harness hands it to its matcher."""
+        cut = len(answer)
+        for stop in self.stop:
+            if stop and stop in answer:
+                cut = min(cut, answer.index(stop))
+        answer = answer[:cut]
+        return answer.strip() if self.strip else answer
+
+    def identity(self) -> dict:
+        return {"stop": list(self.stop), "strip": self.strip, "undecided": self.undecided, "source": self.source}
+
+
 @dataclass(frozen=True)
 class VLMPrompt:
     """How a video LLM is asked about one benchmark's captions: protocol, user prompt, where it comes from.
@@ -256,8 +295,15 @@ class VLMPrompt:
     #: run_blip2.py, main: each frame scored alone, the summed negative log-likelihood over (tokens + 1), averaged
     #: over frames, exponentiated; the score is minus that perplexity, so higher still means a better match)
     normalize: str = "mean"
+    #: generate-match: what happens to the decoded answer before the matcher, and to an answer the matcher (and the
+    #: judge) cannot decide (`AnswerRules`); each protocol set follows its source
+    answers: "AnswerRules" = None  # type: ignore[assignment]
+    #: the system turn put before the user turn (None: none; lmms-eval's Qwen2-VL wrapper always sends one)
+    system: str | None = None
 
     def __post_init__(self) -> None:
+        if self.answers is None:
+            object.__setattr__(self, "answers", AnswerRules())
         check_vlm_prompt(self.protocol, self.prompt)
         if self.protocol == "generate-match" and not (self.item_text and self.matcher):
             raise ValueError("a generate-match protocol names its item_text and matcher functions ('module:function')")

@@ -80,7 +80,7 @@ class Engine:
     # ------------------------------------------------------------------ text
 
     def render(self, spec: VLMPrompt) -> Rendered:
-        key = (spec.protocol, spec.prompt)
+        key = (spec.protocol, spec.prompt, spec.system)
         if key in self._rendered:
             return self._rendered[key]
         before, after = spec.prompt.split(VIDEO_SLOT)
@@ -98,6 +98,8 @@ class Engine:
                                 {"type": "text", "text": after}) if p]
             messages = [{"role": "user", "content": user}]
             gen = True
+        if spec.system is not None:  # the protocol set's system turn (lmms-eval's wrapper always sends one)
+            messages = [{"role": "system", "content": spec.system}, *messages]
         text = self.tok.apply_chat_template(messages, chat_template=self.template, tokenize=False,
                                             add_generation_prompt=gen)
         if text.count(self.video_token) != 1 or text.count(_SENTINEL) != 1:

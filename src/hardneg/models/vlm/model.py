@@ -51,6 +51,15 @@ SCORE_NAMES = {
 }
 
 
+#: what an undecided answer scores, per `AnswerRules.undecided`, in the words the output prints
+UNDECIDED_NOTES = {
+    "tie": "undecided answers score every option 0, a tie scored by the run's tie rule (hardneg's default: 0.5 of "
+           "a right answer with two options under ties=expected); pass --judge to decide them",
+    "wrong": "undecided answers count as wrong (0), as the protocol set's source does without its judge "
+             "(lmms-eval: rating 0; TempCompass authors: --disable_llm); pass --judge to decide them",
+}
+
+
 def score_name(spec: VLMPrompt) -> str:
     """What one score of `spec` is, in words (the demo's chart axis, the results' `score`)."""
     if spec.normalize == "vilma-perplexity":
@@ -239,9 +248,13 @@ class VideoLLM(ScoreAdapter):
         return spec
 
     def identity(self) -> dict[str, Any]:
+        judge = None if self.judge is None else (self.judge.identity() if hasattr(self.judge, "identity")
+                                                  else getattr(self.judge, "__qualname__", "given"))
         extra = {"item_text": self.spec.item_text, "matcher": self.spec.matcher,
-                 "max_new_tokens": self.spec.max_new_tokens, "judge": getattr(self.judge, "__qualname__", "given")
-                 if self.judge is not None else None} if self.spec.protocol == "generate-match" else {}
+                 "max_new_tokens": self.spec.max_new_tokens, "answers": self.spec.answers.identity(),
+                 "judge": judge} if self.spec.protocol == "generate-match" else {}
+        if self.spec.system is not None:
+            extra["system"] = self.spec.system
         return {**super().identity(), "protocol": self.spec.protocol, "score": score_name(self.spec),
                 **({"normalize": self.spec.normalize} if self.spec.normalize != "mean" else {}),
                 "prompt": self.spec.prompt, **extra,
@@ -279,7 +292,8 @@ class VideoLLM(ScoreAdapter):
             raise ValueError("protocol 'generate-match' needs the item (set_item) before its captions are scored; "
                              "score it through hardneg run / score_benchmark, which pass each item")
         question = self.spec.function("item_text")(item)
-        answer = self.engine.generate(video, self.spec, question, timestamps=timestamps, naive=naive)
+        answer = self.spec.answers.clean(self.engine.generate(video, self.spec, question, timestamps=timestamps,
+                                                              naive=naive))  # the protocol set's cut / strip
         choice = self.spec.function("matcher")(answer, item)
         by = "rule" if choice is not None else None
         if choice is None and self.judge is not None:
@@ -300,9 +314,8 @@ class VideoLLM(ScoreAdapter):
         undecided = [{"question": e["question"], "answer": e["answer"]} for e in log if e["decided_by"] is None]
         return {"answers": len(log), "by_rule": sum(e["decided_by"] == "rule" for e in log),
                 "by_judge": sum(e["decided_by"] == "judge" for e in log), "undecided": len(undecided),
-                "undecided_items": undecided,
-                "note": "undecided answers score every option 0 (a tie), as the authors' rule without its judge "
-                        "cannot tell which option was meant; pass a judge to decide them"}
+                "undecided_items": undecided, "undecided_rule": self.spec.answers.undecided,
+                "note": UNDECIDED_NOTES[self.spec.answers.undecided]}
 
     def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
                         ) -> list[np.ndarray]:

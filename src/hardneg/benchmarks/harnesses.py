@@ -1,0 +1,25 @@
+"""The harnesses around benchmarks' tasks whose behaviour a protocol set reproduces: what they send besides the
+task's own prompt, and what they do with a generated answer (`AnswerRules`).
+
+Kept here, once, because several benchmarks' `lmms-eval` sets share lmms-eval's harness; no benchmark is named.
+"""
+
+from __future__ import annotations
+
+from hardneg.benchmarks.base import AnswerRules
+
+#: lmms-eval 0.7.3's Qwen2-VL wrapper always sends this system turn (lmms_eval/models/simple/qwen2_vl.py,
+#: `Qwen2_VL.__init__`, system_prompt)
+LMMS_EVAL_SYSTEM = "You are a helpful assistant."
+#: lmms-eval 0.7.3's harness: the wrapper cuts the decoded answer at the task's `until` ("\n\n": lmms_eval/api/task.py,
+#: the default generation_kwargs, fewshot_delimiter) and strips it (`Qwen2_VL.generate_until`); an answer the task's
+#: rule cannot decide goes to its GPT judge, which rates 0 when the request fails (tasks/*/utils.py, get_eval_result):
+#: without a judge, an undecided answer is wrong
+LMMS_EVAL_ANSWERS = AnswerRules(stop=("\n\n",), strip=True, undecided="wrong", source=(
+    "lmms-eval 0.7.3 models/simple/qwen2_vl.py Qwen2_VL.generate_until (cut at until, strip); api/task.py (until "
+    "['\\n\\n']); tasks/*/utils.py get_eval_result (the GPT judge; rating 0 when it cannot answer)"))
+#: lmms-eval's Qwen2-VL wrapper's default max_new_tokens (`generate_until`, default_gen_kwargs), used by tasks that
+#: set none (TempCompass, VITATECS)
+LMMS_EVAL_MAX_NEW_TOKENS = 128
+
+__all__ = ["LMMS_EVAL_ANSWERS", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_SYSTEM"]
