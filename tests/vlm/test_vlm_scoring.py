@@ -19,7 +19,7 @@ from hardneg.models import load_model, resolve
 from hardneg.models.vlm.model import DEFAULT_PROMPTS
 from hardneg.models.vlm.engine import LETTERS
 
-ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava")
+ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava", "tiny-vlm:llava-next-video")
 CAPTIONS = ["a man opens the door", "a man closes the door slowly", "the dog runs across the park"]
 
 

@@ -1,7 +1,7 @@
 """Video LLMs as scored models: any `transformers` image-text-to-text model that takes video.
 
 `load_model("Qwen/Qwen2-VL-7B-Instruct")`, a local `save_pretrained` folder, `vlm:<id or folder>`, or the
-built-in `tiny-vlm` (`tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vlm:video-llava` for the other
+built-in `tiny-vlm` (`tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vlm:video-llava`, `tiny-vlm:llava-next-video` for the other
 tiny architectures) load through `AutoModelForImageTextToText` and the checkpoint's own tokenizer and chat
 template. Frames are the
 project's own (`FrameSettings`), turned into the model's video inputs by its family
@@ -359,7 +359,7 @@ class VideoLLM(ScoreAdapter):
 
 
 @register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision, tiny-vlm:qwen2.5-vl, "
-          "tiny-vlm:video-llava), offline tests and demo")
+          "tiny-vlm:video-llava, tiny-vlm:llava-next-video), offline tests and demo")
 class TinyVideoLLM(VideoLLM):
     hub_model = False
 
