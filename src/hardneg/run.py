@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -296,6 +297,12 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
                                 cache_dir=str(score_cache), device=device, fp16=fp16, revision=revision,
                                 benchmark=pair.benchmark, overwrite=True, progress=False, loaded_model=m,
                                 model_id=model_id, **score_options)
+            import pyarrow.parquet as pq
+
+            if pq.read_metadata(pred).num_rows == 0:  # no video of this config could be scored: said, and the run goes on
+                print(f"hardneg run: {pair.key}: no item scored (every video missing, unreadable or refused by the "
+                      f"model); see {pred.name}'s video report", file=sys.stderr)
+                continue
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
                              "model": m.identity(), "videos": videos_path}

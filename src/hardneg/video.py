@@ -45,6 +45,11 @@ ONE_FRAME_PER_PACKET = frozenset({"h264", "hevc", "vp9", "av1"})
 SEEK_COST_FRAMES = 16
 
 
+class UnscorableVideo(ValueError):
+    """A video a model cannot take (too many tokens for its context, frame times it cannot place): the scorer reports
+    that video with this message and the run goes on (`hardneg.scoring`)."""
+
+
 class VideoDecodeError(RuntimeError):
     """A video file exists but yields no usable frames (or is refused, e.g. too large)."""
 

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
+from hardneg.video import UnscorableVideo
 
 _SENTINEL = "HARDNEGSLOT"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -177,7 +178,7 @@ class Engine:
             ids, (a, b) = self.encode_with_data(r.head, text, r.tail)
             seq = lead + ids
             if len(seq) > self.max_context:
-                raise ValueError(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
+                raise UnscorableVideo(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
                                  f"than the model's context of {self.max_context}; use fewer frames (--frames), a "
                                  "shorter prompt, or a model with a longer context")
             out.append(Sequence_(seq, (len(lead) + a, len(lead) + b)))
@@ -356,7 +357,7 @@ class Engine:
         body, _ = self.encode_with_data(r.head, question, r.tail)
         ids = lead + [self.video_token_id] * video.n_tokens + body
         if len(ids) + spec.max_new_tokens > self.max_context:
-            raise ValueError(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
+            raise UnscorableVideo(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
                              f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "
                              "fewer frames (--frames)")
         eos = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from hardneg.video import UnscorableVideo
+
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
 
@@ -107,15 +109,27 @@ DEFAULT_SECONDS_PER_FRAME = 0.5
 
 
 def seconds_per_frame(timestamps) -> float | None:
-    """The mean spacing of the sampled frames' times (seconds), or None (unknown, or fewer than two frames).
-    transformers' `VideoMetadata.sampled_fps` is frames / duration; uniform segment midpoints are spaced by
-    duration / frames, its inverse."""
+    """The sampled frames' spacing in seconds as the model's own processor reckons it, or None (unknown: fewer than
+    two distinct times). transformers' `VideoMetadata.sampled_fps` is frames sampled / total frames x the video's
+    fps, i.e. frames / duration, so one frame stands for duration / frames seconds; for frames at the midpoints of
+    uniform segments that is their spacing, (last - first) / (n - 1).
+
+    A clip shorter than the request (fewer frames than asked, or too few left after `--fps`) comes back from the
+    decoder with frames repeated (`hardneg.video.uniform_indices`): its times repeat. Its duration is then its k
+    distinct frames times their spacing, and the n frames given stand for duration / n seconds each, the same
+    frames / duration rule. Times that go back are an error."""
     if timestamps is None or len(timestamps) < 2:
         return None
     t = np.asarray(timestamps, np.float64).reshape(-1)
-    if not (np.isfinite(t).all() and (np.diff(t) > 0).all()):
-        raise ValueError(f"frame timestamps must increase (seconds, one per frame), got {t[:6].tolist()}")
-    return float((t[-1] - t[0]) / (len(t) - 1))
+    if not (np.isfinite(t).all() and (np.diff(t) >= 0).all()):
+        raise UnscorableVideo(f"frame timestamps must not go back (seconds, one per frame), got {t[:6].tolist()}")
+    if (np.diff(t) > 0).all():
+        return float((t[-1] - t[0]) / (len(t) - 1))
+    distinct = np.unique(t)
+    if len(distinct) < 2:
+        return None
+    duration = (distinct[-1] - distinct[0]) * len(distinct) / (len(distinct) - 1)
+    return float(duration / len(t))
 
 
 class QwenVL(Family):

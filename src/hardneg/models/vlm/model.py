@@ -172,6 +172,7 @@ class VideoLLM(ScoreAdapter):
         self.judge = judge
         self._item: dict | None = None
         self.generation_log: list[dict[str, Any]] = []
+        self._answers: dict[tuple, str] = {}  # generated answers by (frames, question, protocol): `answer_and_match`
         self.spec = self._resolve(VLMPrompt(), protocol, prompt)
         self.score_name = score_name(self.spec)
         super().__init__(self, self._score)
@@ -292,8 +293,19 @@ class VideoLLM(ScoreAdapter):
             raise ValueError("protocol 'generate-match' needs the item (set_item) before its captions are scored; "
                              "score it through hardneg run / score_benchmark, which pass each item")
         question = self.spec.function("item_text")(item)
-        answer = self.spec.answers.clean(self.engine.generate(video, self.spec, question, timestamps=timestamps,
-                                                              naive=naive))  # the protocol set's cut / strip
+        # one generation per (frames, question, protocol): a question in several configs (TempCompass's `all` and its
+        # aspect) is answered once per run
+        arr = np.ascontiguousarray(np.asarray(video))
+        key = (hashlib.blake2b(arr.tobytes(), digest_size=16).hexdigest(), arr.shape, question, self.spec.prompt,
+               self.spec.system, self.spec.max_new_tokens, None if timestamps is None else tuple(np.asarray(
+                   timestamps, np.float64).reshape(-1).tolist()), naive)
+        raw = self._answers.get(key)
+        if raw is None:
+            raw = self.engine.generate(video, self.spec, question, timestamps=timestamps, naive=naive)
+            if len(self._answers) > 100_000:  # bounded memory on huge runs
+                self._answers.clear()
+            self._answers[key] = raw
+        answer = self.spec.answers.clean(raw)  # the protocol set's cut / strip
         choice = self.spec.function("matcher")(answer, item)
         by = "rule" if choice is not None else None
         if choice is None and self.judge is not None:
