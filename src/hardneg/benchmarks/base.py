@@ -300,6 +300,9 @@ class VLMPrompt:
     answers: "AnswerRules" = None  # type: ignore[assignment]
     #: the system turn put before the user turn (None: none; lmms-eval's Qwen2-VL wrapper always sends one)
     system: str | None = None
+    #: (min_pixels, max_pixels) per frame for Qwen-VL families, the harness's own limits (lmms-eval's Qwen2-VL
+    #: wrapper: 3136, 602112); None: the checkpoint's processor settings
+    pixels: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.answers is None:

@@ -21,5 +21,8 @@ LMMS_EVAL_ANSWERS = AnswerRules(stop=("\n\n",), strip=True, undecided="wrong", s
 #: lmms-eval's Qwen2-VL wrapper's default max_new_tokens (`generate_until`, default_gen_kwargs), used by tasks that
 #: set none (TempCompass, VITATECS)
 LMMS_EVAL_MAX_NEW_TOKENS = 128
+#: lmms-eval's Qwen2-VL wrapper's pixel limits per frame (`Qwen2_VL.__init__`: min_pixels=3136, max_pixels=602112,
+#: given to qwen-vl-utils and to `AutoProcessor.from_pretrained`)
+LMMS_EVAL_PIXELS = (3136, 602112)
 
-__all__ = ["LMMS_EVAL_ANSWERS", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_SYSTEM"]
+__all__ = ["LMMS_EVAL_ANSWERS", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS", "LMMS_EVAL_SYSTEM"]

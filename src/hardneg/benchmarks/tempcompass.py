@@ -35,7 +35,8 @@ import re
 from pathlib import Path
 
 from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
-from hardneg.benchmarks.harnesses import LMMS_EVAL_ANSWERS, LMMS_EVAL_MAX_NEW_TOKENS, LMMS_EVAL_SYSTEM
+from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_MAX_NEW_TOKENS, LMMS_EVAL_PIXELS,
+                                         LMMS_EVAL_SYSTEM)
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -58,12 +59,13 @@ AUTHORS_ANSWERS = AnswerRules(undecided="wrong", source=(
     "TempCompass eval_caption_matching.py main: eval_rule, else the ChatGPT judge, else (--disable_llm) rating 0"))
 
 
-def _question_then_answer(source: str, matcher: str, answers: AnswerRules, system: str | None = None) -> VLMPrompt:
+def _question_then_answer(source: str, matcher: str, answers: AnswerRules, **harness) -> VLMPrompt:
     """The release's own question after the video, then answer_prompt["caption_matching"]; a greedy answer matched
-    by eval_rule. The authors' inference and lmms-eval's task build this same prompt (only `source` differs)."""
+    by eval_rule. The authors' inference and lmms-eval's task build this same prompt (`harness`: the harness's
+    system turn, pixel limits and token cap)."""
     return VLMPrompt("generate-match", "{video}{question}\nPlease directly give the best option:", source, "2",
                      item_text="hardneg.benchmarks.tempcompass:authors_question",
-                     matcher=matcher, max_new_tokens=128, answers=answers, system=system)
+                     matcher=matcher, answers=answers, **{"max_new_tokens": 128, **harness})
 
 
 BENCHMARK = Benchmark(
@@ -160,7 +162,8 @@ BENCHMARK = Benchmark(
         ("lmms-eval", _question_then_answer(
             "lmms-eval 0.7.3 tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
             "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:lmms_eval_match)",
-            "hardneg.benchmarks.tempcompass:lmms_eval_match", LMMS_EVAL_ANSWERS, LMMS_EVAL_SYSTEM)),
+            "hardneg.benchmarks.tempcompass:lmms_eval_match", LMMS_EVAL_ANSWERS, system=LMMS_EVAL_SYSTEM,
+            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS)),
     ),
 )
 

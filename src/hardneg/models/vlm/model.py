@@ -246,6 +246,11 @@ class VideoLLM(ScoreAdapter):
                              "caption-likelihood")
         self.spec = spec
         self.score_name = score_name(spec)
+        fam = self.engine.family
+        if hasattr(fam, "min_pixels"):  # the protocol set's pixel limits (lmms-eval's wrapper), else the checkpoint's
+            if not hasattr(self, "_own_pixels"):
+                self._own_pixels = (fam.min_pixels, fam.max_pixels)
+            fam.min_pixels, fam.max_pixels = spec.pixels or self._own_pixels
         return spec
 
     def identity(self) -> dict[str, Any]:
