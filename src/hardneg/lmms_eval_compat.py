@@ -7,7 +7,7 @@ extra: docs/models.md, "lmms-eval"). Two shims, installed by `install_shims()` b
 * torchvision: where it is not installed, a small module stands in for the calls that qwen-vl-utils
   (`vision_process.py`, `fetch_video`) and transformers' Qwen2-VL video processor make: `resize` of a (T, C, H, W)
   tensor, bicubic with antialiasing as torchvision computes it on tensors (float `interpolate`, then for uint8
-  input rounded and clamped to 0..255), `normalize`, `to_dtype`, `InterpolationMode`. Nothing else: a call outside
+  input rounded and clamped to 0..255), `normalize`, `to_dtype`, `grayscale_to_rgb`, `InterpolationMode`. Nothing else: a call outside
   them raises, naming the shim.
 * filelock: lmms-eval's evaluator patches `filelock._api.FileLockMeta` (filelock 3.x) to share locks across
   classes (`_enable_reentrant_filelocks`); filelock 4 has no `_api`, so the patch is marked done and skipped. It
@@ -82,6 +82,13 @@ def to_dtype(inpt, dtype=None, scale=False):
     raise NotImplementedError("the hardneg torchvision shim scales uint8 to float only")
 
 
+def grayscale_to_rgb(image):
+    """torchvision v2 `grayscale_to_rgb`: one channel repeated to three; three channels returned as they are."""
+    if image.shape[-3] >= 3:
+        return image
+    return image.repeat_interleave(3, dim=-3) if image.shape[-3] == 1 else image
+
+
 def _unsupported(name: str):
     def fail(*_a, **_k):
         raise NotImplementedError(f"torchvision.{name} is not in hardneg's torchvision shim "
@@ -105,7 +112,7 @@ def install_torchvision_shim() -> bool:
         return False
     funcs = {"resize": resize, "normalize": normalize, "to_dtype": to_dtype, "InterpolationMode": InterpolationMode,
              "pad": _unsupported("pad"), "crop": _unsupported("crop"), "center_crop": _unsupported("center_crop"),
-             "grayscale_to_rgb": _unsupported("grayscale_to_rgb"), "to_tensor": _unsupported("to_tensor"),
+             "grayscale_to_rgb": grayscale_to_rgb, "to_tensor": _unsupported("to_tensor"),
              "pil_to_tensor": _unsupported("pil_to_tensor")}
     tv = _module("torchvision", __version__=SHIM_VERSION)
     tv.io = _module("torchvision.io", read_video=_unsupported("io.read_video"))
