@@ -340,8 +340,12 @@ def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[s
         if fallback:
             print(f"warning: {fallback}", file=sys.stderr)
     backend = default_backend(frames)
+    from hardneg.video import SAMPLING_RULE
+
     info: dict[str, Any] = {"requested": requested, "decoder": frames.decoder, "backend": backend,
-                            "workers": default_workers() if backend == "process" else None}
+                            "workers": default_workers() if backend == "process" else None,
+                            "sampling": SAMPLING_RULE, "scaler": frames.scaler if frames.decoder != "torchcodec"
+                            else "torch-bicubic-antialias"}
     if fallback:
         info["fallback"] = fallback
     return frames, info

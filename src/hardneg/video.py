@@ -148,6 +148,12 @@ def _resample_grid(times: np.ndarray, fps: float) -> np.ndarray:
     return np.unique(np.where(left_closer, pos - 1, pos))
 
 
+#: the sampling rule, in words, for provenance (`hardneg.scoring`: the predictions' `decoding.sampling`)
+SAMPLING_RULE = ("n_frames at the midpoints of n equal segments of the clip's frames in presentation order (after "
+                 "resampling to the nearest frames of a regular --fps grid, when given); a clip with fewer frames "
+                 "repeats frames, and each frame keeps its presentation time (hardneg.video.sample_positions)")
+
+
 def sample_positions(times: Sequence[float], settings: FrameSettings) -> np.ndarray:
     """Positions (in presentation order) of the frames a video contributes, given every frame's
     time in seconds (or its position when it has none): the rule all decoders follow."""

@@ -74,8 +74,24 @@ def run(args: argparse.Namespace) -> int:
                         protocol_set=args.protocol_set)
     where = "built-in samples" if args.data is None else args.data
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
+    for line in protocol_notes(results):
+        print(line)
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")
     return 0
+
+
+def protocol_notes(results: dict) -> list[str]:
+    """One line per benchmark scored in a protocol set it does not declare (`Benchmark.vlm_for` fell back to its
+    default protocol), naming what it used, so that the fallback is never silent."""
+    seen, out = set(), []
+    for key, res in results.items():
+        model = (res.get("run") or {}).get("model") or {} if isinstance(res, dict) else {}
+        source = str(model.get("prompt_source") or "")
+        bench = res.get("benchmark") if isinstance(res, dict) else None
+        if source.startswith("protocol set '") and bench not in seen:
+            seen.add(bench)
+            out.append(f"note: {source}")
+    return out
 
 
 def _device(args: argparse.Namespace) -> str | None:
