@@ -290,10 +290,13 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
             bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"),
                           score_options.get("protocol_set"))
-            key = _run_key(m, frames, data_revision, videos_path, model_id)
+            # the protocol set's own frames (lmms-eval's wrapper's), where the run's are left at their defaults
+            own = getattr(getattr(m, "spec", None), "frames", None)
+            pair_frames = own if (own is not None and frames == FrameSettings()) else frames
+            key = _run_key(m, pair_frames, data_revision, videos_path, model_id)
             reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
             if not reused:
-                score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=frames,
+                score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=pair_frames,
                                 cache_dir=str(score_cache), device=device, fp16=fp16, revision=revision,
                                 benchmark=pair.benchmark, overwrite=True, progress=False, loaded_model=m,
                                 model_id=model_id, **score_options)

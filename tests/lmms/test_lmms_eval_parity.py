@@ -5,10 +5,11 @@ and utils.py unchanged but for `dataset_path` (a local copy of the first 15 rele
 pairs, ../shared/realdata), run through its Python API (`simple_evaluate`) offline with its Qwen2-VL wrapper
 (`qwen2_vl`) on the tiny Qwen2-VL checkpoint (a complete Hub folder). What lmms-eval did is recorded from its own
 objects (tests/lmms/run_lmms_eval.py). Then hardneg's `VideoLLM`, in the `lmms-eval` protocol set, scores each of
-the same items given the frames lmms-eval's wrapper took, and must give item by item:
+the same items, and must give item by item:
 
+* the same frames, decoded by hardneg (`FrameSettings(recipe="qwen-vl-utils")`, the set's own frames);
 * the same chat text (system turn, task prompt) and the same prompt tokens (video tokens expanded);
-* the same pixels (the harness's pixel limits) for those frames;
+* the same pixels (the harness's pixel limits);
 * the same generation settings (greedy, the token cap) and the same answer after the wrapper's cut and strip;
 * the same decision (lmms-eval's rating, or its judge: undecided) and score, and the same accuracy.
 
@@ -18,9 +19,9 @@ decoding, "\\n\\n" cut and strip, rule and judge-or-0 run on forms a random tiny
 Each mutation (system turn, frames, token cap, strip/cut, undecided rule) changed back to hardneg's default must
 make the comparison fail (parametrized below).
 
-Not covered (issue 40, left open): hardneg's own frame sampling for this set (qwen-vl-utils' fps=2 rule and its
-28-pixel pre-resize); here the frames are the ones lmms-eval's wrapper took. Qwen2.5-VL (lmms-eval's chat wrapper
-`qwen2_5_vl`) is not run.
+`hardneg run --protocol-set lmms-eval` on the same built items and videos must give the same answers and accuracy.
+
+Not covered (issue 40, left open): Qwen2.5-VL (lmms-eval's chat wrapper `qwen2_5_vl`) is not run.
 """
 
 from __future__ import annotations
@@ -138,9 +139,13 @@ def _compare(lmms, ours, mutate: str | None = None, run: str = "real") -> list[s
         model.spec = spec
         item = _item_for(name, items[name], sample)
         question = spec.function("item_text")(item)
-        frames = np.load(video["frames"])
-        if mutate == "frames":  # hardneg's default frames of the same video: 8, shorter side 224, spread uniformly
-            frames = np.asarray(decode_frames(data["videos"] / f"{item['video_id']}.mp4", FrameSettings()))
+        # hardneg's own frames of the video in this set (the qwen-vl-utils recipe); changed back: its defaults (8,
+        # shorter side 224, spread uniformly)
+        settings = FrameSettings() if mutate == "frames" else spec.frames
+        frames = np.asarray(decode_frames(data["videos"] / f"{item['video_id']}.mp4", settings))
+        theirs_frames = np.load(video["frames"])
+        if frames.shape != theirs_frames.shape or not np.array_equal(frames, theirs_frames):
+            diffs.append(f"{name} {item['id']}: frames differ ({frames.shape} vs {theirs_frames.shape})")
         # the chat text and the prompt tokens
         r = model.engine.render(spec)
         text = r.before_video + model.engine.video_token + r.head + question + r.tail
@@ -215,3 +220,34 @@ def test_same_cut_strip_decisions_and_scores_on_crafted_answers(lmms, ours):
                                          ("strip/cut", "crafted"), ("undecided", "crafted")])
 def test_changing_back_any_setting_breaks_parity(lmms, ours, mutate, run):
     assert _compare(lmms, ours, mutate=mutate, run=run) != []
+
+
+def test_hardneg_run_protocol_set_lmms_eval_equals_lmms_eval(lmms, tmp_path, capsys):
+    """The whole `hardneg run --protocol-set lmms-eval` (its own decoder, frames, prompts, generation, rules, undecided
+    rule and evaluation) on the same items and videos: lmms-eval's answers and accuracy."""
+    from hardneg.cli import main
+
+    data, real, _, work = lmms
+    built = work / "built_run"
+    from hardneg.datasets import build_benchmark
+
+    for name in TASKS:
+        build_benchmark(name, data[f"{name}_raw"], built / name)
+    assert main(["run", "--model", "tiny-vlm", "--benchmarks", ",".join(TASKS), "--data", str(built), "--videos",
+                 str(data["videos"]), "--out", str(tmp_path / "R"), "--resamples", "0", "--no-charts",
+                 "--no-progress", "--device", "cpu", "--protocol-set", "lmms-eval"]) == 0
+    results = json.loads((tmp_path / "R" / "results.json").read_text())
+    for name, task in TASKS.items():
+        res = results[f"{name}/all"]
+        key = "avg_accuracy,none" if name == "tempcompass" else "accuracy,none"
+        assert res["metrics"]["Accuracy"]["value"] == pytest.approx(real["results"][task][key] / 100, abs=1e-12)
+        gen = res["run"]["generation"]
+        assert gen["answers"] == len(real["samples"][task])
+        ours = {}
+        for u in gen["undecided_items"]:
+            ours.setdefault(u["question"], []).append(u["answer"])
+        for s in real["samples"][task]:
+            if not s["match_success"]:  # every answer its rule could not decide is listed with its question
+                q = [q for q in ours if q in s["prompt"]]
+                assert q and s["answer"] in ours[q[0]], s["answer"][:60]
+        assert gen["undecided"] == sum(not s["match_success"] for s in real["samples"][task])

@@ -303,6 +303,9 @@ class VLMPrompt:
     #: (min_pixels, max_pixels) per frame for Qwen-VL families, the harness's own limits (lmms-eval's Qwen2-VL
     #: wrapper: 3136, 602112); None: the checkpoint's processor settings
     pixels: tuple[int, int] | None = None
+    #: the frames the protocol set's source takes (a `hardneg.video.FrameSettings`, e.g. lmms-eval's wrapper's
+    #: qwen-vl-utils recipe), used when the run's frames are left at their defaults; None: the run's frames
+    frames: Any = None
 
     def __post_init__(self) -> None:
         if self.answers is None:

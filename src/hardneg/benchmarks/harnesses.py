@@ -7,6 +7,7 @@ Kept here, once, because several benchmarks' `lmms-eval` sets share lmms-eval's 
 from __future__ import annotations
 
 from hardneg.benchmarks.base import AnswerRules
+from hardneg.video import FrameSettings
 
 #: lmms-eval 0.7.3's Qwen2-VL wrapper always sends this system turn (lmms_eval/models/simple/qwen2_vl.py,
 #: `Qwen2_VL.__init__`, system_prompt)
@@ -24,5 +25,10 @@ LMMS_EVAL_MAX_NEW_TOKENS = 128
 #: lmms-eval's Qwen2-VL wrapper's pixel limits per frame (`Qwen2_VL.__init__`: min_pixels=3136, max_pixels=602112,
 #: given to qwen-vl-utils and to `AutoProcessor.from_pretrained`)
 LMMS_EVAL_PIXELS = (3136, 602112)
+#: the frames lmms-eval's Qwen2-VL wrapper takes: qwen-vl-utils' `fetch_video` (2 frames per second, at least 4, an
+#: even count, resized to multiples of 28 within the pixel limits), then at most max_num_frames=32
+#: (`hardneg.frame_recipes`)
+LMMS_EVAL_FRAMES = FrameSettings(n_frames=32, fps=None, resize=None, recipe="qwen-vl-utils")
 
-__all__ = ["LMMS_EVAL_ANSWERS", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS", "LMMS_EVAL_SYSTEM"]
+__all__ = ["LMMS_EVAL_ANSWERS", "LMMS_EVAL_FRAMES", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS",
+           "LMMS_EVAL_SYSTEM"]

@@ -35,8 +35,8 @@ import re
 from pathlib import Path
 
 from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
-from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_MAX_NEW_TOKENS, LMMS_EVAL_PIXELS,
-                                         LMMS_EVAL_SYSTEM)
+from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
+                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM)
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -163,7 +163,7 @@ BENCHMARK = Benchmark(
             "lmms-eval 0.7.3 tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
             "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:lmms_eval_match)",
             "hardneg.benchmarks.tempcompass:lmms_eval_match", LMMS_EVAL_ANSWERS, system=LMMS_EVAL_SYSTEM,
-            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS)),
+            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES)),
     ),
 )
 

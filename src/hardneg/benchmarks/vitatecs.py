@@ -21,8 +21,8 @@ import re
 from pathlib import Path
 
 from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
-from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_MAX_NEW_TOKENS, LMMS_EVAL_PIXELS,
-                                         LMMS_EVAL_SYSTEM)
+from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
+                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM)
 
 #: the aspects in the order of the authors' README; file `<Aspect>.jsonl`, config `<aspect>`
 ASPECTS = ("Direction", "Intensity", "Sequence", "Localization", "Compositionality", "Type")
@@ -119,7 +119,7 @@ BENCHMARK = Benchmark(
         "of _default_template_yaml (hardneg.benchmarks.vitatecs:lmms_eval_question, lmms_eval_match)",
         "2", item_text="hardneg.benchmarks.vitatecs:lmms_eval_question",
         matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, answers=LMMS_EVAL_ANSWERS,
-        system=LMMS_EVAL_SYSTEM, pixels=LMMS_EVAL_PIXELS)),),
+        system=LMMS_EVAL_SYSTEM, pixels=LMMS_EVAL_PIXELS, frames=LMMS_EVAL_FRAMES)),),
 )
 
 
