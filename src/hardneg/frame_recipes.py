@@ -29,7 +29,8 @@ def _video_fps(times: np.ndarray) -> float:
     if len(times) < 2:
         return 1.0
     step = float(np.median(np.diff(times)))
-    return 1.0 / step if step > 0 else 1.0
+    # rounded: 1 / (1/30) is 30.000000000000007 in floats, which would drop a frame at qwen-vl-utils' floor
+    return round(1.0 / step, 6) if step > 0 else 1.0
 
 
 def qwen_vl_utils_positions(times, settings) -> np.ndarray:
