@@ -24,6 +24,22 @@ LMMS_EVAL_MIN_PIXELS = 3136
 LMMS_EVAL_MAX_PIXELS = 602112
 
 
+def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
+    """Qwen2-VL's frame size: multiples of `factor`, the area within [min_pixels, max_pixels], aspect kept
+    (transformers `models/qwen2_vl/image_processing_qwen2_vl.py`, `smart_resize`)."""
+    h_bar = max(factor, round(height / factor) * factor)
+    w_bar = max(factor, round(width / factor) * factor)
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return h_bar, w_bar
+
+
 def _video_fps(times: np.ndarray) -> float:
     """The clip's frame rate from its frames' presentation times (decord's average rate for a constant-rate clip)."""
     if len(times) < 2:
@@ -43,10 +59,8 @@ def qwen_vl_utils_positions(times, settings) -> np.ndarray:
     n = total / _video_fps(times) * fps
     n = min(min(max(n, min_frames), max_frames), total)
     n = math.floor(n / QWEN_FRAME_FACTOR) * QWEN_FRAME_FACTOR
-    if not QWEN_FRAME_FACTOR <= n <= total:
-        from hardneg.video import UnscorableVideo
-
-        raise UnscorableVideo(f"qwen-vl-utils takes {n} frames of a {total}-frame clip (it needs 2 to {total})")
+    if not QWEN_FRAME_FACTOR <= n <= total:  # hardneg.video reports it as UnscorableVideo
+        raise ValueError(f"qwen-vl-utils takes {n} frames of a {total}-frame clip (it needs 2 to {total})")
     idx = np.round(np.linspace(0, total - 1, n)).astype(np.int64)
     keep = np.unique(np.linspace(0, n - 1, settings.n_frames, dtype=int))
     return idx[keep]
@@ -58,8 +72,6 @@ def qwen_vl_utils_resize(frames: np.ndarray, min_pixels: int = LMMS_EVAL_MIN_PIX
     bicubic with antialiasing in float, rounded and clamped to uint8."""
     import torch
 
-    from hardneg.models.vlm.families import smart_resize
-
     h, w = frames.shape[1], frames.shape[2]
     rh, rw = smart_resize(h, w, QWEN_IMAGE_FACTOR, min_pixels, max_pixels)
     x = torch.as_tensor(np.ascontiguousarray(frames)).permute(0, 3, 1, 2).float()
@@ -69,4 +81,5 @@ def qwen_vl_utils_resize(frames: np.ndarray, min_pixels: int = LMMS_EVAL_MIN_PIX
     return x.permute(0, 2, 3, 1).contiguous().numpy()
 
 
-__all__ = ["LMMS_EVAL_MAX_PIXELS", "LMMS_EVAL_MIN_PIXELS", "qwen_vl_utils_positions", "qwen_vl_utils_resize"]
+__all__ = ["LMMS_EVAL_MAX_PIXELS", "LMMS_EVAL_MIN_PIXELS", "qwen_vl_utils_positions", "qwen_vl_utils_resize",
+           "smart_resize"]

@@ -173,7 +173,10 @@ def sample_positions(times: Sequence[float], settings: FrameSettings) -> np.ndar
     if settings.recipe == "qwen-vl-utils":
         from hardneg.frame_recipes import qwen_vl_utils_positions
 
-        return qwen_vl_utils_positions(times, settings)
+        try:
+            return qwen_vl_utils_positions(times, settings)
+        except ValueError as exc:
+            raise UnscorableVideo(str(exc)) from exc
     candidates = np.arange(len(times))
     if settings.fps is not None:
         candidates = _resample_grid(np.asarray(times), settings.fps)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from hardneg.frame_recipes import smart_resize  # noqa: F401 (Qwen's frame size, one implementation)
 from hardneg.video import UnscorableVideo
 
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
@@ -84,22 +85,6 @@ class Family:
 
     def size_identity(self) -> dict[str, Any]:
         return {}
-
-
-def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """Qwen2-VL's frame size: multiples of `factor`, the area within [min_pixels, max_pixels], aspect kept
-    (transformers `models/qwen2_vl/image_processing_qwen2_vl.py`, `smart_resize`)."""
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
 
 
 #: Qwen's default sampling rate, 2 frames per second (qwen-vl-utils `vision_process.py`, `FPS = 2.0`; the
