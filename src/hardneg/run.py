@@ -200,7 +200,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
               frames: FrameSettings = FrameSettings(), ties: str = "expected", resamples: int = 1000,
               seed: int = 0, confidence: float = 0.95, device: str | None = None, fp16: bool = False,
               revision: str | None = None, cache_dir: str | Path | None = None, overwrite: bool = False,
-              progress: bool = False, charts: bool = False, model_id: str | None = None, **score_options: Any) -> dict[str, dict[str, Any]]:
+              progress: bool = False, charts: bool = False, model_id: str | None = None, judge: Any = None,
+              **score_options: Any) -> dict[str, dict[str, Any]]:
     """Score `model` on every config of `benchmarks`, evaluate, write `<out>/results.json`; return the results.
 
     model: a model name or Hub id for `hardneg.models.load_model` ("tiny-clip",
@@ -228,6 +229,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config.
     model_id: the name written into every predictions file (`ORG/NAME`, what `hardneg submit` and the board use;
         default: the model's own name).
+    judge: a causal LM (Hub id or folder: `hardneg.judges.LLMJudge`) or a callable (question, answer, captions)
+        that decides the generated answers a protocol set's rule cannot (video LLMs, generate-match).
     score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only;
         protocol/prompt/protocol_set: how a video LLM scores, over each benchmark's declared protocol; prompt is
         one string or {benchmark: prompt}; docs/models.md).
@@ -256,6 +259,14 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     m = as_model(model, device=device, fp16=fp16, revision=revision)
+    if judge is not None:  # a causal LM for the undecided generate-match answers (hardneg.judges), or a callable
+        if not hasattr(m, "judge"):
+            raise ValueError("--judge applies to video LLMs (protocol generate-match); this model generates nothing")
+        if isinstance(judge, (str, Path)):
+            from hardneg.judges import LLMJudge
+
+            judge = LLMJudge(str(judge), device=device)
+        m.judge = judge
     user_object = m is not model and not isinstance(model, (str, Path))
     if user_object and (score_options.get("backend", "local") != "local" or score_options.get("num_workers", 1) != 1):
         raise ValueError("a model given as a Python object runs in this process only: leave backend/num_workers "

@@ -249,6 +249,9 @@ class AnswerRules:
     strip: bool = False
     undecided: str = "tie"
     source: str = "hardneg's own: the answer as decoded; an undecided answer is a tie"
+    #: the source's judge prompt for an undecided answer, with {question}, {answer} (a ground truth) and
+    #: {prediction} (`hardneg.judges.LLMJudge`, `--judge`); None: no judge prompt
+    judge_prompt: str | None = None
 
     def __post_init__(self) -> None:
         if self.undecided not in UNDECIDED_RULES:
@@ -264,7 +267,8 @@ class AnswerRules:
         return answer.strip() if self.strip else answer
 
     def identity(self) -> dict:
-        return {"stop": list(self.stop), "strip": self.strip, "undecided": self.undecided, "source": self.source}
+        return {"stop": list(self.stop), "strip": self.strip, "undecided": self.undecided, "source": self.source,
+                "judge_prompt": self.judge_prompt}
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,21 @@ LMMS_EVAL_SYSTEM = "You are a helpful assistant."
 #: the default generation_kwargs, fewshot_delimiter) and strips it (`Qwen2_VL.generate_until`); an answer the task's
 #: rule cannot decide goes to its GPT judge, which rates 0 when the request fails (tasks/*/utils.py, get_eval_result):
 #: without a judge, an undecided answer is wrong
+#: TempCompass's judge prompt (prompt_templates.py, caption_matching_evaluation_prompt, as eval_caption_matching.py,
+#: main, and lmms-eval's tempcompass_process_results_caption_matching send it)
+TEMPCOMPASS_JUDGE_PROMPT = (
+    "\nYou will receive a caption matching question, the ground-truth answer and the prediction from a question "
+    "answering (QA) model. Your task is to determine whether QA model prediction is correct, based on the question and "
+    "ground-truth answer. If the prediction is correct, respond \"Correct\". If the prediction is incorrect, respond "
+    "\"Incorrect\".\n\nCaption Matching Question:\n{question}\nGround-Truth Answer: {answer}\nModel Prediction: "
+    "{prediction}")
+#: lmms-eval 0.7.3's VITATECS judge prompt (tasks/vitatecs/utils.py, vitatecs_process_results, base_prompt)
+VITATECS_JUDGE_PROMPT = (
+    "You will receive a caption matching question, the ground-truth answer and the prediction from a question "
+    "answering (QA) model. Your task is to determine whether QA model prediction is correct, based on the question and "
+    "ground-truth answer. If the prediction is correct, respond \"Correct\". If the prediction is incorrect, respond "
+    "\"Incorrect\". \n\nCaption Matching Question: {question}\n\nGround-Truth Answer: {answer}\n\nModel "
+    "Prediction: {prediction}")
 LMMS_EVAL_ANSWERS = AnswerRules(stop=("\n\n",), strip=True, undecided="wrong", source=(
     "lmms-eval 0.7.3 models/simple/qwen2_vl.py Qwen2_VL.generate_until (cut at until, strip); api/task.py (until "
     "['\\n\\n']); tasks/*/utils.py get_eval_result (the GPT judge; rating 0 when it cannot answer)"))
@@ -30,5 +45,5 @@ LMMS_EVAL_PIXELS = (3136, 602112)
 #: (`hardneg.frame_recipes`)
 LMMS_EVAL_FRAMES = FrameSettings(n_frames=32, fps=None, resize=None, recipe="qwen-vl-utils")
 
-__all__ = ["LMMS_EVAL_ANSWERS", "LMMS_EVAL_FRAMES", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS",
+__all__ = ["TEMPCOMPASS_JUDGE_PROMPT", "VITATECS_JUDGE_PROMPT", "LMMS_EVAL_ANSWERS", "LMMS_EVAL_FRAMES", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS",
            "LMMS_EVAL_SYSTEM"]

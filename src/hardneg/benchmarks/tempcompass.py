@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
-                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM)
+                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -55,7 +56,7 @@ ASPECT_TEXT = {
 
 #: the TempCompass authors' eval_caption_matching.py, main: `.replace('</s>', '').strip()` before eval_rule (done by
 #: `authors_match`); an answer eval_rule cannot decide is rated by ChatGPT, or 0 with --disable_llm
-AUTHORS_ANSWERS = AnswerRules(undecided="wrong", source=(
+AUTHORS_ANSWERS = AnswerRules(undecided="wrong", judge_prompt=TEMPCOMPASS_JUDGE_PROMPT, source=(
     "TempCompass eval_caption_matching.py main: eval_rule, else the ChatGPT judge, else (--disable_llm) rating 0"))
 
 
@@ -162,7 +163,8 @@ BENCHMARK = Benchmark(
         ("lmms-eval", _question_then_answer(
             "lmms-eval 0.7.3 tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
             "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:lmms_eval_match)",
-            "hardneg.benchmarks.tempcompass:lmms_eval_match", LMMS_EVAL_ANSWERS, system=LMMS_EVAL_SYSTEM,
+            "hardneg.benchmarks.tempcompass:lmms_eval_match",
+            replace(LMMS_EVAL_ANSWERS, judge_prompt=TEMPCOMPASS_JUDGE_PROMPT), system=LMMS_EVAL_SYSTEM,
             pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES)),
     ),
 )

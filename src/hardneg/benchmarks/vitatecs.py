@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
-                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM)
+                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, VITATECS_JUDGE_PROMPT)
 
 #: the aspects in the order of the authors' README; file `<Aspect>.jsonl`, config `<aspect>`
 ASPECTS = ("Direction", "Intensity", "Sequence", "Localization", "Compositionality", "Type")
@@ -118,7 +119,8 @@ BENCHMARK = Benchmark(
         "lmms-eval 0.7.3 tasks/vitatecs/utils.py format_question_and_answer + vitatecs_process_results, post_prompt "
         "of _default_template_yaml (hardneg.benchmarks.vitatecs:lmms_eval_question, lmms_eval_match)",
         "2", item_text="hardneg.benchmarks.vitatecs:lmms_eval_question",
-        matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, answers=LMMS_EVAL_ANSWERS,
+        matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS,
+        answers=replace(LMMS_EVAL_ANSWERS, judge_prompt=VITATECS_JUDGE_PROMPT),
         system=LMMS_EVAL_SYSTEM, pixels=LMMS_EVAL_PIXELS, frames=LMMS_EVAL_FRAMES)),),
 )
 

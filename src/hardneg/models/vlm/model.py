@@ -314,7 +314,8 @@ class VideoLLM(ScoreAdapter):
         choice = self.spec.function("matcher")(answer, item)
         by = "rule" if choice is not None else None
         if choice is None and self.judge is not None:
-            choice = self.judge(question, answer, captions)
+            choice = (self.judge(question, answer, captions, spec=self.spec) if hasattr(self.judge, "identity")
+                      else self.judge(question, answer, captions))
             by = "judge" if choice is not None else None
         self.generation_log.append({"question": question, "answer": answer, "choice": choice, "decided_by": by})
         out = np.zeros(len(captions), np.float64)
