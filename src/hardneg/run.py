@@ -436,9 +436,9 @@ def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
     out = [title, line(head), line(tuple("-" * w for w in widths)), *map(line, cells)]
     undecided = {(r["benchmark"], r["config"]): r["undecided"] for r in config_results(results).values()
                  if (r.get("undecided") or {}).get("count")}
-    for (bench, config), u in undecided.items():
-        out.append(f"* {bench}/{config}: the number depends on {u['count']} undecided answer(s), scored as "
-                   f"{'wrong (0)' if u['rule'] == 'wrong' else 'ties'} ({u['note']})")
+    for note in dict.fromkeys(u["note"] for u in undecided.values()):  # one line per rule, its configs listed
+        which = ", ".join(f"{b}/{c} {u['count']}" for (b, c), u in undecided.items() if u["note"] == note)
+        out.append(f"* depends on undecided answers ({which}): {note}")
     numbers = [r for r in results.values() if not is_config_result(r) and isinstance(r, dict) and "metric" in r]
     if numbers:
         head2 = ("benchmark", "metric", f"value{interval}", "chance", "how (the benchmark's one number)")

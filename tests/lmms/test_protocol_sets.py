@@ -24,3 +24,17 @@ def test_every_generate_match_set_states_its_undecided_rule_and_source():
             spec = benchmarks.get(name).vlm_for(s)
             if spec.protocol == "generate-match":
                 assert spec.answers.undecided == "wrong" and spec.answers.source, (name, s)
+
+
+def test_the_table_marks_a_row_that_depends_on_undecided_answers():
+    from hardneg.run import format_table
+
+    def row(config, undecided):
+        return {"benchmark": "tempcompass", "config": config, "n": 4, "n_items": 4, "headline": ["Accuracy"],
+                "metrics": {"Accuracy": {"value": 0.5}}, "chance": {"Accuracy": 0.5},
+                "undecided": {"rule": "tie", "count": undecided, "note": "ties, as hardneg's default says"}}
+
+    text = format_table({"tempcompass/all": row("all", 2), "tempcompass/speed": row("speed", 0)}, "t")
+    lines = text.splitlines()
+    assert [ln.split()[1] for ln in lines if ln.startswith("tempcompass") and "*" in ln] == ["all"]
+    assert "* depends on undecided answers (tempcompass/all 2): ties, as hardneg's default says" in text
