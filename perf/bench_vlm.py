@@ -1,14 +1,14 @@
 """Captions/s of a video LLM scoring caption lists: the cached prefix against one forward per caption, and the ceiling.
 
 Three rows, side by side in one run, on the same items (one video and its captions each):
-* this path: `hardneg.models.vlm_engine.Engine.score` (video + prompt prefix once, the item's captions batched
+* this path: `hardneg.models.vlm.engine.Engine.score` (video + prompt prefix once, the item's captions batched
   on its cached keys/values), including pixels, tokenization and the readout;
 * naive: one full forward per (video, caption), what a likelihood harness does (`Engine.score(naive=True)`);
 * batched full sequences: an item's full sequences in one right-padded batch, the video repeated
   (`Engine.score(full_batch=True)`);
 * ceiling: the model's bare forward calls on prepared inputs (the prefix forward and the batched continuation
   forward, cache copies, pixels and tokens made outside the clock);
-* items batched across videos: `hardneg.models.vlm_batch.BatchScorer` (several items' prefixes in one forward,
+* items batched across videos: `hardneg.models.vlm.batch.BatchScorer` (several items' prefixes in one forward,
   the captions of many items on the batched cache).
 
 Model FLOPs utilisation (MFU) per path: the FLOPs of the items' necessary work (every prefix once, every caption's
@@ -44,9 +44,9 @@ def qwen2_vl_7b_engine(device: str):
     import torch
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
 
-    from hardneg.models.tiny_vlm import QWEN_TEMPLATE, SPECIALS, build_tokenizer
-    from hardneg.models.vlm_engine import Engine
-    from hardneg.models.vlm_families import QwenVL
+    from hardneg.models.vlm.tiny import QWEN_TEMPLATE, SPECIALS, build_tokenizer
+    from hardneg.models.vlm.engine import Engine
+    from hardneg.models.vlm.families import QwenVL
 
     tok = build_tokenizer()
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
@@ -79,7 +79,7 @@ def tiny_engine(device: str):
 
 def captions_of(engine, n: int, length: int, seed: int) -> list[str]:
     """`n` captions of exactly `length` tokens from the tokenizer's own words."""
-    from hardneg.models.tiny_vlm import _WORDS
+    from hardneg.models.vlm.tiny import _WORDS
 
     rng = np.random.default_rng(seed)
     words = [w for w in _WORDS if len(engine.tok.encode(w, add_special_tokens=False)) == 1 and w.islower()]
@@ -94,7 +94,7 @@ def check(device: str) -> None:
     import torch
 
     from hardneg.models import load_model
-    from hardneg.models.vlm import DEFAULT_PROMPTS
+    from hardneg.models.vlm.model import DEFAULT_PROMPTS
 
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (8, 40, 56, 3), dtype=np.uint8)
@@ -117,7 +117,7 @@ def check(device: str) -> None:
                 print(f"check {name:<26} {dev:<5} {str(dt)[6:]:<9} {proto:<19} |cached-naive| {np.abs(a - b).max():.2e} "
                       f"|cached-batched| {np.abs(a - c).max():.2e}  model calls {na}/{nb}/{nc}  scores {np.round(a, 4)}")
             hook.remove()
-            from hardneg.models.vlm_batch import BatchScorer
+            from hardneg.models.vlm.batch import BatchScorer
 
             other = rng.integers(0, 256, (4, 40, 56, 3), dtype=np.uint8)  # fewer frames: a shorter prefix
             for proto, spec in DEFAULT_PROMPTS.items():
@@ -310,7 +310,7 @@ def main(argv=None) -> dict:
             total += max(t_all - t_copy, 0.0)
         return total
 
-    from hardneg.models.vlm_batch import BatchScorer
+    from hardneg.models.vlm.batch import BatchScorer
 
     scorer = BatchScorer(engine)
 

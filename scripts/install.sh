@@ -39,6 +39,9 @@ echo "[install] pip install -c constraints.txt -e .[${EXTRAS}]"
 if [ "${EXTRAS}" = "dev" ]; then
   # the independent RBO reference of the analysis tests; its metadata pins numpy<2, its code runs on numpy 2
   "$PY" -m pip install -q --disable-pip-version-check --no-deps "rbo==0.1.3"
+  # lmms-eval, the reference of --protocol-set lmms-eval (tests/lmms): its metadata requires torchvision (another
+  # torch) and av<16; what it imports here comes with the lmms-eval extra (docs/models.md, "Running lmms-eval here")
+  "$PY" -m pip install -q --disable-pip-version-check --no-deps "lmms-eval==0.7.3"
 fi
 
 echo "[install] offline resources"

@@ -2,8 +2,9 @@
 
 One `name==version` line per package pip would install, sorted; the project itself is left out (it is
 installed editable from the clone), and a local version label is dropped (`torch==2.13.0` matches the
-local CPU wheel `2.13.0+cpu` and a CUDA build of the same release alike, PEP 440). rbo is added by hand:
-scripts/install.sh installs it with --no-deps (its metadata pins numpy<2), so the resolver never sees it.
+local CPU wheel `2.13.0+cpu` and a CUDA build of the same release alike, PEP 440). rbo and lmms-eval are added by
+hand: scripts/install.sh installs them with --no-deps (rbo's metadata pins numpy<2; lmms-eval's requires torchvision
+and av<16), so the resolver never sees them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 PROJECT = "video-hardneg"
-EXTRA = {"rbo": "0.1.3"}  # installed --no-deps by scripts/install.sh
+EXTRA = {"rbo": "0.1.3", "lmms-eval": "0.7.3"}  # installed --no-deps by scripts/install.sh
 
 
 def main(report: str, out: str) -> None:

@@ -122,7 +122,7 @@ def test_lock_from_report_writes_sorted_pins_without_the_project(tmp_path):
     subprocess.run([sys.executable, str(REPO / "scripts" / "lock_from_report.py"), str(tmp_path / "r.json"),
                     str(tmp_path / "c.txt")], check=True)
     pins = [ln for ln in (tmp_path / "c.txt").read_text().splitlines() if not ln.startswith("#")]
-    assert pins == ["rbo==0.1.3", "torch==2.13.0", "typing-extensions==4.15.0"]
+    assert pins == ["lmms-eval==0.7.3", "rbo==0.1.3", "torch==2.13.0", "typing-extensions==4.15.0"]
 
 
 def test_the_demo_extra_brings_evaluate_for_the_wheel_recipe():

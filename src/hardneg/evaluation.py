@@ -146,6 +146,17 @@ def reproduction_lines(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def undecided_rule(meta: dict[str, Any]) -> dict[str, Any] | None:
+    """{"rule", "count", "by_judge", "note"} of a generate-match predictions file (`AnswerRules.undecided`: what its
+    protocol set scores an undecided answer), or None for a file with no generated answers."""
+    gen = meta.get("generation")
+    if not isinstance(gen, dict):
+        return None
+    rule = gen.get("undecided_rule", "tie")
+    return {"rule": rule if rule in ("tie", "wrong") else "tie", "count": int(gen.get("undecided", 0) or 0),
+            "by_judge": int(gen.get("by_judge", 0) or 0), "note": str(gen.get("note", ""))}
+
+
 def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ties: str = "expected",
                          n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
                          trust_metadata_dataset: bool = False, items: str | None = None) -> dict[str, Any]:
@@ -171,6 +182,11 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     requested = ties
     if ties == ORIGINAL:  # the authors' rule of the file's benchmark, as its declaration names it
         ties = benchmarks.get(meta["benchmark"]).original_ties
+    undecided = undecided_rule(meta)
+    if undecided is not None and undecided["rule"] == "wrong":
+        # generate-match ties only where an answer was undecided; the protocol set's source scores those 0 (the
+        # pessimistic tie rule), whatever tie rule was asked for
+        ties = "pessimistic"
 
     # only an explicit --dataset, the file's own local folder, or the declared Hub repo is loaded
     ds, _why = resolve_dataset(meta, dataset, trust_metadata_dataset)
@@ -194,6 +210,10 @@ def evaluate_predictions(predictions: str | Path, dataset: str | None = None, ti
     if moved:
         result["tie_range"] = moved
     result["provenance"] = provenance(meta, data, ties)
+    if undecided is not None:
+        result["undecided"] = undecided
+        if undecided["count"]:
+            result.setdefault("notes", []).append(f"{undecided['count']} generated answer(s) undecided: {undecided['note']}")
     result["model_id"] = meta.get("model_id")
     result["videos"] = meta.get("videos")
     cuts = meta.get("text_cuts")  # hardneg.truncation: captions the tokenizer cut (None: the model does not say)

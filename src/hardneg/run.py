@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,7 +200,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
               frames: FrameSettings = FrameSettings(), ties: str = "expected", resamples: int = 1000,
               seed: int = 0, confidence: float = 0.95, device: str | None = None, fp16: bool = False,
               revision: str | None = None, cache_dir: str | Path | None = None, overwrite: bool = False,
-              progress: bool = False, charts: bool = False, model_id: str | None = None, **score_options: Any) -> dict[str, dict[str, Any]]:
+              progress: bool = False, charts: bool = False, model_id: str | None = None, judge: Any = None,
+              **score_options: Any) -> dict[str, dict[str, Any]]:
     """Score `model` on every config of `benchmarks`, evaluate, write `<out>/results.json`; return the results.
 
     model: a model name or Hub id for `hardneg.models.load_model` ("tiny-clip",
@@ -227,6 +229,8 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config.
     model_id: the name written into every predictions file (`ORG/NAME`, what `hardneg submit` and the board use;
         default: the model's own name).
+    judge: a causal LM (Hub id or folder: `hardneg.judges.LLMJudge`) or a callable (question, answer, captions)
+        that decides the generated answers a protocol set's rule cannot (video LLMs, generate-match).
     score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only;
         protocol/prompt/protocol_set: how a video LLM scores, over each benchmark's declared protocol; prompt is
         one string or {benchmark: prompt}; docs/models.md).
@@ -255,6 +259,14 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     m = as_model(model, device=device, fp16=fp16, revision=revision)
+    if judge is not None:  # a causal LM for the undecided generate-match answers (hardneg.judges), or a callable
+        if not hasattr(m, "judge"):
+            raise ValueError("--judge applies to video LLMs (protocol generate-match); this model generates nothing")
+        if isinstance(judge, (str, Path)):
+            from hardneg.judges import LLMJudge
+
+            judge = LLMJudge(str(judge), device=device)
+        m.judge = judge
     user_object = m is not model and not isinstance(model, (str, Path))
     if user_object and (score_options.get("backend", "local") != "local" or score_options.get("num_workers", 1) != 1):
         raise ValueError("a model given as a Python object runs in this process only: leave backend/num_workers "
@@ -289,13 +301,22 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
             bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"),
                           score_options.get("protocol_set"))
-            key = _run_key(m, frames, data_revision, videos_path, model_id)
+            # the protocol set's own frames (lmms-eval's wrapper's), where the run's are left at their defaults
+            own = getattr(getattr(m, "spec", None), "frames", None)
+            pair_frames = own if (own is not None and frames == FrameSettings()) else frames
+            key = _run_key(m, pair_frames, data_revision, videos_path, model_id)
             reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
             if not reused:
-                score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=frames,
+                score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=pair_frames,
                                 cache_dir=str(score_cache), device=device, fp16=fp16, revision=revision,
                                 benchmark=pair.benchmark, overwrite=True, progress=False, loaded_model=m,
                                 model_id=model_id, **score_options)
+            import pyarrow.parquet as pq
+
+            if pq.read_metadata(pred).num_rows == 0:  # no video of this config could be scored: said, and the run goes on
+                print(f"hardneg run: {pair.key}: no item scored (every video missing, unreadable or refused by the "
+                      f"model); see {pred.name}'s video report", file=sys.stderr)
+                continue
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
                              "model": m.identity(), "videos": videos_path}
@@ -398,8 +419,9 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
             if entry is None or _metric(decl, key) is None:
                 continue
             chance = res.get("chance", {}).get(key)
+            mark = " *" if (res.get("undecided") or {}).get("count") else ""  # depends on undecided answers
             rows.append((res["benchmark"], res["config"], n, vocabulary.header(key),
-                         vocabulary.display_entry(key, entry), vocabulary.display(key, chance), videos))
+                         vocabulary.display_entry(key, entry) + mark, vocabulary.display(key, chance), videos))
     return rows
 
 
@@ -412,6 +434,11 @@ def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
     widths = [max(len(r[i]) for r in [head, *cells]) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
     out = [title, line(head), line(tuple("-" * w for w in widths)), *map(line, cells)]
+    undecided = {(r["benchmark"], r["config"]): r["undecided"] for r in config_results(results).values()
+                 if (r.get("undecided") or {}).get("count")}
+    for note in dict.fromkeys(u["note"] for u in undecided.values()):  # one line per rule, its configs listed
+        which = ", ".join(f"{b}/{c} {u['count']}" for (b, c), u in undecided.items() if u["note"] == note)
+        out.append(f"* depends on undecided answers ({which}): {note}")
     numbers = [r for r in results.values() if not is_config_result(r) and isinstance(r, dict) and "metric" in r]
     if numbers:
         head2 = ("benchmark", "metric", f"value{interval}", "chance", "how (the benchmark's one number)")

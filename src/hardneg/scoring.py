@@ -35,7 +35,7 @@ from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
 from hardneg.truncation import check_items, tie_identical
 from hardneg.decoding import decode_batches
-from hardneg.video import FrameSettings, VideoFolder, VideoReport, file_fingerprint
+from hardneg.video import FrameSettings, UnscorableVideo, VideoFolder, VideoReport, file_fingerprint
 
 # -------------------------------------------------------------------------------------- cache
 
@@ -88,6 +88,11 @@ class ScoreSpec:
     protocol: str | None = None  # the user's protocol and prompt, over the declaration's
     prompt: Any = None  # a string, or {benchmark name: prompt}
     protocol_set: str | None = None  # "default", "authors", "lmms-eval" (`PROTOCOL_SETS`)
+
+
+#: what a model raises for one video it cannot take (`hardneg.video.UnscorableVideo`: too many tokens for its context,
+#: frame times it cannot place): that video is reported unreadable with the error and the run goes on
+UNSCORABLE = (UnscorableVideo,)
 
 
 def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
@@ -182,9 +187,12 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
         many: dict[int, np.ndarray] = {}  # a model that scores many items at once (video LLMs batch across videos)
         if has_captions and callable(getattr(model, "similarity_many", None)) and not getattr(model, "wants_items", False):
             todo = [i for i, vid in enumerate(batch["video_id"]) if status.get(vid, "missing") in ("ok", "not used")]
-            got = model.similarity_many([emb[batch["video_id"][i]] for i in todo],
-                                        [text_embeddings(list(batch["captions"][i])) for i in todo])
-            many = dict(zip(todo, got))
+            try:
+                got = model.similarity_many([emb[batch["video_id"][i]] for i in todo],
+                                            [text_embeddings(list(batch["captions"][i])) for i in todo])
+                many = dict(zip(todo, got))
+            except UNSCORABLE:  # one video the model cannot take: score the batch item by item, below
+                many = {}
         for i, vid in enumerate(batch["video_id"]):
             st = status.get(vid, "missing")
             scores = None
@@ -194,7 +202,11 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
                 caps = list(batch["captions"][i])
                 if "provenance" in batch and hasattr(model, "set_item"):  # a protocol that asks the item's question
                     model.set_item({"captions": caps, "provenance": batch["provenance"][i]})
-                scores = model.similarity(emb[vid][None, :], text_embeddings(caps))[0].astype(np.float32).tolist()
+                try:
+                    scores = model.similarity(emb[vid][None, :], text_embeddings(caps))[0].astype(np.float32).tolist()
+                except UNSCORABLE as exc:  # reported as this video's error; the other videos go on
+                    st = status[vid] = "unreadable"
+                    report.unreadable[vid] = f"the model could not score it: {type(exc).__name__}: {exc}"[:500]
             out["id"].append(batch["id"][i])
             out["scores"].append(scores)
             out["video_id"].append(vid)
@@ -328,8 +340,12 @@ def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[s
         if fallback:
             print(f"warning: {fallback}", file=sys.stderr)
     backend = default_backend(frames)
+    from hardneg.video import SAMPLING_RULE
+
     info: dict[str, Any] = {"requested": requested, "decoder": frames.decoder, "backend": backend,
-                            "workers": default_workers() if backend == "process" else None}
+                            "workers": default_workers() if backend == "process" else None,
+                            "sampling": SAMPLING_RULE, "scaler": frames.scaler if frames.decoder != "torchcodec"
+                            else "torch-bicubic-antialias"}
     if fallback:
         info["fallback"] = fallback
     return frames, info

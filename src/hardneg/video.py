@@ -45,6 +45,11 @@ ONE_FRAME_PER_PACKET = frozenset({"h264", "hevc", "vp9", "av1"})
 SEEK_COST_FRAMES = 16
 
 
+class UnscorableVideo(ValueError):
+    """A video a model cannot take (too many tokens for its context, frame times it cannot place): the scorer reports
+    that video with this message and the run goes on (`hardneg.scoring`)."""
+
+
 class VideoDecodeError(RuntimeError):
     """A video file exists but yields no usable frames (or is refused, e.g. too large)."""
 
@@ -92,6 +97,11 @@ class FrameSettings:
     resize: int | None = 224
     decoder: str = "pyav"
     scaler: str = "pil"
+    #: "hardneg" (the rule above) or "qwen-vl-utils": the frames lmms-eval's Qwen2-VL wrapper takes
+    #: (`hardneg.frame_recipes`: qwen-vl-utils' `fetch_video` at `fps` (default 2) frames per second, at least 4,
+    #: an even count, then at most `n_frames` (the wrapper's max_num_frames), resized to multiples of 28 pixels
+    #: within its pixel limits); `resize` must then be None
+    recipe: str = "hardneg"
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_frames, int) or self.n_frames < 1:
@@ -106,6 +116,10 @@ class FrameSettings:
             raise ValueError(f"scaler must be one of {SCALERS}, got {self.scaler!r}")
         if self.decoder in TORCH_DECODERS and self.scaler != "pil":
             raise ValueError(f"scaler applies to the pyav decoder only; {self.decoder} frames are resized with torch")
+        if self.recipe not in ("hardneg", "qwen-vl-utils"):
+            raise ValueError(f"recipe must be 'hardneg' or 'qwen-vl-utils', got {self.recipe!r}")
+        if self.recipe != "hardneg" and self.resize is not None:
+            raise ValueError("recipe 'qwen-vl-utils' resizes the frames itself: leave resize None")
 
     def identity(self) -> dict[str, Any]:
         """The settings that make the frames what they are. The defaults give the same dict as
@@ -115,6 +129,8 @@ class FrameSettings:
                                  "decoder": self.decoder}
         if self.decoder in TORCH_DECODERS:
             ident["resize_method"] = "torch-bicubic-antialias"
+        if self.recipe != "hardneg":
+            ident["recipe"] = self.recipe
         if self.scaler != "pil":
             ident["scaler"] = f"{self.scaler}-bicubic"
         return ident
@@ -143,11 +159,24 @@ def _resample_grid(times: np.ndarray, fps: float) -> np.ndarray:
     return np.unique(np.where(left_closer, pos - 1, pos))
 
 
+#: the sampling rule, in words, for provenance (`hardneg.scoring`: the predictions' `decoding.sampling`)
+SAMPLING_RULE = ("n_frames at the midpoints of n equal segments of the clip's frames in presentation order (after "
+                 "resampling to the nearest frames of a regular --fps grid, when given); a clip with fewer frames "
+                 "repeats frames, and each frame keeps its presentation time (hardneg.video.sample_positions)")
+
+
 def sample_positions(times: Sequence[float], settings: FrameSettings) -> np.ndarray:
     """Positions (in presentation order) of the frames a video contributes, given every frame's
     time in seconds (or its position when it has none): the rule all decoders follow."""
     if len(times) < 1:
         raise ValueError("a video with no frames has nothing to sample")
+    if settings.recipe == "qwen-vl-utils":
+        from hardneg.frame_recipes import qwen_vl_utils_positions
+
+        try:
+            return qwen_vl_utils_positions(times, settings)
+        except ValueError as exc:
+            raise UnscorableVideo(str(exc)) from exc
     candidates = np.arange(len(times))
     if settings.fps is not None:
         candidates = _resample_grid(np.asarray(times), settings.fps)
@@ -550,8 +579,14 @@ def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettin
     stats = stats if stats is not None else DecodeStats()
     try:
         if settings.decoder in TORCH_DECODERS:
-            return _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
-        return _decode_pyav(path, settings, max_pixels, threads, stats, device)
+            got = _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
+        else:
+            got = _decode_pyav(path, settings, max_pixels, threads, stats, device)
+        if settings.recipe == "qwen-vl-utils":
+            from hardneg.frame_recipes import qwen_vl_utils_resize
+
+            got = Frames(qwen_vl_utils_resize(np.asarray(got)), frame_times(got))
+        return got
     except (VideoDecodeError, DecoderUnavailable):
         raise
     except Exception as exc:  # av raises many error classes (InvalidDataError, OSError, ...)

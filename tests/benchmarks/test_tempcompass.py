@@ -194,3 +194,55 @@ def test_real_release_counts_and_the_authors_numbers(realdata, tmp_path, capsys,
         assert f"Accuracy category={aspect}" in printed
     meta = json.loads(pq.read_schema(pred).metadata[b"hardneg"])
     assert meta["imported_from"]["file"] == judged_file.name and meta["imported_from"]["rows_read"] == 1503
+
+
+def _authors_accuracy(entries: list[dict], disable_llm: bool) -> float:
+    """eval_caption_matching.py's overall accuracy from its own output: the released ratings, or with --disable_llm
+    0 for every answer its rule could not match (match_success false): what print_result then sums."""
+    return 100 * sum(e["rating"] if (e["match_success"] or not disable_llm) else 0 for e in entries) / len(entries)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("model,judged,disable_llm", [("gemini", 77.45, 70.26), ("reka-core-20240501", 74.05, 41.32)])
+def test_answers_matched_again_print_the_authors_accuracy_with_their_judge_and_with_disable_llm(
+        realdata, tmp_path, capsys, model, judged, disable_llm):
+    """The released answers matched again by our copy of the authors' rule: with the file's ratings as the judge of
+    the undecided answers the authors' own overall accuracy comes back, and without a judge their --disable_llm one
+    (Reka: 651 answers their rule cannot decide). The reference is the authors' output file (its match_success and
+    rating), not our matcher."""
+    raw = realdata / "tempcompass"
+    built = build_benchmark(NAME, raw, tmp_path / "tc").out
+    judged_file = raw / f"auto_eval_results_{model}_caption_matching.json"
+    entries = [e for aspects in json.loads(judged_file.read_text()).values() for es in aspects.values() for e in es]
+    assert round(_authors_accuracy(entries, False), 2) == judged
+    assert round(_authors_accuracy(entries, True), 2) == disable_llm
+    for fmt, want in (("tempcompass-answers-judged", judged), ("tempcompass-answers-disable-llm", disable_llm)):
+        pred = tmp_path / f"{model}-{fmt}.parquet"
+        assert main(["import-scores", NAME, str(judged_file), "--data", str(built), "--model-id",
+                     f"tempcompass/{model}", "--out", str(pred), "--format", fmt]) == 0
+        capsys.readouterr()
+        assert main(["evaluate", str(pred), "--ties", "original", "--resamples", "0"]) == 0
+        assert f"Accuracy                                 {want:.2f}" in capsys.readouterr().out, fmt
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("model", ["gemini", "reka-core-20240501"])
+def test_our_rule_decides_every_released_answer_as_the_authors_did(realdata, model):
+    """match_success and rating of every released answer (1,503 per file) equal our authors' rule on the stored
+    prediction (the text their rule saw): the file is the authors' eval_caption_matching.py output, an independent
+    reference. The current main's clean-up changes no Reka answer and 136 Gemini answers (trailing
+    whitespace: that file was written before main stripped)."""
+    from hardneg.benchmarks.tempcompass import clean_answer, eval_rule_rating
+
+    judged_file = realdata / "tempcompass" / f"auto_eval_results_{model}_caption_matching.json"
+    entries = [e for aspects in json.loads(judged_file.read_text()).values() for es in aspects.values() for e in es]
+    assert len(entries) == 1503
+    for e in entries:
+        pred = e["video-llm-prediction"]
+        got = eval_rule_rating(pred, e["question"], e["gt-answer"])
+        assert (got is not None) == e["match_success"], pred
+        if got is not None:
+            assert got == e["rating"], pred
+    changed = sum(isinstance(e["video-llm-prediction"], str) and clean_answer(e["video-llm-prediction"])
+                  != e["video-llm-prediction"] for e in entries)
+    assert changed == {"gemini": 136, "reka-core-20240501": 0}[model]

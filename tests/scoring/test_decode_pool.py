@@ -257,8 +257,10 @@ def test_scores_with_the_pool_equal_one_process_for_every_config(tiny_clip, samp
                 assert got.column("id").equals(ref.column("id")), (bench, config)
                 assert got.column("scores").to_pylist() == ref.column("scores").to_pylist(), (bench, config, workers)
                 meta = json.loads(got.schema.metadata[b"hardneg"])
+                from hardneg.video import SAMPLING_RULE
+
                 assert meta["decoding"] == {"requested": "pyav", "decoder": "pyav", "backend": "process",
-                                            "workers": int(workers)}
+                                            "workers": int(workers), "sampling": SAMPLING_RULE, "scaler": "pil"}
             checked += 1
     assert checked >= 3
 

@@ -22,7 +22,7 @@ def likelihood_model_without_rope_delta():
     continues from dropped after each prefix. The cached scores must then move away from the naive ones, which
     shows that the cached == naive tests can fail."""
     from hardneg.models import load_model
-    from hardneg.models.vlm import DEFAULT_PROMPTS
+    from hardneg.models.vlm.model import DEFAULT_PROMPTS
 
     def make(name: str):
         m = load_model(name, device="cpu")

@@ -1,4 +1,4 @@
-"""Qwen2-VL / Qwen2.5-VL 3-D positions (`hardneg.models.qwen_positions`) against a reference written separately,
+"""Qwen2-VL / Qwen2.5-VL 3-D positions (`hardneg.models.vlm.positions`) against a reference written separately,
 in torch, in the shape of Qwen's own function (QwenLM/Qwen2.5-VL `qwen-vl-finetune/qwenvl/data/rope2d.py`,
 `get_rope_index_25`; `get_rope_index_2` for Qwen2-VL): find each `<|vision_start|>`, lay the text before it out
 from max + 1, the video grid after it, the trailing text from max + 1.
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from hardneg.models.qwen_positions import mrope_positions, next_delta
+from hardneg.models.vlm.positions import mrope_positions, next_delta
 
 START, VIDEO, END = 900, 901, 902  # token ids of <|vision_start|>, <|video_pad|>, <|vision_end|>
 
@@ -101,7 +101,7 @@ def test_the_engine_feeds_the_model_these_positions(arch):
     """The positions every forward receives (prefix, naive) are the reference's, for the real tiny checkpoints'
     token ids, grid and time spacing (3.0 s per frame: positions spaced by time, far past the text)."""
     from hardneg.models import load_model
-    from hardneg.models.vlm import DEFAULT_PROMPTS
+    from hardneg.models.vlm.model import DEFAULT_PROMPTS
 
     m = load_model(arch, device="cpu")
     eng, fam = m.engine, m.engine.family

@@ -1,4 +1,4 @@
-"""Items batched across videos (issue 35, `hardneg.models.vlm_batch`): the same scores as one item at a time and as
+"""Items batched across videos (issue 35, `hardneg.models.vlm.batch`): the same scores as one item at a time and as
 one forward per caption, for every protocol on two families (Qwen2-VL's 3-D positions, LLaVA-OneVision's 1-D ones),
 prefixes of different lengths in one padded forward; out-of-memory gives smaller batches, never a failure."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from hardneg.models import load_model
-from hardneg.models.vlm import DEFAULT_PROMPTS
-from hardneg.models.vlm_batch import BatchScorer
+from hardneg.models.vlm.model import DEFAULT_PROMPTS
+from hardneg.models.vlm.batch import BatchScorer
 
 FAMILIES = ("tiny-vlm", "tiny-vlm:llava-onevision")
 CAPTIONS = [["a man opens the door", "a man closes the door slowly", "the dog runs across the park"],
@@ -104,7 +104,7 @@ def test_out_of_memory_halves_the_batch_and_the_scores_stay(model, items):
 
 
 def test_batch_size_follows_the_free_memory(model, items, monkeypatch):
-    import hardneg.models.vlm_batch as vb
+    import hardneg.models.vlm.batch as vb
 
     spec = DEFAULT_PROMPTS["caption-likelihood"]
     scorer = BatchScorer(model.engine, max_items=64)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from hardneg.models import load_model, resolve
-from hardneg.models.vlm import DEFAULT_PROMPTS, VideoLLM
-from hardneg.models.vlm_families import DEFAULT_SECONDS_PER_FRAME, seconds_per_frame
+from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
+from hardneg.models.vlm.families import DEFAULT_SECONDS_PER_FRAME, seconds_per_frame
 
 CAPTIONS = ["a man opens the door", "a man closes the door slowly", "the dog runs across the park"]
 
@@ -83,7 +83,7 @@ def test_qwen25_without_the_rope_delta_is_caught(frames, likelihood_model_withou
 
 
 def test_seconds_per_frame_is_a_setting_in_the_provenance(frames):
-    from hardneg.models.tiny_vlm import tiny_vlm_path
+    from hardneg.models.vlm.tiny import tiny_vlm_path
 
     m = VideoLLM(str(tiny_vlm_path("qwen2.5-vl")), device="cpu", seconds_per_frame=2.0)
     assert m.identity()["pixels"]["seconds_per_frame"] == 2.0
@@ -93,7 +93,7 @@ def test_seconds_per_frame_is_a_setting_in_the_provenance(frames):
     assert "seconds_per_frame" not in load_model("tiny-vlm", device="cpu").identity()["pixels"]
 
 
-@pytest.mark.parametrize("times, words", [([0.0, 1.0, 1.0, 0.5], "must increase"), ([3.0, 2.0], "must increase")])
+@pytest.mark.parametrize("times, words", [([0.0, 1.0, 1.0, 0.5], "must not go back"), ([3.0, 2.0], "must not go back")])
 def test_bad_timestamps_are_a_clear_error(times, words):
     with pytest.raises(ValueError, match=words):
         seconds_per_frame(times)
@@ -140,7 +140,7 @@ def test_video_llava_token_count_is_what_the_model_fills(video_llava, frames):
 
 
 def test_video_llava_refuses_a_crop_its_tower_cannot_take(video_llava):
-    from hardneg.models.vlm_families import VideoLlava
+    from hardneg.models.vlm.families import VideoLlava
 
     with pytest.raises(ValueError, match="crop_size"):
         VideoLlava(video_llava.engine.model.config, {"crop_size": {"height": 224, "width": 224}})
@@ -154,7 +154,7 @@ def test_video_llava_refuses_a_crop_its_tower_cannot_take(video_llava):
     ("video-llava", "video_llava", "LanguageBind/Video-LLaVA-7B-hf"),
 ])
 def test_a_save_pretrained_folder_loads_by_path_through_the_registry(tmp_path, frames, arch, model_type, hub_id):
-    from hardneg.models.tiny_vlm import build_tiny_vlm
+    from hardneg.models.vlm.tiny import build_tiny_vlm
 
     folder = build_tiny_vlm(tmp_path / f"my-{arch}", arch)  # save_pretrained of the model and the tokenizer
     assert json.loads((folder / "config.json").read_text())["model_type"] == model_type

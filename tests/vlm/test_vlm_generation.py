@@ -118,21 +118,40 @@ def test_undecided_answers_tie_and_are_listed_and_a_judge_decides_them(monkeypat
     m.use_protocol(benchmarks.get("tempcompass"), protocol_set="authors")
     q = "Which caption matches the video better?\nCaption A: a dog runs\nCaption B: a cat sits"
     item = _item(q)
+    clips = iter(np.full((2, 16, 16, 3), k, np.uint8) for k in range(4))  # four videos: four answers
     frames = np.zeros((2, 16, 16, 3), np.uint8)
     answers = iter(["Caption B", "I think it is the cat", "A, the dog", "no idea"])
     monkeypatch.setattr(m.engine, "generate", lambda *a, **k: next(answers))
     m.set_item(item)
-    assert m._score(frames, item["captions"]).tolist() == [0.0, 1.0]
-    assert m._score(frames, item["captions"]).tolist() == [0.0, 0.0]  # undecided: a tie, never a guess
+    assert m._score(next(clips), item["captions"]).tolist() == [0.0, 1.0]
+    assert m._score(next(clips), item["captions"]).tolist() == [0.0, 0.0]  # undecided: a tie, never a guess
     m.judge = lambda question, answer, captions: 0 if "A" in answer else None
-    assert m._score(frames, item["captions"]).tolist() == [1.0, 0.0]
-    assert m._score(frames, item["captions"]).tolist() == [0.0, 0.0]
+    assert m._score(next(clips), item["captions"]).tolist() == [1.0, 0.0]
+    assert m._score(next(clips), item["captions"]).tolist() == [0.0, 0.0]
     report = m.take_generation_report()
     assert (report["answers"], report["by_rule"], report["by_judge"], report["undecided"]) == (4, 1, 1, 2)
     assert [u["answer"] for u in report["undecided_items"]] == ["I think it is the cat", "no idea"]
     m.set_item(_item(q.replace("dog", "bird")))
     with pytest.raises(ValueError, match="needs the item"):
         m._score(frames, item["captions"])
+
+
+def test_a_question_is_answered_once_per_video_and_protocol(monkeypatch):
+    """TempCompass asks each question in `all` and in its aspect's config: the model generates once."""
+    m = load_model("tiny-vlm", device="cpu")
+    m.use_protocol(benchmarks.get("tempcompass"), protocol_set="authors")
+    item = _item("Which caption matches the video better?\nCaption A: a dog runs\nCaption B: a cat sits")
+    calls = []
+    monkeypatch.setattr(m.engine, "generate", lambda *a, **k: calls.append(1) or "Caption A")
+    m.set_item(item)
+    frames = np.zeros((2, 16, 16, 3), np.uint8)
+    for _ in range(3):
+        assert m._score(frames, item["captions"]).tolist() == [1.0, 0.0]
+    assert len(calls) == 1
+    m._score(frames + 1, item["captions"])  # another video
+    m.use_protocol(benchmarks.get("tempcompass"), protocol_set="lmms-eval")  # another protocol (system turn)
+    m._score(frames, item["captions"])
+    assert len(calls) == 3
 
 
 def test_lmms_eval_vitatecs_question_and_rules():
@@ -144,7 +163,8 @@ def test_lmms_eval_vitatecs_question_and_rules():
     wrong = "B" if right == "A" else "A"
     assert vitatecs.lmms_eval_match(right, item) == 0 and vitatecs.lmms_eval_match(wrong + ".", item) == 1
     assert vitatecs.lmms_eval_match("I see: A man closes the door.", item) == 1
-    assert vitatecs.lmms_eval_match("(A) whatever", item) == 1  # lmms-eval's "(A)" rule compares the wrong part
+    # lmms-eval 0.7.3 reads the letter inside "(A)" (before 0.7 it compared the text after the ")")
+    assert vitatecs.lmms_eval_match(f"({right}) whatever", item) == 0 and vitatecs.lmms_eval_match(f"({right})", item) == 0
     assert vitatecs.lmms_eval_match("both or neither", item) is None
 
 

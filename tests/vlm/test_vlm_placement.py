@@ -1,4 +1,4 @@
-"""A video LLM over several devices (issue 35, `hardneg.models.placement`): a tiny model forced to split between the
+"""A video LLM over several devices (issue 35, `hardneg.models.vlm.placement`): a tiny model forced to split between the
 CPU and disk offload by a small `max_memory` scores as a one-device run, cached, naive and batched across videos."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from hardneg.models import load_model
-from hardneg.models.placement import device_string, parse, parse_max_memory
-from hardneg.models.vlm import DEFAULT_PROMPTS
+from hardneg.models.vlm.placement import device_string, parse, parse_max_memory
+from hardneg.models.vlm.model import DEFAULT_PROMPTS
 
 pytest.importorskip("accelerate")
 
@@ -29,7 +29,7 @@ def test_a_model_split_over_cpu_and_disk_scores_as_one_device(arch):
         want = [one.score(f, CAPTIONS) for f in frames]
         for f, w in zip(frames, want):
             np.testing.assert_allclose(split.score(f, CAPTIONS), w, rtol=0, atol=1e-5)
-        from hardneg.models.vlm_batch import BatchScorer
+        from hardneg.models.vlm.batch import BatchScorer
 
         got = BatchScorer(split.engine).score_items([(f, CAPTIONS) for f in frames], split.spec)
         for g, w in zip(got, want):

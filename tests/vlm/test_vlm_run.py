@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from hardneg import benchmarks
 from hardneg.cli import main as hardneg_main
 from hardneg.datasets import sample_benchmarks
-from hardneg.models.vlm import SCORE_NAMES
+from hardneg.models.vlm.model import SCORE_NAMES
 from hardneg.schema import read_predictions_metadata
 
 

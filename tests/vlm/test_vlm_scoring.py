@@ -16,10 +16,10 @@ import pytest
 from hardneg import benchmarks
 from hardneg.benchmarks.base import VLMPrompt
 from hardneg.models import load_model, resolve
-from hardneg.models.vlm import DEFAULT_PROMPTS
-from hardneg.models.vlm_engine import LETTERS
+from hardneg.models.vlm.model import DEFAULT_PROMPTS
+from hardneg.models.vlm.engine import LETTERS
 
-ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava")
+ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava", "tiny-vlm:llava-next-video")
 CAPTIONS = ["a man opens the door", "a man closes the door slowly", "the dog runs across the park"]
 
 
@@ -173,7 +173,7 @@ def test_an_image_only_model_is_named_with_what_to_do(tmp_path):
 
 def test_a_save_pretrained_folder_loads_by_path_like_a_hub_id(tmp_path, frames):
     """`--model <folder>` (what a Hub id downloads to) takes the same path: same scores as the built-in."""
-    from hardneg.models.tiny_vlm import tiny_vlm_path
+    from hardneg.models.vlm.tiny import tiny_vlm_path
 
     folder = tmp_path / "my-qwen2-vl"
     shutil.copytree(tiny_vlm_path("qwen2-vl"), folder)
@@ -207,7 +207,7 @@ def llava_next_video_folder(tmp_path_factory):
     import torch
     from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
 
-    from hardneg.models.tiny_vlm import LLAVA_TEMPLATE, SPECIALS, build_tokenizer
+    from hardneg.models.vlm.tiny import LLAVA_TEMPLATE, SPECIALS, build_tokenizer
 
     tok = build_tokenizer()
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}

@@ -214,7 +214,7 @@ class ImportedScores:
     notes: list[str] = field(default_factory=list)
 
 
-#: How a video LLM scores a caption (`hardneg.models.vlm`; docs/models.md, "Video LLMs"):
+#: How a video LLM scores a caption (`hardneg.models.vlm.model`; docs/models.md, "Video LLMs"):
 #: "caption-likelihood" (mean log-probability of the caption's tokens after the prompt),
 #: "yes-probability" (P(Yes) / (P(Yes) + P(No)) after a question holding the caption: VideoCon),
 #: "choice-letter" (all captions listed as options A, B, ...; each scored by its letter's logit: TempCompass),
@@ -226,6 +226,49 @@ VIDEO_SLOT, CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT = "{video}", "{caption}", 
 #: video-LLM protocol), "lmms-eval" (lmms-eval's task for the benchmark); a benchmark without an entry for a set
 #: uses its `vlm`, and the provenance says so (`Benchmark.vlm_for`)
 PROTOCOL_SETS = ("default", "authors", "lmms-eval")
+
+
+#: what an undecided generate-match answer scores: "tie" (every option 0: a tie, scored by the run's tie rule;
+#: hardneg's default, stated in the output) or "wrong" (counted as a wrong answer: lmms-eval without its judge, the
+#: TempCompass authors' --disable_llm)
+UNDECIDED_RULES = ("tie", "wrong")
+
+
+@dataclass(frozen=True)
+class AnswerRules:
+    """What a protocol set does with a generated answer, as its source does.
+
+    stop: cut the decoded answer at the first of these strings (lmms-eval: its task's `until`, "\\n\\n" by default,
+        lmms_eval/api/task.py; the Qwen2-VL wrapper cuts there, `generate_until`).
+    strip: strip surrounding whitespace after the cut (lmms-eval's wrapper: `ans[:stop_pos].strip()`).
+    undecided: `UNDECIDED_RULES`; "wrong" is scored as a wrong answer (the pessimistic tie rule on that item).
+    source: where these rules come from (file and function), recorded in provenance.
+    """
+
+    stop: tuple[str, ...] = ()
+    strip: bool = False
+    undecided: str = "tie"
+    source: str = "hardneg's own: the answer as decoded; an undecided answer is a tie"
+    #: the source's judge prompt for an undecided answer, with {question}, {answer} (a ground truth) and
+    #: {prediction} (`hardneg.judges.LLMJudge`, `--judge`); None: no judge prompt
+    judge_prompt: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.undecided not in UNDECIDED_RULES:
+            raise ValueError(f"undecided {self.undecided!r}: use one of {UNDECIDED_RULES}")
+
+    def clean(self, answer: str) -> str:
+        """The answer as the source's harness hands it to its matcher."""
+        cut = len(answer)
+        for stop in self.stop:
+            if stop and stop in answer:
+                cut = min(cut, answer.index(stop))
+        answer = answer[:cut]
+        return answer.strip() if self.strip else answer
+
+    def identity(self) -> dict:
+        return {"stop": list(self.stop), "strip": self.strip, "undecided": self.undecided, "source": self.source,
+                "judge_prompt": self.judge_prompt}
 
 
 @dataclass(frozen=True)
@@ -256,8 +299,21 @@ class VLMPrompt:
     #: run_blip2.py, main: each frame scored alone, the summed negative log-likelihood over (tokens + 1), averaged
     #: over frames, exponentiated; the score is minus that perplexity, so higher still means a better match)
     normalize: str = "mean"
+    #: generate-match: what happens to the decoded answer before the matcher, and to an answer the matcher (and the
+    #: judge) cannot decide (`AnswerRules`); each protocol set follows its source
+    answers: "AnswerRules" = None  # type: ignore[assignment]
+    #: the system turn put before the user turn (None: none; lmms-eval's Qwen2-VL wrapper always sends one)
+    system: str | None = None
+    #: (min_pixels, max_pixels) per frame for Qwen-VL families, the harness's own limits (lmms-eval's Qwen2-VL
+    #: wrapper: 3136, 602112); None: the checkpoint's processor settings
+    pixels: tuple[int, int] | None = None
+    #: the frames the protocol set's source takes (a `hardneg.video.FrameSettings`, e.g. lmms-eval's wrapper's
+    #: qwen-vl-utils recipe), used when the run's frames are left at their defaults; None: the run's frames
+    frames: Any = None
 
     def __post_init__(self) -> None:
+        if self.answers is None:
+            object.__setattr__(self, "answers", AnswerRules())
         check_vlm_prompt(self.protocol, self.prompt)
         if self.protocol == "generate-match" and not (self.item_text and self.matcher):
             raise ValueError("a generate-match protocol names its item_text and matcher functions ('module:function')")

@@ -32,9 +32,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
+                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -51,12 +54,19 @@ ASPECT_TEXT = {
 }
 
 
-def _question_then_answer(source: str) -> VLMPrompt:
+#: the TempCompass authors' eval_caption_matching.py, main: `.replace('</s>', '').strip()` before eval_rule (done by
+#: `authors_match`); an answer eval_rule cannot decide is rated by ChatGPT, or 0 with --disable_llm
+AUTHORS_ANSWERS = AnswerRules(undecided="wrong", judge_prompt=TEMPCOMPASS_JUDGE_PROMPT, source=(
+    "TempCompass eval_caption_matching.py main: eval_rule, else the ChatGPT judge, else (--disable_llm) rating 0"))
+
+
+def _question_then_answer(source: str, matcher: str, answers: AnswerRules, **harness) -> VLMPrompt:
     """The release's own question after the video, then answer_prompt["caption_matching"]; a greedy answer matched
-    by eval_rule. The authors' inference and lmms-eval's task build this same prompt (only `source` differs)."""
-    return VLMPrompt("generate-match", "{video}{question}\nPlease directly give the best option:", source, "1",
+    by eval_rule. The authors' inference and lmms-eval's task build this same prompt (`harness`: the harness's
+    system turn, pixel limits and token cap)."""
+    return VLMPrompt("generate-match", "{video}{question}\nPlease directly give the best option:", source, "2",
                      item_text="hardneg.benchmarks.tempcompass:authors_question",
-                     matcher="hardneg.benchmarks.tempcompass:authors_match", max_new_tokens=128)
+                     matcher=matcher, answers=answers, **{"max_new_tokens": 128, **harness})
 
 
 BENCHMARK = Benchmark(
@@ -124,6 +134,13 @@ BENCHMARK = Benchmark(
         ScoreImporter("tempcompass-judged-json", "hardneg.benchmarks.tempcompass:import_judged",
                       "TempCompass auto_eval_results/<model>/caption_matching.json (a 0/1 'rating' per question, "
                       "joined by video, aspect and question text)"),
+        ScoreImporter("tempcompass-answers-judged", "hardneg.benchmarks.tempcompass:import_answers_judged",
+                      "the same file, each 'video-llm-prediction' matched again by the authors' rule "
+                      "(eval_caption_matching.py, main + eval_rule); an undecided answer takes the file's rating "
+                      "(their ChatGPT judge)"),
+        ScoreImporter("tempcompass-answers-disable-llm", "hardneg.benchmarks.tempcompass:import_answers_disable_llm",
+                      "the same file, each 'video-llm-prediction' matched again by the authors' rule; an undecided "
+                      "answer rated 0, as eval_caption_matching.py --disable_llm"),
     ),
     # TempCompass asks a video LLM for "the best option" after the question and its options, and reads the letter
     # it answers (run_video_llava.py and the other run_*.py, `answer_prompt["caption_matching"]`); here each
@@ -137,13 +154,18 @@ BENCHMARK = Benchmark(
         # a greedy answer, matched by eval_caption_matching.py, eval_rule (their ChatGPT fallback: the judge hook)
         ("authors", _question_then_answer(
             "TempCompass run_qwen2_vl.py (question + answer_prompt['caption_matching'], generate), "
-            "eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)")),
+            "eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)",
+            "hardneg.benchmarks.tempcompass:authors_match", AUTHORS_ANSWERS)),
         # lmms-eval: f"{pre_prompt}{question}{post_prompt}" with post_prompt["caption_matching"] the same sentence,
         # scored by the same eval_rule (tasks/tempcompass/utils.py, tempcompass_doc_to_text_caption_matching,
         # tempcompass_process_results_caption_matching)
+        # (lmms-eval does not remove "</s>" as the authors' main does: `lmms_eval_match`)
         ("lmms-eval", _question_then_answer(
-            "lmms-eval tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
-            "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:authors_match)")),
+            "lmms-eval 0.7.3 tasks/tempcompass/utils.py tempcompass_doc_to_text_caption_matching + "
+            "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:lmms_eval_match)",
+            "hardneg.benchmarks.tempcompass:lmms_eval_match",
+            replace(LMMS_EVAL_ANSWERS, judge_prompt=TEMPCOMPASS_JUDGE_PROMPT), system=LMMS_EVAL_SYSTEM,
+            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES)),
     ),
 )
 
@@ -214,6 +236,14 @@ def authors_match(answer: str, item: dict) -> int | None:
     """The option (index into the item's captions, the question's order) the authors' rule reads in a generated
     answer, or None (undecided)."""
     got = _rule(clean_answer(answer), authors_question(item))
+    return None if got is None else got[1]
+
+
+def lmms_eval_match(answer: str, item: dict) -> int | None:
+    """The option lmms-eval 0.7.3 reads (tasks/tempcompass/utils.py, tempcompass_process_results_caption_matching:
+    its copy of eval_rule on the answer as its wrapper hands it over, `AnswerRules` LMMS_EVAL_ANSWERS); unlike the
+    authors' main it does not remove "</s>", so "A</s>" goes to its judge. None: undecided."""
+    got = _rule(answer, authors_question(item))
     return None if got is None else got[1]
 
 
@@ -388,7 +418,35 @@ def parse(raw: Path):
 # ----------------------------------------------------------------------------- judged answers
 
 
-def import_judged(path: Path, data):
+def _rule_then(fallback: str):
+    """A rating function for `import_judged`: the authors' eval_rule on the entry's `video-llm-prediction`; where it
+    cannot decide, `fallback`: "judge" (the file's own rating, i.e. the authors' ChatGPT judge) or "disable_llm"
+    (rating 0, their --disable_llm). The stored prediction is the text their rule saw (eval_caption_matching.py,
+    main, stores it after its clean-up), so it is matched as stored: the Gemini file was written by an earlier
+    main that did not strip: 136 of its stored answers end in whitespace that the current main would strip."""
+    def rate(entry: dict, rating: int) -> int:
+        pred = entry.get("video-llm-prediction")
+        got = eval_rule_rating(pred if isinstance(pred, str) else None, entry["question"], entry.get("gt-answer", ""))
+        if got is not None:
+            return got
+        return rating if fallback == "judge" else 0
+    return rate
+
+
+def import_answers_judged(path: Path, data):
+    """A model's auto_eval_results file, its answers matched again by the authors' rule; an answer the rule cannot
+    decide takes the file's rating (the authors' ChatGPT judge). Equals the authors' printed accuracy when the
+    rule agrees with their match_success on every answer."""
+    return import_judged(path, data, rate=_rule_then("judge"))
+
+
+def import_answers_disable_llm(path: Path, data):
+    """A model's auto_eval_results file, its answers matched again by the authors' rule; an answer the rule cannot
+    decide is rated 0, as `eval_caption_matching.py --disable_llm` does (no judge)."""
+    return import_judged(path, data, rate=_rule_then("disable_llm"))
+
+
+def import_judged(path: Path, data, rate=None):
     """A model's `auto_eval_results/<model>/caption_matching.json` -> one score per option.
 
     Each judged entry (`question`, `gt-answer`, `rating` 0/1, written by `eval_caption_matching.py`,
@@ -444,6 +502,6 @@ def import_judged(path: Path, data):
                     continue
                 if scores[ids[k]][0] is not None:
                     raise RawFormatError(path, f"question {ids[k]} is judged twice", "keep one entry per question", at)
-                right = float(rating)
+                right = float(rating if rate is None else rate(e, rating))
                 scores[ids[k]] = [right if j == labels[k] else 1.0 - right for j in range(2)]
     return ImportedScores(scores=scores, rows_read=rows, unmatched=unmatched, other_configs=other)

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
+from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
+                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, VITATECS_JUDGE_PROMPT)
 
 #: the aspects in the order of the authors' README; file `<Aspect>.jsonl`, config `<aspect>`
 ASPECTS = ("Direction", "Intensity", "Sequence", "Localization", "Compositionality", "Type")
@@ -109,12 +112,16 @@ BENCHMARK = Benchmark(
     # lmms-eval's task (tasks/vitatecs/utils.py): its own two-option question (vitatecs_doc_to_text,
     # format_question_and_answer) + post_prompt (_default_template_yaml), a generated answer, its rules
     # (vitatecs_process_results; their ChatGPT fallback is the judge hook)
+    # (the task sets no max_new_tokens: the wrapper's 128; the system turn, the cut, the strip and the undecided
+    # rule are lmms-eval's harness: hardneg.benchmarks.harnesses)
     vlm_sets=(("lmms-eval", VLMPrompt(
         "generate-match", "{video}{question}\nPlease response with a single letter (A or B):",
-        "lmms-eval tasks/vitatecs/utils.py format_question_and_answer + vitatecs_process_results, post_prompt of "
-        "_default_template_yaml (hardneg.benchmarks.vitatecs:lmms_eval_question, lmms_eval_match)",
-        "1", item_text="hardneg.benchmarks.vitatecs:lmms_eval_question",
-        matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=32)),),
+        "lmms-eval 0.7.3 tasks/vitatecs/utils.py format_question_and_answer + vitatecs_process_results, post_prompt "
+        "of _default_template_yaml (hardneg.benchmarks.vitatecs:lmms_eval_question, lmms_eval_match)",
+        "2", item_text="hardneg.benchmarks.vitatecs:lmms_eval_question",
+        matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS,
+        answers=replace(LMMS_EVAL_ANSWERS, judge_prompt=VITATECS_JUDGE_PROMPT),
+        system=LMMS_EVAL_SYSTEM, pixels=LMMS_EVAL_PIXELS, frames=LMMS_EVAL_FRAMES)),),
 )
 
 
@@ -300,10 +307,12 @@ def lmms_eval_question(item: dict) -> str:
 
 
 def lmms_eval_match(answer: str, item: dict) -> int | None:
-    """The option (0: the caption, 1: the counterfactual) lmms-eval's rules read in `answer` (`vitatecs_process_results`,
-    in its order: exactly one option's text (lower case, no final ".") inside the answer; the letter alone; the
-    letter then "." or ")"; "(A)"/"(B)" first, where lmms-eval compares the text after the ")" with the right
-    letter, so such answers count as wrong unless that text is the letter), or None (undecided)."""
+    """The option (0: the caption, 1: the counterfactual) lmms-eval 0.7.3's rules read in `answer`
+    (tasks/vitatecs/utils.py, `vitatecs_process_results`, in its order): exactly one option's text (lower case, no
+    final ".") inside the lower-cased answer; the letter alone; the letter then "." or ")"; "(A)" / "(B)" first (the
+    letter inside the parentheses; versions before 0.7 compared the text after the ")" instead, so a bare "(A)" was
+    wrong there). None: undecided (lmms-eval then asks its GPT judge). The answer is the one its wrapper hands over:
+    cut at "\n\n" and stripped (`LMMS_EVAL_ANSWERS`)."""
     _, right = _lmms_eval_layout(item)
 
     def plain(sent: str) -> str:
@@ -318,12 +327,10 @@ def lmms_eval_match(answer: str, item: dict) -> int | None:
     letter = None
     if answer in ("A", "B"):
         letter = answer
-    elif answer.startswith(("A.", "B.")):
-        letter = answer.split(".")[0]
-    elif answer.startswith(("A)", "B)")):
-        letter = answer.split(")")[0]
-    elif answer.startswith(("(A)", "(B)")):
-        return 0 if answer.split(")")[1] == right else 1
+    elif answer[:2] in ("A.", "B.", "A)", "B)"):
+        letter = answer[0]
+    elif answer[:3] in ("(A)", "(B)"):
+        letter = answer[1]
     if letter is None:
         return None
     return 0 if letter == right else 1

@@ -50,6 +50,10 @@ def add_parser(subparsers) -> None:
     g.add_argument("--fps", type=float, default=None, help="resample to this frame rate before sampling")
     g.add_argument("--resize", type=int, default=224, help="shorter side of decoded frames (default 224; 0 keeps it)")
     add_model_flags(g)
+    g.add_argument("--judge", default=None,
+                   help="video LLMs, generate-match only: a causal LM (Hub id or folder) that judges the answers the "
+                        "protocol set's rule cannot decide, with the set's judge prompt (docs/models.md, 'Undecided "
+                        "answers'); without it they score as the set says (wrong, or a tie)")
     g.add_argument("--batch-size", type=int, default=64, help="items per scoring batch (default 64)")
     g.add_argument("--cache-dir", default=None, help="embedding cache (default $HARDNEG_CACHE or ~/.cache/hardneg)")
     g.add_argument("--no-charts", action="store_true", help="no PNG chart per config")
@@ -71,15 +75,31 @@ def run(args: argparse.Namespace) -> int:
                         overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
                         batch_size=args.batch_size, model_id=args.model_id,
                         protocol=args.protocol, prompt=parse_prompts(args.prompt),
-                        protocol_set=args.protocol_set)
+                        protocol_set=args.protocol_set, judge=args.judge)
     where = "built-in samples" if args.data is None else args.data
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
+    for line in protocol_notes(results):
+        print(line)
     print(f"\nresults: {Path(args.out) / RESULTS_FILE}")
     return 0
 
 
+def protocol_notes(results: dict) -> list[str]:
+    """One line per benchmark scored in a protocol set it does not declare (`Benchmark.vlm_for` fell back to its
+    default protocol), naming what it used, so that the fallback is never silent."""
+    seen, out = set(), []
+    for key, res in results.items():
+        model = (res.get("run") or {}).get("model") or {} if isinstance(res, dict) else {}
+        source = str(model.get("prompt_source") or "")
+        bench = res.get("benchmark") if isinstance(res, dict) else None
+        if source.startswith("protocol set '") and bench not in seen:
+            seen.add(bench)
+            out.append(f"note: {source}")
+    return out
+
+
 def _device(args: argparse.Namespace) -> str | None:
-    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.placement)."""
-    from hardneg.models.placement import device_string
+    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.vlm.placement)."""
+    from hardneg.models.vlm.placement import device_string
 
     return device_string(args.device_map, args.max_memory, args.device)

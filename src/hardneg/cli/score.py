@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _device(args: argparse.Namespace) -> str | None:
-    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.placement)."""
-    from hardneg.models.placement import device_string
+    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.vlm.placement)."""
+    from hardneg.models.vlm.placement import device_string
 
     return device_string(args.device_map, args.max_memory, args.device)

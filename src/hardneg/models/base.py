@@ -23,7 +23,7 @@ def pick_device(device: str | None) -> str:
 
     if device in (None, "", "auto"):
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if str(device).startswith("map:"):  # hardneg.models.placement: a video LLM over several devices
+    if str(device).startswith("map:"):  # hardneg.models.vlm.placement: a video LLM over several devices
         raise ValueError("--device-map places a video LLM over several devices; this model loads on one device: "
                          "use --device cpu, cuda or cuda:N")
     try:

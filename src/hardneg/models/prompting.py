@@ -1,6 +1,6 @@
 """Set a model's scoring protocol for one benchmark: the one hook the scorer calls before scoring a benchmark.
 
-A video LLM (`hardneg.models.vlm`) scores each benchmark by the protocol and prompt its declaration names
+A video LLM (`hardneg.models.vlm.model`) scores each benchmark by the protocol and prompt its declaration names
 (`Benchmark.vlm`), unless the user fixed them (`--protocol`, `--prompt`). Other models score one way; asking
 them for a protocol is an error that says which models take one.
 """

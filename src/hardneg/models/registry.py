@@ -33,8 +33,8 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "st": "hardneg.models.sentence_transformers_adapter",
     "xclip": "hardneg.models.xclip",
     "trained": "hardneg.models.trained",
-    "vlm": "hardneg.models.vlm",
-    "tiny-vlm": "hardneg.models.vlm",
+    "vlm": "hardneg.models.vlm.model",
+    "tiny-vlm": "hardneg.models.vlm.model",
 }
 #: entry-point group of adapters in other packages: each entry point names a module that calls `register`
 ENTRY_POINT_GROUP = "hardneg.models"
@@ -82,8 +82,8 @@ def _local_model_type(path: Path) -> str | None:
 
 
 def _video_llm_types() -> list[str]:
-    """model_type values of the video-LLM families (`hardneg.models.vlm_families`; imports no torch)."""
-    from hardneg.models.vlm_families import supported_model_types
+    """model_type values of the video-LLM families (`hardneg.models.vlm.families`; imports no torch)."""
+    from hardneg.models.vlm.families import supported_model_types
 
     return supported_model_types()
 
@@ -132,7 +132,7 @@ def load_model(model: str, device: str | None = None, fp16: bool = False, revisi
     cls = _ADAPTERS[name][0]
     if getattr(cls, "hub_model", False):  # adapters that call from_pretrained on a Hub id or folder
         ensure_loadable(model_id or getattr(cls, "default_model_id", None), revision)
-    from hardneg.models import placement
+    from hardneg.models.vlm import placement
     from hardneg.models.base import pick_device
 
     if device not in (None, "", "auto") and placement.parse(device) is None:  # a wrong --device is named first

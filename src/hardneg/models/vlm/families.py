@@ -20,6 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from hardneg.frame_recipes import smart_resize  # noqa: F401 (Qwen's frame size, one implementation)
+from hardneg.video import UnscorableVideo
+
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
 
@@ -84,22 +87,6 @@ class Family:
         return {}
 
 
-def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """Qwen2-VL's frame size: multiples of `factor`, the area within [min_pixels, max_pixels], aspect kept
-    (transformers `models/qwen2_vl/image_processing_qwen2_vl.py`, `smart_resize`)."""
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
-
-
 #: Qwen's default sampling rate, 2 frames per second (qwen-vl-utils `vision_process.py`, `FPS = 2.0`; the
 #: `fps=2.0` default of transformers 4.5x's `Qwen2_5_VLProcessor.__call__`): 0.5 s between frames, so one
 #: temporal grid step (2 frames) is 1 s, the value Qwen2.5-VL's `get_rope_index` also falls back to
@@ -107,15 +94,27 @@ DEFAULT_SECONDS_PER_FRAME = 0.5
 
 
 def seconds_per_frame(timestamps) -> float | None:
-    """The mean spacing of the sampled frames' times (seconds), or None (unknown, or fewer than two frames).
-    transformers' `VideoMetadata.sampled_fps` is frames / duration; uniform segment midpoints are spaced by
-    duration / frames, its inverse."""
+    """The sampled frames' spacing in seconds as the model's own processor reckons it, or None (unknown: fewer than
+    two distinct times). transformers' `VideoMetadata.sampled_fps` is frames sampled / total frames x the video's
+    fps, i.e. frames / duration, so one frame stands for duration / frames seconds; for frames at the midpoints of
+    uniform segments that is their spacing, (last - first) / (n - 1).
+
+    A clip shorter than the request (fewer frames than asked, or too few left after `--fps`) comes back from the
+    decoder with frames repeated (`hardneg.video.uniform_indices`): its times repeat. Its duration is then its k
+    distinct frames times their spacing, and the n frames given stand for duration / n seconds each, the same
+    frames / duration rule. Times that go back are an error."""
     if timestamps is None or len(timestamps) < 2:
         return None
     t = np.asarray(timestamps, np.float64).reshape(-1)
-    if not (np.isfinite(t).all() and (np.diff(t) > 0).all()):
-        raise ValueError(f"frame timestamps must increase (seconds, one per frame), got {t[:6].tolist()}")
-    return float((t[-1] - t[0]) / (len(t) - 1))
+    if not (np.isfinite(t).all() and (np.diff(t) >= 0).all()):
+        raise UnscorableVideo(f"frame timestamps must not go back (seconds, one per frame), got {t[:6].tolist()}")
+    if (np.diff(t) > 0).all():
+        return float((t[-1] - t[0]) / (len(t) - 1))
+    distinct = np.unique(t)
+    if len(distinct) < 2:
+        return None
+    duration = (distinct[-1] - distinct[0]) * len(distinct) / (len(distinct) - 1)
+    return float(duration / len(t))
 
 
 class QwenVL(Family):
@@ -151,7 +150,7 @@ class QwenVL(Family):
             raise ValueError(f"seconds_per_frame must be positive, got {self.seconds_per_frame!r}")
 
     def _positions(self, ids, video):
-        from hardneg.models.qwen_positions import mrope_positions
+        from hardneg.models.vlm.positions import mrope_positions
 
         grids = video.kwargs["video_grid_thw"].tolist() if video is not None else []
         spg = video.kwargs.get("second_per_grid_ts") if video is not None else None
@@ -159,7 +158,7 @@ class QwenVL(Family):
                                None if spg is None else spg.tolist(), self.tokens_per_second)
 
     def position_ids(self, ids, mask, video):
-        """(3, B, L) positions by Qwen's rule (`hardneg.models.qwen_positions`), never the installed
+        """(3, B, L) positions by Qwen's rule (`hardneg.models.vlm.positions`), never the installed
         `get_rope_index`: each row holds one video (right padding, masked out, gets the positions after)."""
         import torch
 
@@ -179,7 +178,7 @@ class QwenVL(Family):
         """Qwen's `mrope_position_deltas`: the text after `ids` continues at their largest position + 1."""
         import torch
 
-        from hardneg.models.qwen_positions import next_delta
+        from hardneg.models.vlm.positions import next_delta
 
         return torch.tensor([next_delta(self._positions(list(ids), video))])
 

@@ -162,7 +162,7 @@ class BatchScorer:
 
     def prefill(self, group: list[_Item]):
         """One forward over the prefixes of `group`, left-padded: (cache, last logits (B, V), deltas)."""
-        from hardneg.models.vlm_families import VideoInputs
+        from hardneg.models.vlm.families import VideoInputs
 
         torch, eng = self.engine.torch, self.engine
         width = max(i.start for i in group)

@@ -7,7 +7,7 @@ share a prefix (at least through the video): `score` runs it once with `use_cach
 continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
 the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
 harness does): the tests require both to agree, which is what proves the cache, the attention mask and
-the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.qwen_positions`,
+the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.vlm.positions`,
 for every forward, and the continuation goes on from the prefix's largest position + 1).
 
 Readouts:
@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
+from hardneg.video import UnscorableVideo
 
 _SENTINEL = "HARDNEGSLOT"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -57,7 +58,7 @@ def options_text(captions: Sequence[str]) -> str:
 
 
 class Engine:
-    """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm_families`)."""
+    """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm.families`)."""
 
     def __init__(self, model, tokenizer, chat_template: str, family, video_token_id: int, device: str, dtype,
                  max_context: int, caption_batch: int = 32):
@@ -80,7 +81,7 @@ class Engine:
     # ------------------------------------------------------------------ text
 
     def render(self, spec: VLMPrompt) -> Rendered:
-        key = (spec.protocol, spec.prompt)
+        key = (spec.protocol, spec.prompt, spec.system)
         if key in self._rendered:
             return self._rendered[key]
         before, after = spec.prompt.split(VIDEO_SLOT)
@@ -98,6 +99,8 @@ class Engine:
                                 {"type": "text", "text": after}) if p]
             messages = [{"role": "user", "content": user}]
             gen = True
+        if spec.system is not None:  # the protocol set's system turn (lmms-eval's wrapper always sends one)
+            messages = [{"role": "system", "content": spec.system}, *messages]
         text = self.tok.apply_chat_template(messages, chat_template=self.template, tokenize=False,
                                             add_generation_prompt=gen)
         if text.count(self.video_token) != 1 or text.count(_SENTINEL) != 1:
@@ -175,7 +178,7 @@ class Engine:
             ids, (a, b) = self.encode_with_data(r.head, text, r.tail)
             seq = lead + ids
             if len(seq) > self.max_context:
-                raise ValueError(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
+                raise UnscorableVideo(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
                                  f"than the model's context of {self.max_context}; use fewer frames (--frames), a "
                                  "shorter prompt, or a model with a longer context")
             out.append(Sequence_(seq, (len(lead) + a, len(lead) + b)))
@@ -224,7 +227,7 @@ class Engine:
 
     def next_text_delta(self, ids: list[int], video):
         """(1,) offset of the 3-D position of a text token right after `ids` from its 1-D index len(ids): the
-        family's rule (Qwen: largest position + 1, `hardneg.models.qwen_positions`), never the installed
+        family's rule (Qwen: largest position + 1, `hardneg.models.vlm.positions`), never the installed
         `get_rope_index`, whose 5.x versions continue text after a video from `start + max(h, w)` and ignore time."""
         return self.family.next_text_delta(ids, video)
 
@@ -292,7 +295,7 @@ class Engine:
         for i, s in enumerate(seqs):
             ids[i, :len(s.ids)] = torch.tensor(s.ids, device=self.device)
             mask[i, :len(s.ids)] = 1
-        from hardneg.models.vlm_families import VideoInputs
+        from hardneg.models.vlm.families import VideoInputs
 
         repeated = VideoInputs({k: torch.cat([v] * n) for k, v in video.kwargs.items()}, video.n_tokens)
         return self._forward(ids, repeated, attention_mask=mask).logits
@@ -354,7 +357,7 @@ class Engine:
         body, _ = self.encode_with_data(r.head, question, r.tail)
         ids = lead + [self.video_token_id] * video.n_tokens + body
         if len(ids) + spec.max_new_tokens > self.max_context:
-            raise ValueError(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
+            raise UnscorableVideo(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
                              f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "
                              "fewer frames (--frames)")
         eos = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)

@@ -1,11 +1,16 @@
 """The built-in tiny video LLMs: random weights from a fixed seed, a tokenizer and chat template built here.
 
-`tiny-vlm` (a Qwen2-VL), `tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl` and `tiny-vlm:video-llava` run the
+`tiny-vlm` (a Qwen2-VL), `tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vlm:video-llava` and
+`tiny-vlm:llava-next-video` run the
 whole video-LLM path offline in seconds: chat template, tokenizer, frames -> pixels, the vision tower, 3-D
 rotary positions (Qwen2-VL; spaced by time in Qwen2.5-VL), the
 cached prefix and all three protocols. Their scores carry no meaning. Each is built once into the
-user cache (`build_tiny_vlm`); the folder is a normal `save_pretrained` checkpoint, so the Hub-id path
-loads it like any other (`hardneg run --model <folder>`).
+user cache (`build_tiny_vlm`); the folder is a complete Hub checkpoint (config and weights, tokenizer files, chat
+template, `processor_config.json`, `preprocessor_config.json` and `video_preprocessor_config.json` naming the
+family's own processor classes, with its patch size and pixel settings), so the Hub-id path loads it like any
+other (`hardneg run --model <folder>`) and so do `AutoProcessor.from_pretrained` and the family's model class
+(what lmms-eval's wrappers call). `transformers` video processors need torchvision: without it `AutoProcessor`
+cannot be built (tests/vlm/test_tiny_hub.py checks it where torchvision is installed).
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ import sys
 from pathlib import Path
 
 SEED = 1234
-VERSION = "3"  # bump when the built folders change: they are rebuilt under a new cache name
-ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava")
+VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
+ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video")
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -231,17 +236,95 @@ def _video_llava(tok, vocab: int):
     return VideoLlavaForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
+def _llava_next_video(tok, vocab: int):
+    from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = LlavaNextVideoConfig(
+        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 1024, "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
+                       "projection_dim": 32},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-2,
+        vision_feature_select_strategy="default", image_grid_pinpoints=[[16, 16]], spatial_pool_stride=2,
+        tie_word_embeddings=False,
+    )
+    # the family resizes every frame to the tower's square (hardneg.models.vlm.families.LlavaVideo)
+    pre = {"size": {"height": 16, "width": 16}, "do_center_crop": False,
+           "image_mean": [0.48145466, 0.4578275, 0.40821073], "image_std": [0.26862954, 0.26130258, 0.27577711]}
+    return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
+
+
+#: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
+#: processor, video processor) and the processor's own arguments (how many tokens a video's placeholder becomes)
+HUB = {
+    "qwen2-vl": ("Qwen2VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", {}),
+    "qwen2.5-vl": ("Qwen2_5_VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", {}),
+    "llava-onevision": ("LlavaOnevisionProcessor", "LlavaOnevisionImageProcessor", "LlavaOnevisionVideoProcessor",
+                        {"num_image_tokens": 16, "vision_feature_select_strategy": "full",
+                         "vision_aspect_ratio": "anyres_max_9"}),
+    "video-llava": ("VideoLlavaProcessor", "VideoLlavaImageProcessor", "VideoLlavaVideoProcessor",
+                    {"patch_size": 4, "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1}),
+    "llava-next-video": ("LlavaNextVideoProcessor", "LlavaNextImageProcessor", "LlavaNextVideoVideoProcessor",
+                         {"patch_size": 4, "vision_feature_select_strategy": "default",
+                          "num_additional_image_tokens": 1}),
+}
+
+
+def _hub_pixel_config(architecture: str, pre: dict, model) -> dict:
+    """The pixel settings in the keys the family's image and video processors read: Qwen's patch, merge and
+    temporal patch sizes and its pixel bounds as `size`; LLaVA-OneVision's square frames."""
+    out = {**pre, "do_resize": True, "do_rescale": True, "rescale_factor": 1 / 255, "do_normalize": True,
+           "do_convert_rgb": True}
+    vc = model.config.vision_config
+    if architecture.startswith("qwen"):
+        out.update(patch_size=vc.patch_size, temporal_patch_size=vc.temporal_patch_size,
+                   merge_size=vc.spatial_merge_size,
+                   size={"shortest_edge": pre["min_pixels"], "longest_edge": pre["max_pixels"]})
+    elif architecture == "llava-onevision":
+        out.update(size={"height": vc.image_size, "width": vc.image_size}, do_center_crop=False,
+                   image_grid_pinpoints=[[vc.image_size, vc.image_size]], do_pad=True)
+    elif architecture == "llava-next-video":
+        out.update(image_grid_pinpoints=[[vc.image_size, vc.image_size]], crop_size={"height": vc.image_size,
+                                                                                   "width": vc.image_size})
+    else:
+        out.update(do_center_crop=True)
+    return out
+
+
+def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: str) -> None:
+    """processor_config.json, preprocessor_config.json (image) and video_preprocessor_config.json, as a Hub
+    checkpoint of the family holds them (written as JSON: `transformers` cannot build a video processor object
+    without torchvision)."""
+    import json
+
+    processor, image_cls, video_cls, extra = HUB[architecture]
+    pixels = _hub_pixel_config(architecture, pre, model)
+    files = {"processor_config.json": {"processor_class": processor, **extra},
+             "preprocessor_config.json": {"image_processor_type": image_cls, "processor_class": processor, **pixels},
+             "video_preprocessor_config.json": {"video_processor_type": video_cls, "processor_class": processor,
+                                                **pixels}}
+    for name, body in files.items():
+        (out / name).write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    cfg = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    cfg["processor_class"] = processor
+    (out / "tokenizer_config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+
+
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
-              "video-llava": "sentencepiece"}
+              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
-             "video-llava": _video_llava}
+             "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
 
 def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Path:
-    """Write a tiny random-weight video LLM of `architecture` (config, weights, tokenizer, chat template)."""
-    import json
-
+    """Write a tiny random-weight video LLM of `architecture` as a complete Hub folder (config, weights,
+    tokenizer, chat template, processor / image / video processor configs)."""
     import torch
 
     if architecture not in ARCHITECTURES:
@@ -257,7 +340,7 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
     tok.save_pretrained(out)
     model.save_pretrained(out)
     (out / "chat_template.jinja").write_text(template, encoding="utf-8")
-    (out / "video_preprocessor_config.json").write_text(json.dumps(pre, indent=2) + "\n", encoding="utf-8")
+    _write_hub_files(out, architecture, pre, model, template)
     return out
 
 

@@ -1,11 +1,11 @@
 """Video LLMs as scored models: any `transformers` image-text-to-text model that takes video.
 
 `load_model("Qwen/Qwen2-VL-7B-Instruct")`, a local `save_pretrained` folder, `vlm:<id or folder>`, or the
-built-in `tiny-vlm` (`tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vlm:video-llava` for the other
+built-in `tiny-vlm` (`tiny-vlm:llava-onevision`, `tiny-vlm:qwen2.5-vl`, `tiny-vlm:video-llava`, `tiny-vlm:llava-next-video` for the other
 tiny architectures) load through `AutoModelForImageTextToText` and the checkpoint's own tokenizer and chat
 template. Frames are the
 project's own (`FrameSettings`), turned into the model's video inputs by its family
-(`hardneg.models.vlm_families`); the engine (`hardneg.models.vlm_engine`) runs the video and prompt
+(`hardneg.models.vlm.families`); the engine (`hardneg.models.vlm.engine`) runs the video and prompt
 prefix once per video and every caption on its cached keys and values.
 
 Which protocol and prompt: the benchmark's declaration (`Benchmark.vlm`), set by the scorer before
@@ -29,7 +29,7 @@ from hardneg.benchmarks.base import VLM_PROTOCOLS, VLMPrompt, check_vlm_prompt
 from hardneg.models.base import hub_revision, pick_device
 from hardneg.models.protocol import ScoreAdapter
 from hardneg.models.registration import register
-from hardneg.models.vlm_families import family_for, processor_settings, supported_model_types
+from hardneg.models.vlm.families import family_for, processor_settings, supported_model_types
 from hardneg.video import frame_times
 
 #: a prompt per protocol for a protocol asked for without a prompt (`--protocol` alone)
@@ -48,6 +48,15 @@ SCORE_NAMES = {
     "yes-probability": "P(Yes) / (P(Yes) + P(No)) (video LLM)",
     "choice-letter": "option-letter logit (video LLM)",
     "generate-match": "generated answer matched to an option: 1 chosen, 0 not; all 0 when undecided (video LLM)",
+}
+
+
+#: what an undecided answer scores, per `AnswerRules.undecided`, in the words the output prints
+UNDECIDED_NOTES = {
+    "tie": "undecided answers score every option 0, a tie scored by the run's tie rule (hardneg's default: 0.5 of "
+           "a right answer with two options under ties=expected); pass --judge to decide them",
+    "wrong": "undecided answers count as wrong (0), as the protocol set's source does without its judge "
+             "(lmms-eval: rating 0; TempCompass authors: --disable_llm); pass --judge to decide them",
 }
 
 
@@ -125,12 +134,12 @@ class VideoLLM(ScoreAdapter):
                  judge=None):
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
-        from hardneg.models.vlm_engine import Engine
+        from hardneg.models.vlm.engine import Engine
 
         if not model_id:
             raise ValueError("give the video LLM's Hub id or folder, e.g. --model vlm:Qwen/Qwen2-VL-2B-Instruct "
                              "(or --model tiny-vlm)")
-        from hardneg.models import placement
+        from hardneg.models.vlm import placement
 
         placed = placement.parse(device)  # `map:auto|...`: over several devices (accelerate), else one device
         self.device = pick_device(None if placed else device)
@@ -163,6 +172,7 @@ class VideoLLM(ScoreAdapter):
         self.judge = judge
         self._item: dict | None = None
         self.generation_log: list[dict[str, Any]] = []
+        self._answers: dict[tuple, str] = {}  # generated answers by (frames, question, protocol): `answer_and_match`
         self.spec = self._resolve(VLMPrompt(), protocol, prompt)
         self.score_name = score_name(self.spec)
         super().__init__(self, self._score)
@@ -183,7 +193,7 @@ class VideoLLM(ScoreAdapter):
             raise ValueError("--device-map needs accelerate: pip install 'video-hardneg[models]' (or accelerate)") from None
         offload = tempfile.mkdtemp(prefix="hardneg-offload-")
         self._offload_cleanup = weakref.finalize(self, shutil.rmtree, offload, True)
-        from hardneg.models.placement import plan_device_map
+        from hardneg.models.vlm.placement import plan_device_map
 
         plan = plan_device_map(model_id, dt, kw, device_map, max_memory)
         model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, device_map=plan,
@@ -236,12 +246,21 @@ class VideoLLM(ScoreAdapter):
                              "caption-likelihood")
         self.spec = spec
         self.score_name = score_name(spec)
+        fam = self.engine.family
+        if hasattr(fam, "min_pixels"):  # the protocol set's pixel limits (lmms-eval's wrapper), else the checkpoint's
+            if not hasattr(self, "_own_pixels"):
+                self._own_pixels = (fam.min_pixels, fam.max_pixels)
+            fam.min_pixels, fam.max_pixels = spec.pixels or self._own_pixels
         return spec
 
     def identity(self) -> dict[str, Any]:
+        judge = None if self.judge is None else (self.judge.identity() if hasattr(self.judge, "identity")
+                                                  else getattr(self.judge, "__qualname__", "given"))
         extra = {"item_text": self.spec.item_text, "matcher": self.spec.matcher,
-                 "max_new_tokens": self.spec.max_new_tokens, "judge": getattr(self.judge, "__qualname__", "given")
-                 if self.judge is not None else None} if self.spec.protocol == "generate-match" else {}
+                 "max_new_tokens": self.spec.max_new_tokens, "answers": self.spec.answers.identity(),
+                 "judge": judge} if self.spec.protocol == "generate-match" else {}
+        if self.spec.system is not None:
+            extra["system"] = self.spec.system
         return {**super().identity(), "protocol": self.spec.protocol, "score": score_name(self.spec),
                 **({"normalize": self.spec.normalize} if self.spec.normalize != "mean" else {}),
                 "prompt": self.spec.prompt, **extra,
@@ -279,11 +298,24 @@ class VideoLLM(ScoreAdapter):
             raise ValueError("protocol 'generate-match' needs the item (set_item) before its captions are scored; "
                              "score it through hardneg run / score_benchmark, which pass each item")
         question = self.spec.function("item_text")(item)
-        answer = self.engine.generate(video, self.spec, question, timestamps=timestamps, naive=naive)
+        # one generation per (frames, question, protocol): a question in several configs (TempCompass's `all` and its
+        # aspect) is answered once per run
+        arr = np.ascontiguousarray(np.asarray(video))
+        key = (hashlib.blake2b(arr.tobytes(), digest_size=16).hexdigest(), arr.shape, question, self.spec.prompt,
+               self.spec.system, self.spec.max_new_tokens, None if timestamps is None else tuple(np.asarray(
+                   timestamps, np.float64).reshape(-1).tolist()), naive)
+        raw = self._answers.get(key)
+        if raw is None:
+            raw = self.engine.generate(video, self.spec, question, timestamps=timestamps, naive=naive)
+            if len(self._answers) > 100_000:  # bounded memory on huge runs
+                self._answers.clear()
+            self._answers[key] = raw
+        answer = self.spec.answers.clean(raw)  # the protocol set's cut / strip
         choice = self.spec.function("matcher")(answer, item)
         by = "rule" if choice is not None else None
         if choice is None and self.judge is not None:
-            choice = self.judge(question, answer, captions)
+            choice = (self.judge(question, answer, captions, spec=self.spec) if hasattr(self.judge, "identity")
+                      else self.judge(question, answer, captions))
             by = "judge" if choice is not None else None
         self.generation_log.append({"question": question, "answer": answer, "choice": choice, "decided_by": by})
         out = np.zeros(len(captions), np.float64)
@@ -300,16 +332,15 @@ class VideoLLM(ScoreAdapter):
         undecided = [{"question": e["question"], "answer": e["answer"]} for e in log if e["decided_by"] is None]
         return {"answers": len(log), "by_rule": sum(e["decided_by"] == "rule" for e in log),
                 "by_judge": sum(e["decided_by"] == "judge" for e in log), "undecided": len(undecided),
-                "undecided_items": undecided,
-                "note": "undecided answers score every option 0 (a tie), as the authors' rule without its judge "
-                        "cannot tell which option was meant; pass a judge to decide them"}
+                "undecided_items": undecided, "undecided_rule": self.spec.answers.undecided,
+                "note": UNDECIDED_NOTES[self.spec.answers.undecided]}
 
     def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
                         ) -> list[np.ndarray]:
         """Scores of many items at once (video key i with its caption keys i): items batched across videos
-        (`hardneg.models.vlm_batch`), in pieces of a few prefill batches so that frames in memory stay bounded.
+        (`hardneg.models.vlm.batch`), in pieces of a few prefill batches so that frames in memory stay bounded.
         The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
-        from hardneg.models.vlm_batch import MAX_ITEMS, BatchScorer
+        from hardneg.models.vlm.batch import MAX_ITEMS, BatchScorer
 
         pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),
                   [self._texts[int(k)] for k in np.asarray(t, np.float64)[:, 0]])
@@ -346,13 +377,13 @@ class VideoLLM(ScoreAdapter):
 
 
 @register("tiny-vlm", "built-in tiny random-weight video LLM (Qwen2-VL; tiny-vlm:llava-onevision, tiny-vlm:qwen2.5-vl, "
-          "tiny-vlm:video-llava), offline tests and demo")
+          "tiny-vlm:video-llava, tiny-vlm:llava-next-video), offline tests and demo")
 class TinyVideoLLM(VideoLLM):
     hub_model = False
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, **kw):
-        from hardneg.models.tiny_vlm import ARCHITECTURES, tiny_vlm_path
+        from hardneg.models.vlm.tiny import ARCHITECTURES, tiny_vlm_path
 
         arch = model_id or "qwen2-vl"
         if arch not in ARCHITECTURES:

@@ -1,0 +1,49 @@
+"""The qwen-vl-utils frame recipe against qwen-vl-utils itself (its `smart_nframes`, `smart_resize` and the
+`round(linspace)` of `_read_video_decord`), for clips of many lengths and rates; lmms-eval's wrapper cap of 32."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardneg.frame_recipes import qwen_vl_utils_positions, qwen_vl_utils_resize
+from hardneg.video import FrameSettings, UnscorableVideo, sample_positions
+
+
+@pytest.fixture(scope="module")
+def vp():
+    from hardneg.lmms_eval_compat import install_torchvision_shim
+
+    install_torchvision_shim()  # where torchvision is absent; qwen-vl-utils imports it
+    return pytest.importorskip("qwen_vl_utils.vision_process")
+
+
+@pytest.mark.parametrize("total, video_fps", [(16, 8.0), (3, 8.0), (4, 30.0), (90, 30.0), (301, 29.97), (20, 2.0),
+                                              (2000, 25.0), (7, 1.0), (1, 8.0)])
+def test_positions_are_qwen_vl_utils_then_the_wrappers_cap(vp, total, video_fps):
+    import torch
+
+    times = np.arange(total) / video_fps
+    settings = FrameSettings(n_frames=32, resize=None, recipe="qwen-vl-utils")
+    try:
+        n = vp.smart_nframes({"fps": 2.0}, total_frames=total, video_fps=video_fps)
+    except ValueError:
+        with pytest.raises(UnscorableVideo):  # reported for that video; the run goes on
+            sample_positions(times, settings)
+        return
+    idx = torch.linspace(0, total - 1, n).round().long().numpy()
+    keep = np.unique(np.linspace(0, n - 1, 32, dtype=int))  # lmms-eval's Qwen2_VL.generate_until
+    assert qwen_vl_utils_positions(times, settings).tolist() == idx[keep].tolist()
+
+
+@pytest.mark.parametrize("h, w", [(48, 64), (240, 320), (1080, 1920), (30, 30), (17, 400)])
+def test_resize_is_qwen_vl_utils_smart_resize_and_torch_bicubic(vp, h, w):
+    frames = np.random.default_rng(h * w).integers(0, 256, (2, h, w, 3), dtype=np.uint8)
+    got = qwen_vl_utils_resize(frames)
+    rh, rw = vp.smart_resize(h, w, factor=28, min_pixels=3136, max_pixels=602112)
+    assert got.shape == (2, rh, rw, 3) and got.dtype == np.uint8
+    import torch
+
+    x = torch.as_tensor(frames).permute(0, 3, 1, 2)
+    want = vp.transforms.functional.resize(x, [rh, rw], interpolation=vp.InterpolationMode.BICUBIC, antialias=True)
+    assert np.array_equal(got, want.permute(0, 2, 3, 1).numpy())
