@@ -44,7 +44,7 @@ def test_submit_into_a_local_board_refuses_a_name_it_cannot_write_once(tmp_path,
     assert code == 2 and text.count("openai/clip") == 1 and "--model-id local/clip" in text, text
     # with the fix it is stored
     assert hardneg_main(["submit", str(run), "--space", str(tmp_path / "board"), "--benchmarks", str(bench_root),
-                         "--no-hub-card", "--as", "alice", "--model-id", "local/clip"]) == 0
+                         "--no-hub-card", "--as", "alice", "--model-id", "local/clip", "--create"]) == 0
 
 
 def test_a_problem_every_file_shares_is_said_once(tmp_path, item_sets):

@@ -153,7 +153,8 @@ def test_cli_submit_needs_a_token_for_a_space(tmp_path, item_sets, monkeypatch, 
 def test_cli_submit_local_folder(tmp_path, bench_root, item_sets, capsys):
     path = write(tmp_path, "p.parquet", predictions_bytes(item_sets[FEINT], "dave/local-model", seed=1))
     store = tmp_path / "lb"
-    assert hardneg_main(["submit", path, "--space", str(store), "--benchmarks", str(bench_root), "--submitter", "dave"]) == 0
+    assert hardneg_main(["submit", path, "--space", str(store), "--benchmarks", str(bench_root), "--submitter", "dave",
+                         "--create"]) == 0
     assert "stored dave/local-model v1" in capsys.readouterr().out
     assert hardneg_main(["submit", str(tmp_path / "missing.parquet"), "--space", str(store)]) == 2
     assert "not found" in capsys.readouterr().err
