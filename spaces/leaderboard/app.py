@@ -50,6 +50,7 @@ from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, iden
 from hardneg import benchmarks as registry
 from hardneg.leaderboard.about import about_markdown, data_license
 from hardneg.leaderboard.board import GENERATIVE_MARK, KINDS
+from hardneg.truncation import CUT_MARK
 from hardneg.leaderboard.overall import AVERAGE, COVERAGE, MODEL_TYPES, SIZE_BUCKETS, average_header, header
 from hardneg.leaderboard.model_meta import parse_model_meta_json
 from hardneg.leaderboard.validate import quote
@@ -138,6 +139,9 @@ of them, over values in one unit.
 """
 #: the marks the tables use, said once under each table
 LEGEND = "{mark} generative model (a video LLM) · intervals: 95%"
+#: the cut mark's line, under a benchmark's table (`hardneg.truncation.CUT_MARK`)
+CUT_LEGEND = ("{cut} the model's tokenizer cut captions longer than its text context (candidates the cut made "
+              "identical tie, and a tie scores chance)")
 #: what the mark means, in the folded explanations
 GENERATIVE_TEXT = ("{mark} marks a generative model (a video LLM: it scores captions by likelihood, a yes-probability "
                    "or an option letter, not by embedding similarity), as the model type stored with its submission "
@@ -526,7 +530,8 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                         kinds = gr.CheckboxGroup(list(KINDS), value=list(KINDS), label="Show rows")
                         shown = gr.CheckboxGroup(cols, value=headline, label="Columns (headline metrics by default; "
                                                                              "the table scrolls sideways)")
-                    gr.Markdown(LEGEND.format(mark=GENERATIVE_MARK) + ". " + P_LEGEND + ". " +
+                    gr.Markdown(LEGEND.format(mark=GENERATIVE_MARK) + " · " + CUT_LEGEND.format(cut=CUT_MARK) + ". "
+                                + P_LEGEND + ". " +
                                 data_license(registry.get(bench)), elem_id=f"license-{bench}",
                                 elem_classes="board-legend")
                     table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id=f"board-{bench}",
