@@ -1,5 +1,5 @@
 """Issue 41 item 6 on the board: a row whose submission's tokenizer cut captions carries the cut mark on its
-benchmark's table (the legend under the table says what it means); a row without cuts, or with a hostile count
+benchmark's table (the legend above the table says what it means); a row without cuts, or with a hostile count
 in its stored metadata, carries none."""
 
 from __future__ import annotations
