@@ -168,16 +168,18 @@ SUBMIT_FILE = ("upload one predictions file (`hardneg score` output: one benchma
                "scored and stored as a new version; nothing is overwritten, and the same file twice is stored once.")
 
 
-def submit_help(sign_in: SignIn) -> str:
+def submit_help(sign_in: SignIn, url: str | None = None) -> str:
     """The Submit tab's text for the board's sign-in mode: in local mode (`hardneg leaderboard serve`) there is no
-    Hub account and no token, so the text says what that mode does instead (issue 33)."""
+    Hub account and no token, so the text says what that mode does instead (issue 33), with the board's own
+    address (`url`, known to whoever launches it; issue 41: the page showed a literal placeholder)."""
     if sign_in.mode == "local":
         name = sign_in.local.username
         return (f"**Local board** (`hardneg leaderboard serve`): no sign-in and no Hub token. {SUBMIT_FILE[0].upper()}"
                 f"{SUBMIT_FILE[1:]} Every submission is stored under **{html.escape(name)}** and shown as *local*; "
                 f"the model name in the file (`model_id`) must be `{html.escape(name)}/<name>` or `local/<name>` "
                 "(`hardneg run ... --model-id local/NAME`). From a terminal on this machine: "
-                "`hardneg submit runs/NAME --space http://127.0.0.1:<this page's port>` (no token needed).")
+                f"`hardneg submit runs/NAME --space {html.escape(url or 'http://127.0.0.1:PORT')}` (no token needed"
+                + ("" if url else "; PORT: the port in this page's address") + ").")
     return ("Sign in with your Hugging Face account, then " + SUBMIT_FILE + " The model name in the file "
             "(`model_id`) must be `<your user name>/<name>` or `<your organization>/<name>`. "
             "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token).")
@@ -243,13 +245,15 @@ def _safe_name(text: str) -> str:
 
 def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Path | None = None,
                refresh_s: float = REFRESH_S, sign_in: SignIn | None = None,
-               upload_grace_s: float = UPLOAD_GRACE_S) -> gr.Blocks:
+               upload_grace_s: float = UPLOAD_GRACE_S, url: str | None = None) -> gr.Blocks:
     """The Blocks app around one Leaderboard (tests pass one built on a temporary folder, and a `whoami` that
     maps test tokens to test users). `videos`: a folder of videos named by id, shown in the drill-down.
 
     `sign_in`: who may submit (`hardneg.leaderboard.signin`; default: decided from the environment). Outside a
     Space with real OAuth, Gradio's sign-in is a mock, so the board is read-only there unless it runs in the
-    explicit local mode (`hardneg leaderboard serve`), whose one identity is used for every submission.
+    explicit local mode (`hardneg leaderboard serve`), whose one identity is used for every submission. The mode is
+    said once, here (a WARNING log line; the launchers print nothing more). `url`: the board's address, for the
+    Submit tab's command.
 
     Nothing is computed when the app is built: every visitor's page load reads the store as it is then, and a
     timer re-reads it when a submission or a moderation lands (`board.state()`), so a submission appears on open
@@ -587,7 +591,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 d_all.click(lambda: download_details(None), None, d_file, api_name=False)
                 outputs.append(d_model)
             with gr.Tab("Submit", id="submit"):
-                gr.Markdown(submit_help(sign_in), elem_id="submit-help")
+                gr.Markdown(submit_help(sign_in, url), elem_id="submit-help")
                 with gr.Row():
                     if sign_in.mode == "oauth":  # a LoginButton is what makes Gradio add its (mock, off a Space) login
                         gr.LoginButton(elem_id="login", scale=0, min_width=260)
@@ -659,14 +663,14 @@ if __name__ == "__main__":
     except LocalModeRefused as exc:
         print(f"leaderboard: error: {exc}", file=sys.stderr)
         sys.exit(2)
-    print(f"leaderboard: {mode.banner()}", file=sys.stderr)
     board = leaderboard_from_env()
     videos = os.environ.get("HARDNEG_LB_VIDEOS")  # optional: videos named by id, shown in the drill-down
     host = os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0")
     requested = int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get("GRADIO_SERVER_PORT") else None
     port = choose_port(requested, BOARD_PORT, host, "leaderboard")  # a taken default: a free one, printed
     print(f"leaderboard: listening on port {port}", file=sys.stderr)
-    create_app(board, videos=videos, sign_in=mode).queue(default_concurrency_limit=4, max_size=QUEUE_MAX).launch(
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    create_app(board, videos=videos, sign_in=mode, url=url).queue(default_concurrency_limit=4, max_size=QUEUE_MAX).launch(
         server_name=host, server_port=port, **launch_options(board),
         allowed_paths=[str(Path(videos).resolve())] if videos else None,
     )

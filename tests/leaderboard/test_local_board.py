@@ -195,7 +195,7 @@ def test_serve_answers_200_locally_with_no_token(tmp_path, bench_root):
     finally:
         proc.terminate()
         out = proc.communicate(timeout=30)[0]
-    assert "LOCAL MODE" in out
+    assert out.count("LOCAL MODE") == 1, out  # said once (issue 41: twice before)
 
 
 def test_serve_refuses_where_it_would_be_public(tmp_path, bench_root):

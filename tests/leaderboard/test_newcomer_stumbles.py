@@ -101,6 +101,21 @@ def test_local_mode_submit_tab_says_what_local_mode_does(tmp_path, item_sets):
     assert "Sign in with your Hugging Face account" in hub and "uses your Hub token" in hub
 
 
+def test_local_submit_tab_gives_the_boards_own_address(tmp_path, item_sets):
+    """Issue 41: the Submit tab showed a literal `<this page's port>`; the launcher knows the address."""
+    from helpers import load_space_module
+
+    from hardneg.leaderboard.signin import SignIn
+
+    app = load_space_module()
+    board = Leaderboard(tmp_path / "store", item_sets, n_resamples=20, compute_blind=False)
+    mode = SignIn("local", "tests", local_identity("alice"))
+    text = _markdown(app.create_app(board, sign_in=mode, url="http://127.0.0.1:7931"), "submit-help")
+    assert "--space http://127.0.0.1:7931`" in text and "<" not in text.split("--space")[1], text
+    unknown = _markdown(app.create_app(board, sign_in=mode), "submit-help")  # no launcher said: it says how
+    assert "this page's port>" not in unknown and "PORT: the port in this page's address" in unknown
+
+
 def _two_models(board, benchmark: str) -> None:
     who = local_identity("alice")
     for model, skill, seed in (("local/strong", 3.0, 1), ("local/weak", -1.0, 2)):

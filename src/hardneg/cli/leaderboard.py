@@ -256,9 +256,8 @@ def serve(args) -> int:
     board = open_board(args)
     private_upload_dir("leaderboard")  # uploads never meet another Gradio app's clean-up
     app = load_space_app("leaderboard")
-    mode = SignIn("local", "hardneg leaderboard serve", who)
-    print(f"leaderboard: {mode.banner()}", file=sys.stderr)
-    demo = app.create_app(board, sign_in=mode).queue(default_concurrency_limit=4, max_size=app.QUEUE_MAX)
+    mode = SignIn("local", "hardneg leaderboard serve", who)  # create_app says the mode, once (issue 41)
+    demo = app.create_app(board, sign_in=mode, url=f"http://{args.host}:{port}").queue(default_concurrency_limit=4, max_size=app.QUEUE_MAX)
     print(f"serving {args.data} at http://{args.host}:{port}/ (Ctrl+C stops)", file=sys.stderr)
     demo.launch(server_name=args.host, server_port=port, quiet=True, **app.launch_options(board))
     return 0
