@@ -292,11 +292,33 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     controls: list = []  # flattened inputs, in the order `refresh` reads them
     outputs: list = []
 
+    first_paint: dict = {}  # the Overall table a new visitor's page holds before its first refresh (issue 41)
+
+    def paint_first(now) -> None:
+        """Put the default Overall table into the page Gradio serves (its config), so that a new visitor sees the
+        board as soon as Gradio's scripts have drawn the page, without waiting for the page's first refresh (that
+        refresh still runs and brings every table up to date: at worst the first sight is the state of a moment
+        before). Drawn once per store state, from the rows the refresh reads anyway."""
+        if first_paint.get("state") == now or "table" not in first_paint:
+            return
+        table = first_paint["table"]
+        value = table.postprocess(board.overall())
+        value = value.model_dump() if hasattr(value, "model_dump") else value
+        table.value = value
+        for c in (getattr(demo, "config", None) or {}).get("components", []):
+            if c.get("id") == table._id:
+                c.setdefault("props", {})["value"] = value
+        first_paint["state"] = now
+
     def refresh(token, *values):
         try:
             now = board.state()
             if token == now:
                 return [gr.skip()] * (1 + len(outputs))
+            try:
+                paint_first(now)
+            except Exception:  # noqa: BLE001 (a page whose first sight waits for its refresh, as before)
+                log.exception("drawing the first Overall table into the page failed")
             vals = list(values)
             out = [now, *view_overall(*vals[:6])]
             vals = vals[6:]
@@ -513,6 +535,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 o_table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id="board-overall",
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
                                        max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
+                first_paint["table"] = o_table
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
                 o_inputs = [o_search, o_types, o_sizes, o_kinds, o_sort, o_order]
                 for control in o_inputs:
@@ -641,7 +664,8 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         # event of every concurrency id together (gradio/queueing.py, `Queue.push`), so a page load that joined it
         # could be turned away by a burst of submissions (issue 36, N2)
         refresh_in, refresh_out = [token, *controls], [token, *outputs]
-        demo.load(refresh, refresh_in, refresh_out, api_name=False, queue=False)
+        # no loading veil over the tables: the page already shows them (`paint_first`); the refresh redraws in place
+        demo.load(refresh, refresh_in, refresh_out, api_name=False, queue=False, show_progress="hidden")
         timer = gr.Timer(refresh_s)
         timer.tick(refresh, refresh_in, refresh_out, api_name=False, show_progress="hidden", queue=False)
         submit_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
@@ -649,6 +673,10 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         mod_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         plots_tab.select(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
         details_tab.select(parts_for, d_model, d_part, api_name=False)
+    try:  # the rows are read before the app serves: its first visitor never races the warm-up for them
+        paint_first(board.state())
+    except Exception:  # noqa: BLE001
+        log.exception("drawing the first Overall table into the page failed")
     return demo
 
 
