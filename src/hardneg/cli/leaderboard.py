@@ -131,8 +131,9 @@ def board_item_sets(data: str | Path, explicit: str | None) -> dict:
                   file=sys.stderr)
         declared.update({b: Path(explicit) for b in _benchmarks_in(Path(explicit))})
     elif not declared:
-        declared = {b: Path(root) for root in [_default_folder(data)] for b in _benchmarks_in(root)}
-        remember_benchmarks(data, _default_folder(data))
+        root = _default_folder(data)
+        declared = {b: root for b in _benchmarks_in(root)}
+        remember_benchmarks(data, root)
     item_sets: dict = {}
     by_root: dict[Path, list[str]] = {}
     for b, root in declared.items():
