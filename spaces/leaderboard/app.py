@@ -294,15 +294,15 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
 
     first_paint: dict = {}  # the Overall table a new visitor's page holds before its first refresh (issue 41)
 
-    def paint_first(now) -> None:
+    def paint_first(now, overall=None) -> None:
         """Put the default Overall table into the page Gradio serves (its config), so that a new visitor sees the
         board as soon as Gradio's scripts have drawn the page, without waiting for the page's first refresh (that
         refresh still runs and brings every table up to date: at worst the first sight is the state of a moment
-        before). Drawn once per store state, from the rows the refresh reads anyway."""
+        before). Drawn once per store state, from the table a fresh page's refresh draws anyway (`overall`)."""
         if first_paint.get("state") == now or "table" not in first_paint:
             return
         table = first_paint["table"]
-        value = table.postprocess(board.overall())
+        value = table.postprocess(board.overall() if overall is None else overall)
         value = value.model_dump() if hasattr(value, "model_dump") else value
         table.value = value
         for c in (getattr(demo, "config", None) or {}).get("components", []):
@@ -315,12 +315,13 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
             now = board.state()
             if token == now:
                 return [gr.skip()] * (1 + len(outputs))
-            try:
-                paint_first(now)
-            except Exception:  # noqa: BLE001 (a page whose first sight waits for its refresh, as before)
-                log.exception("drawing the first Overall table into the page failed")
             vals = list(values)
             out = [now, *view_overall(*vals[:6])]
+            if [v or "" for v in vals[:6]] == first_paint.get("defaults"):  # a fresh page's view: the one a new visitor first sees
+                try:
+                    paint_first(now, out[1])
+                except Exception:  # noqa: BLE001 (a page whose first sight waits for its refresh, as before)
+                    log.exception("drawing the first Overall table into the page failed")
             vals = vals[6:]
             for bench in benchmarks:
                 out += list(view(bench, *vals[:5]))
@@ -536,6 +537,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
                                        max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
                 first_paint["table"] = o_table
+                first_paint["defaults"] = [c.value or "" for c in (o_search, o_types, o_sizes, o_kinds, o_sort, o_order)]
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
                 o_inputs = [o_search, o_types, o_sizes, o_kinds, o_sort, o_order]
                 for control in o_inputs:
