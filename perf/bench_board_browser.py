@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import sys
 import tempfile
@@ -39,9 +40,16 @@ def _module(name: str, path: Path):
     return module
 
 
+def load_average() -> str:
+    """The machine's load (1, 5, 15 min) and its cores: a figure taken on a busy machine is not the page's alone."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f}/{fifteen:.1f} on {os.cpu_count()} cores"
+
+
 def line(label: str, secs: list[float]) -> str:
     med = statistics.median(secs)
-    return f"{label:<62} {med:7.3f} s  ({', '.join(f'{s:.3f}' for s in secs)})  x{med / TARGET_S:.2f} of target"
+    return (f"{label:<62} {med:7.3f} s  ({', '.join(f'{s:.3f}' for s in secs)})  x{med / TARGET_S:.2f} of target"
+            f"  [{load_average()}]")
 
 
 def main() -> int:
@@ -49,6 +57,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=1000, help="submissions to store (default 1000)")
     ap.add_argument("--items", type=int, default=6000, help="items of the Feint6K-sized benchmark (default 6000)")
     ap.add_argument("--repeat", type=int, default=3, help="timed page loads per figure (default 3)")
+    ap.add_argument("--screenshot", default=None, metavar="PNG", help="save the page (1280 x 800) after the first load")
     ap.add_argument("--verbose", action="store_true", help="also print when the page (goto) and the board's "
                                                              "drawing request (predict) were answered")
     args = ap.parse_args()
@@ -66,7 +75,7 @@ def main() -> int:
         t = time.perf_counter()
         count = bench_board.fill(data, bench, args.n, items=args.items)
         print(f"store: {count} submissions, {args.items} items ({time.perf_counter() - t:.1f} s to build); "
-              f"target {TARGET_S:.1f} s")
+              f"target {TARGET_S:.1f} s; {load_average()}")
         board = Leaderboard(data, benchmarks_dir=bench, compute_blind=False)
         port = bench_board.free_port()
         with sync_playwright() as p:
@@ -85,6 +94,9 @@ def main() -> int:
                 # the Overall table's rows are in the page (Gradio's Dataframe draws them into #board-overall)
                 expect(page.locator("#board-overall")).to_contain_text("org/model-", timeout=120_000)
                 took = time.perf_counter() - t0
+                if args.screenshot and not Path(args.screenshot).exists():
+                    page.set_viewport_size({"width": 1280, "height": 800})
+                    page.screenshot(path=args.screenshot)
                 if verbose:
                     print("   ", {k: round(v, 2) for k, v in marks.items() if k in ("goto", "predict", "config", "info")})
                 ctx.close()

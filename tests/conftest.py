@@ -14,8 +14,9 @@ ARTIFACTS = REPO_ROOT / "test-artifacts"
 @pytest.fixture(scope="session")
 def realdata() -> Path:
     """The authors' real release files in ../shared/realdata; tests using it skip when absent."""
-    if not REALDATA.is_dir():
-        pytest.skip("../shared/realdata is not present in this checkout")
+    if not REALDATA.is_dir():  # a fresh clone has no ../shared: these tests read the authors' own files
+        pytest.skip(f"needs the authors' real release files in {REALDATA} (../shared/realdata beside the clone), "
+                    "which a fresh clone does not have; docs/install.md#running-the-tests")
     return REALDATA
 
 

@@ -3,7 +3,7 @@
 Every ```bash block of README.md whose fence follows the line `<!-- readme-test: run -->` is extracted
 and run, in document order, command by command, in a `git clone` of this repository in a temporary
 folder: what a new user has after cloning. The commands run in a virtual environment of their own
-(`--system-site-packages`, so the dependencies this machine already has are reused; the clone's
+(over the packages of the environment running the tests, `venv_helpers`, so they are reused; the clone's
 `pip install -e ...` goes into that environment, never into the machine's), with no network:
 `PIP_NO_INDEX=1` and `HF_HUB_OFFLINE=1`. A `pip install` that fails only because a third-party
 dependency is missing from this machine would need the network, not a README fix, and is reported
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from venv_helpers import make_venv_over_running_env
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -131,9 +132,7 @@ def clone(tmp_path_factory):
     work = root / "video-hardneg"
     subprocess.run(["git", "clone", "--quiet", str(REPO), str(work)], check=True, timeout=300)
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
-                   timeout=300)
-    _see_this_environment(venv)
+    make_venv_over_running_env(venv)  # sees this environment's packages: a venv's, a .venv's or PATH's
     bindir = venv / "bin"
     # `pip` is this environment's own (the machine's pip module run by the environment's Python installs here)
     (bindir / "pip").write_text(f'#!/bin/sh\nexec "{bindir / "python"}" -m pip "$@"\n')
@@ -158,27 +157,6 @@ def test_clone_environment_sees_the_packages_of_this_one(clone):
     code = "import importlib.util as u; print(' '.join(n for n in %r if u.find_spec(n)))" % (names,)
     out = subprocess.run(["python", "-c", code], cwd=work, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == names
-
-
-def _see_this_environment(venv: Path) -> None:
-    """Let the clone's environment see the packages of the environment running the tests, as the README's commands
-    would (they install into whatever environment is active).
-
-    `--system-site-packages` exposes the *base* interpreter's packages only. Run from an active virtual environment
-    (what `scripts/install.sh` installs into when one is active), the packages are in that environment, not in its
-    base, and an offline `pip install -e .` could find neither its build backend (hatchling) nor the dependencies
-    (filelock, ...). A `.pth` file adds this environment's site folders, with their own `.pth` files, after the new
-    environment's own folder, so the clone's editable install still comes first.
-    """
-    import site
-
-    if sys.prefix == sys.base_prefix:
-        return  # no virtual environment: --system-site-packages already exposes these packages
-    ours = [d for d in site.getsitepackages() if Path(d).is_dir()]
-    target = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    lines = [f"import site; site.addsitedir({d!r})" for d in ours]
-    (Path(target) / "zz_hardneg_tests_outer_env.pth").write_text("\n".join(lines) + "\n")
 
 
 NEEDS_NETWORK = re.compile(r"No matching distribution found for (\S+)|Cannot install .* conflicting dependencies")

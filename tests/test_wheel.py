@@ -1,7 +1,8 @@
 """Issue 27 §4: from an installed wheel (no checkout), `hardneg leaderboard serve` serves and the demo loads.
 
 The wheel is built as docs/install.md says (`python -m pip wheel --no-deps -w dist .`; offline here, so without
-build isolation), installed with no dependencies into a virtual environment that reuses this machine's packages,
+build isolation), installed with no dependencies into a virtual environment that reuses the packages of the
+environment running the tests (a venv, a `.venv`, or the Python on PATH: `make_venv_over_running_env`),
 and run from a folder outside the repository with no PYTHONPATH: the Spaces must come from
 `hardneg/_shipped/spaces/` inside the installed package.
 """
@@ -17,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from venv_helpers import make_venv_over_running_env
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -33,9 +35,7 @@ def wheel_env(tmp_path_factory):
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = dist.glob("video_hardneg-*.whl")
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
-                   timeout=300)
-    py = venv / "bin" / "python"
+    py = make_venv_over_running_env(venv)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv), PIP_NO_INDEX="1",
                HF_HUB_OFFLINE="1", HARDNEG_CACHE=str(root / "cache"), MPLBACKEND="Agg", GRADIO_ANALYTICS_ENABLED="False")

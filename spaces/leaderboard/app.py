@@ -50,6 +50,7 @@ from hardneg.leaderboard.identity import IdentityError, Whoami, hub_whoami, iden
 from hardneg import benchmarks as registry
 from hardneg.leaderboard.about import about_markdown, data_license
 from hardneg.leaderboard.board import GENERATIVE_MARK, KINDS
+from hardneg.truncation import CUT_MARK
 from hardneg.leaderboard.overall import AVERAGE, COVERAGE, MODEL_TYPES, SIZE_BUCKETS, average_header, header
 from hardneg.leaderboard.model_meta import parse_model_meta_json
 from hardneg.leaderboard.validate import quote
@@ -138,6 +139,9 @@ of them, over values in one unit.
 """
 #: the marks the tables use, said once under each table
 LEGEND = "{mark} generative model (a video LLM) · intervals: 95%"
+#: the cut mark's line, under a benchmark's table (`hardneg.truncation.CUT_MARK`)
+CUT_LEGEND = ("{cut} the model's tokenizer cut captions longer than its text context (candidates the cut made "
+              "identical tie, and a tie scores chance)")
 #: what the mark means, in the folded explanations
 GENERATIVE_TEXT = ("{mark} marks a generative model (a video LLM: it scores captions by likelihood, a yes-probability "
                    "or an option letter, not by embedding similarity), as the model type stored with its submission "
@@ -164,16 +168,18 @@ SUBMIT_FILE = ("upload one predictions file (`hardneg score` output: one benchma
                "scored and stored as a new version; nothing is overwritten, and the same file twice is stored once.")
 
 
-def submit_help(sign_in: SignIn) -> str:
+def submit_help(sign_in: SignIn, url: str | None = None) -> str:
     """The Submit tab's text for the board's sign-in mode: in local mode (`hardneg leaderboard serve`) there is no
-    Hub account and no token, so the text says what that mode does instead (issue 33)."""
+    Hub account and no token, so the text says what that mode does instead (issue 33), with the board's own
+    address (`url`, known to whoever launches it; issue 41: the page showed a literal placeholder)."""
     if sign_in.mode == "local":
         name = sign_in.local.username
         return (f"**Local board** (`hardneg leaderboard serve`): no sign-in and no Hub token. {SUBMIT_FILE[0].upper()}"
                 f"{SUBMIT_FILE[1:]} Every submission is stored under **{html.escape(name)}** and shown as *local*; "
                 f"the model name in the file (`model_id`) must be `{html.escape(name)}/<name>` or `local/<name>` "
                 "(`hardneg run ... --model-id local/NAME`). From a terminal on this machine: "
-                "`hardneg submit runs/NAME --space http://127.0.0.1:<this page's port>` (no token needed).")
+                f"`hardneg submit runs/NAME --space {html.escape(url or 'http://127.0.0.1:PORT')}` (no token needed"
+                + ("" if url else "; PORT: the port in this page's address") + ").")
     return ("Sign in with your Hugging Face account, then " + SUBMIT_FILE + " The model name in the file "
             "(`model_id`) must be `<your user name>/<name>` or `<your organization>/<name>`. "
             "Or run `hardneg submit predictions.parquet --space <this Space>` (uses your Hub token).")
@@ -240,13 +246,15 @@ def _safe_name(text: str) -> str:
 
 def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Path | None = None,
                refresh_s: float = REFRESH_S, sign_in: SignIn | None = None,
-               upload_grace_s: float = UPLOAD_GRACE_S) -> gr.Blocks:
+               upload_grace_s: float = UPLOAD_GRACE_S, url: str | None = None) -> gr.Blocks:
     """The Blocks app around one Leaderboard (tests pass one built on a temporary folder, and a `whoami` that
     maps test tokens to test users). `videos`: a folder of videos named by id, shown in the drill-down.
 
     `sign_in`: who may submit (`hardneg.leaderboard.signin`; default: decided from the environment). Outside a
     Space with real OAuth, Gradio's sign-in is a mock, so the board is read-only there unless it runs in the
-    explicit local mode (`hardneg leaderboard serve`), whose one identity is used for every submission.
+    explicit local mode (`hardneg leaderboard serve`), whose one identity is used for every submission. The mode is
+    said once, here (a WARNING log line; the launchers print nothing more). `url`: the board's address, for the
+    Submit tab's command.
 
     Nothing is computed when the app is built: every visitor's page load reads the store as it is then, and a
     timer re-reads it when a submission or a moderation lands (`board.state()`), so a submission appears on open
@@ -285,6 +293,24 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
     controls: list = []  # flattened inputs, in the order `refresh` reads them
     outputs: list = []
 
+    first_paint: dict = {}  # the Overall table a new visitor's page holds before its first refresh (issue 41)
+
+    def paint_first(now, overall=None) -> None:
+        """Put the default Overall table into the page Gradio serves (its config), so that a new visitor sees the
+        board as soon as Gradio's scripts have drawn the page, without waiting for the page's first refresh (that
+        refresh still runs and brings every table up to date: at worst the first sight is the state of a moment
+        before). Drawn once per store state, from the table a fresh page's refresh draws anyway (`overall`)."""
+        if first_paint.get("state") == now or "table" not in first_paint:
+            return
+        table = first_paint["table"]
+        value = table.postprocess(board.overall() if overall is None else overall)
+        value = value.model_dump() if hasattr(value, "model_dump") else value
+        table.value = value
+        for c in (getattr(demo, "config", None) or {}).get("components", []):
+            if c.get("id") == table._id:
+                c.setdefault("props", {})["value"] = value
+        first_paint["state"] = now
+
     def refresh(token, *values):
         try:
             now = board.state()
@@ -292,6 +318,11 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 return [gr.skip()] * (1 + len(outputs))
             vals = list(values)
             out = [now, *view_overall(*vals[:6])]
+            if [v or "" for v in vals[:6]] == first_paint.get("defaults"):  # a fresh page's view: the one a new visitor first sees
+                try:
+                    paint_first(now, out[1])
+                except Exception:  # noqa: BLE001 (a page whose first sight waits for its refresh, as before)
+                    log.exception("drawing the first Overall table into the page failed")
             vals = vals[6:]
             for bench in benchmarks:
                 out += list(view(bench, *vals[:5]))
@@ -506,6 +537,8 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 o_table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id="board-overall",
                                        elem_classes="board-table", label="Overall", pinned_columns=2,
                                        max_height=640, column_widths=OVERALL_WIDTHS(len(names)))
+                first_paint["table"] = o_table
+                first_paint["defaults"] = [c.value or "" for c in (o_search, o_types, o_sizes, o_kinds, o_sort, o_order)]
                 o_csv = gr.DownloadButton("Download CSV (fractions)", elem_id="csv-overall", size="sm")
                 o_inputs = [o_search, o_types, o_sizes, o_kinds, o_sort, o_order]
                 for control in o_inputs:
@@ -527,7 +560,8 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                         kinds = gr.CheckboxGroup(list(KINDS), value=list(KINDS), label="Show rows")
                         shown = gr.CheckboxGroup(cols, value=headline, label="Columns (headline metrics by default; "
                                                                              "the table scrolls sideways)")
-                    gr.Markdown(LEGEND.format(mark=GENERATIVE_MARK) + ". " + P_LEGEND + ". " +
+                    gr.Markdown(LEGEND.format(mark=GENERATIVE_MARK) + " · " + CUT_LEGEND.format(cut=CUT_MARK) + ". "
+                                + P_LEGEND + ". " +
                                 data_license(registry.get(bench)), elem_id=f"license-{bench}",
                                 elem_classes="board-legend")
                     table = gr.Dataframe(interactive=False, wrap=False, datatype="markdown", elem_id=f"board-{bench}",
@@ -583,7 +617,7 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
                 d_all.click(lambda: download_details(None), None, d_file, api_name=False)
                 outputs.append(d_model)
             with gr.Tab("Submit", id="submit"):
-                gr.Markdown(submit_help(sign_in), elem_id="submit-help")
+                gr.Markdown(submit_help(sign_in, url), elem_id="submit-help")
                 with gr.Row():
                     if sign_in.mode == "oauth":  # a LoginButton is what makes Gradio add its (mock, off a Space) login
                         gr.LoginButton(elem_id="login", scale=0, min_width=260)
@@ -636,7 +670,8 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         # event of every concurrency id together (gradio/queueing.py, `Queue.push`), so a page load that joined it
         # could be turned away by a burst of submissions (issue 36, N2)
         refresh_in, refresh_out = [token, *controls], [token, *outputs]
-        demo.load(refresh, refresh_in, refresh_out, api_name=False, queue=False)
+        # no loading veil over the tables: the page already shows them (`paint_first`); the refresh redraws in place
+        demo.load(refresh, refresh_in, refresh_out, api_name=False, queue=False, show_progress="hidden")
         timer = gr.Timer(refresh_s)
         timer.tick(refresh, refresh_in, refresh_out, api_name=False, show_progress="hidden", queue=False)
         timer.tick(board.status_line, None, mirror_footer, api_name=False, show_progress="hidden", queue=False)
@@ -645,6 +680,10 @@ def create_app(board: Leaderboard, whoami: Whoami = hub_whoami, videos: str | Pa
         mod_event.then(refresh, refresh_in, refresh_out, api_name=False, queue=False)
         plots_tab.select(draw_plots, [p_bench, p_col, p_search], [p_chance, p_types], api_name=False)
         details_tab.select(parts_for, d_model, d_part, api_name=False)
+    try:  # the rows are read before the app serves: its first visitor never races the warm-up for them
+        paint_first(board.state())
+    except Exception:  # noqa: BLE001
+        log.exception("drawing the first Overall table into the page failed")
     return demo
 
 
@@ -659,14 +698,14 @@ if __name__ == "__main__":
     except LocalModeRefused as exc:
         print(f"leaderboard: error: {exc}", file=sys.stderr)
         sys.exit(2)
-    print(f"leaderboard: {mode.banner()}", file=sys.stderr)
     board = leaderboard_from_env()
     videos = os.environ.get("HARDNEG_LB_VIDEOS")  # optional: videos named by id, shown in the drill-down
     host = os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0")
     requested = int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get("GRADIO_SERVER_PORT") else None
     port = choose_port(requested, BOARD_PORT, host, "leaderboard")  # a taken default: a free one, printed
     print(f"leaderboard: listening on port {port}", file=sys.stderr)
-    create_app(board, videos=videos, sign_in=mode).queue(default_concurrency_limit=4, max_size=QUEUE_MAX).launch(
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    create_app(board, videos=videos, sign_in=mode, url=url).queue(default_concurrency_limit=4, max_size=QUEUE_MAX).launch(
         server_name=host, server_port=port, **launch_options(board),
         allowed_paths=[str(Path(videos).resolve())] if videos else None,
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from hardneg import benchmarks as registry
-from hardneg import vocabulary
+from hardneg import truncation, vocabulary
 from hardneg.video import FrameSettings
 
 RESULTS_FILE = "results.json"
@@ -385,6 +385,11 @@ def benchmark_entry(benchmark: str, results: dict[str, dict[str, Any]], availabl
                   headline=[key], metrics={key: entry},
                   describe=f"{key} {decl.overall_rule(available).describe(available)}")
     number["chance"] = {key: None if chance is None else chance["value"]}
+    # captions the tokenizer cut, over the configs of the number (each config's own report stays with the config)
+    number["text_cuts"] = truncation.total([mine[c].get("text_cuts") for c in number["configs"]])
+    if number["text_cuts"] is not None:
+        number["text_cuts"]["configs_cut"] = [c for c in number["configs"]
+                                              if truncation.cut_count(mine[c].get("text_cuts"))]
     return number
 
 
@@ -420,7 +425,8 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
                 continue
             chance = res.get("chance", {}).get(key)
             mark = " *" if (res.get("undecided") or {}).get("count") else ""  # depends on undecided answers
-            rows.append((res["benchmark"], res["config"], n, vocabulary.header(key),
+            config = f"{res['config']} {truncation.CUT_MARK}" if truncation.cut_count(res.get("text_cuts")) else res["config"]
+            rows.append((res["benchmark"], config, n, vocabulary.header(key),
                          vocabulary.display_entry(key, entry) + mark, vocabulary.display(key, chance), videos))
     return rows
 
@@ -442,14 +448,30 @@ def format_table(results: dict[str, dict[str, Any]], title: str) -> str:
     numbers = [r for r in results.values() if not is_config_result(r) and isinstance(r, dict) and "metric" in r]
     if numbers:
         head2 = ("benchmark", "metric", f"value{interval}", "chance", "how (the benchmark's one number)")
-        rows2 = [(r["benchmark"], vocabulary.header(r["metric"]), vocabulary.display_entry(r["metric"], r),
+        rows2 = [(r["benchmark"] + (f" {truncation.CUT_MARK}" if truncation.cut_count(r.get("text_cuts")) else ""),
+                  vocabulary.header(r["metric"]), vocabulary.display_entry(r["metric"], r),
                   vocabulary.display(r["metric"], (r.get("chance") or {}).get(r["metric"])), r.get("describe", r["rule"]))
                  for r in numbers]
         w2 = [max(len(r[i]) for r in [head2, *rows2]) for i in range(len(head2))]
         line2 = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, w2)).rstrip()  # noqa: E731
         out += ["", "one number per benchmark (board Overall, results.json under the benchmark's name):",
                 line2(head2), line2(tuple("-" * w for w in w2)), *map(line2, rows2)]
-    return "\n".join(out)
+    return "\n".join(out + cut_footnote(results))
+
+
+def cut_footnote(results: dict[str, dict[str, Any]]) -> list[str]:
+    """The lines under the table that say what the cut mark means, per marked config (none when nothing was cut)."""
+    cut = [r for r in config_results(results).values() if truncation.cut_count(r.get("text_cuts"))]
+    if not cut:
+        return []
+    lines = ["", f"{truncation.CUT_MARK} the model's tokenizer cut captions longer than its text context; candidates the "
+                 "cut made identical tie, and a tie scores chance (text_cuts in results.json):"]
+    for r in cut:
+        c = r["text_cuts"]
+        lines.append(f"  {r['benchmark']}/{r['config']}: {truncation.cut_count(c)} of {truncation.cut_count(c, 'captions')} "
+                     f"captions cut at {truncation.cut_count(c, 'context')} tokens, "
+                     f"{truncation.cut_count(c, 'items_identical')} items left with identical candidates")
+    return lines
 
 
 __all__ = ["Pair", "RESULTS_FILE", "benchmark_entry", "benchmark_names", "config_results", "format_table",

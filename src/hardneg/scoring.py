@@ -416,6 +416,9 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         dataset_path=None if is_hub_id(str(dataset)) else str(Path(dataset).resolve()),
         model=m.identity(), frames=frames.identity(), hardneg_version=__version__, decoding=decoding,
     )
+    board_meta = getattr(m, "board_meta", None)
+    if callable(board_meta) and board_meta():  # what the board shows when no Hub card or flag says (issue 41)
+        meta_common["model_meta"] = board_meta()
     if incomplete is not None:
         _same_run_or_refuse(out, incomplete, meta_common)
     if progress and m.uses_video:  # a long run says so before it starts (measured costs: hardneg.expected)

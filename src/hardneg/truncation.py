@@ -20,6 +20,32 @@ from typing import Any, Sequence
 
 #: how many cut captions and identical items the report names (the counts are always complete)
 NAMED = 20
+#: the mark beside a result whose captions the tokenizer cut: the printed results table (`hardneg run`), the
+#: board's tables; each place says what it means (issue 41: the cut was in results.json only)
+CUT_MARK = "✂"
+#: the most captions a stored count may claim (a board reads counts from submitted metadata)
+_MAX_COUNT = 10**9
+
+
+def cut_count(report: Any, key: str = "captions_cut") -> int:
+    """A count of a `text_cuts` report as stored (predictions metadata, a submission): a non-negative int, else 0
+    (a hostile or damaged value never reaches a table)."""
+    value = report.get(key) if isinstance(report, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT else 0
+
+
+def total(reports: Sequence[Any]) -> dict[str, Any] | None:
+    """A benchmark's total over its configs' reports (results.json, under the benchmark's name): captions checked
+    and cut, items left with identical candidates, and which configs were cut; None when no config's model said
+    how it tokenizes."""
+    known = [r for r in reports if isinstance(r, dict)]
+    if not known:
+        return None
+    out = {k: sum(cut_count(r, k) for r in known) for k in ("captions", "captions_cut", "items_identical")}
+    out["context"] = max((cut_count(r, "context") for r in known), default=0)
+    out["configs_known"] = len(known)
+    out["configs_unknown"] = len(reports) - len(known)
+    return out
 
 
 @dataclass
@@ -81,7 +107,10 @@ def check_items(model, items: Sequence[tuple[str, Sequence[str]]]) -> CutReport 
     report = CutReport(context=int(context), captions=len(texts))
     if not texts:
         return report
-    full = _ids(tokenizer, texts, truncation=False)
+    # verbose=False: transformers' "longer than the specified maximum ... will result in indexing errors" warning
+    # is about feeding such a sequence to the model, which never happens (the model cuts); the cut itself is
+    # what this report counts and the run says (issue 41: the warning misled)
+    full = _ids(tokenizer, texts, truncation=False, verbose=False)
     seen = _ids(tokenizer, texts, truncation=True, max_length=int(context))
     length = {t: len(f) for t, f in zip(texts, full)}
     cut = {t: s for t, f, s in zip(texts, full, seen) if len(f) > len(s)}

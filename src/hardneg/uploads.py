@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 UPLOAD_GRACE_S = 60.0
 
 _lock = threading.Lock()
+_settled = threading.Condition(_lock)  # notified when an upload's deletion is done
 _held: dict[str, int] = {}  # path -> requests reading it now
 _last: dict[str, float] = {}  # path -> monotonic time of its last lease or release
 
@@ -66,6 +67,7 @@ def release(path: str | None, grace_s: float = UPLOAD_GRACE_S) -> None:
             _held.pop(path, None)
             _last.pop(path, None)
             remove_upload(path)
+            _settled.notify_all()
 
     if grace_s <= 0:
         sweep()
@@ -73,3 +75,11 @@ def release(path: str | None, grace_s: float = UPLOAD_GRACE_S) -> None:
     timer = threading.Timer(grace_s, sweep)
     timer.daemon = True
     timer.start()
+
+
+def wait_settled(timeout_s: float) -> bool:
+    """Wait until no upload is held or waiting for its deletion (every `release` timer has run); False when
+    `timeout_s` passes first. Who checks the upload folder waits here first, and so never walks it while this
+    module deletes in it (issue 41: a test walking it met a folder removed mid-walk)."""
+    with _settled:
+        return _settled.wait_for(lambda: not _last, timeout_s)

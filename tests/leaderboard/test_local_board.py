@@ -46,7 +46,8 @@ def test_run_then_submit_folder_then_show_matches_results_json(tmp_path, capsys)
                          "--no-charts", "--no-progress"]) == 0  # the board's own 1,000 resamples: same intervals
     printed = capsys.readouterr().out
     assert "one number per benchmark" in printed
-    assert hardneg_main(["submit", str(run_dir), "--space", str(store), "--benchmarks", str(run_dir / "data")]) == 0
+    assert hardneg_main(["submit", str(run_dir), "--space", str(store), "--benchmarks", str(run_dir / "data"),
+                         "--create"]) == 0
     out = capsys.readouterr().out
     results = json.loads((run_dir / "results.json").read_text())
     per_config = config_results(results)
@@ -90,7 +91,8 @@ def test_folder_is_stored_all_or_nothing(tmp_path, bench_root, item_sets, capsys
     (run / "a.parquet").write_bytes(predictions_bytes(item_sets[FEINT], "local/m", seed=1))
     (run / "b.parquet").write_bytes(predictions_bytes(item_sets[GENDER], "local/m", seed=1)[:-40] + b"x" * 40)
     store = tmp_path / "lb"
-    assert hardneg_main(["submit", str(run.parent), "--space", str(store), "--benchmarks", str(bench_root)]) != 0
+    assert hardneg_main(["submit", str(run.parent), "--space", str(store), "--benchmarks", str(bench_root),
+                         "--create"]) != 0
     capsys.readouterr()
     assert Leaderboard(store, item_sets, compute_blind=False).store.count() == 0  # the good file was not stored
     (run / "b.parquet").write_bytes(predictions_bytes(item_sets[GENDER], "other/name", seed=1))
@@ -114,7 +116,7 @@ def test_model_meta_from_flags_is_stored_and_checked(tmp_path, bench_root, item_
     path = tmp_path / "p.parquet"
     path.write_bytes(predictions_bytes(item_sets[FEINT], "someone/else", seed=2))
     store = tmp_path / "lb"
-    args = ["submit", str(path), "--space", str(store), "--benchmarks", str(bench_root), "--as", "dana",
+    args = ["submit", str(path), "--space", str(store), "--benchmarks", str(bench_root), "--as", "dana", "--create",
             "--model-id", "dana/clip", "--params", "151M", "--model-type", "contrastive", "--license", "mit",
             "--link", "https://example.org/clip", "--revision", "abc123"]
     assert hardneg_main(args) == 0
@@ -193,7 +195,7 @@ def test_serve_answers_200_locally_with_no_token(tmp_path, bench_root):
     finally:
         proc.terminate()
         out = proc.communicate(timeout=30)[0]
-    assert "LOCAL MODE" in out
+    assert out.count("LOCAL MODE") == 1, out  # said once (issue 41: twice before)
 
 
 def test_serve_refuses_where_it_would_be_public(tmp_path, bench_root):

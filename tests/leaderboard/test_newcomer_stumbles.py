@@ -44,7 +44,7 @@ def test_submit_into_a_local_board_refuses_a_name_it_cannot_write_once(tmp_path,
     assert code == 2 and text.count("openai/clip") == 1 and "--model-id local/clip" in text, text
     # with the fix it is stored
     assert hardneg_main(["submit", str(run), "--space", str(tmp_path / "board"), "--benchmarks", str(bench_root),
-                         "--no-hub-card", "--as", "alice", "--model-id", "local/clip"]) == 0
+                         "--no-hub-card", "--as", "alice", "--model-id", "local/clip", "--create"]) == 0
 
 
 def test_a_problem_every_file_shares_is_said_once(tmp_path, item_sets):
@@ -99,6 +99,21 @@ def test_local_mode_submit_tab_says_what_local_mode_does(tmp_path, item_sets):
     assert "no sign-in" in local and "alice" in local and "local/<name>" in local and "no token" in local
     hub = _markdown(app.create_app(board, sign_in=SignIn("read-only", "tests")), "submit-help")
     assert "Sign in with your Hugging Face account" in hub and "uses your Hub token" in hub
+
+
+def test_local_submit_tab_gives_the_boards_own_address(tmp_path, item_sets):
+    """Issue 41: the Submit tab showed a literal `<this page's port>`; the launcher knows the address."""
+    from helpers import load_space_module
+
+    from hardneg.leaderboard.signin import SignIn
+
+    app = load_space_module()
+    board = Leaderboard(tmp_path / "store", item_sets, n_resamples=20, compute_blind=False)
+    mode = SignIn("local", "tests", local_identity("alice"))
+    text = _markdown(app.create_app(board, sign_in=mode, url="http://127.0.0.1:7931"), "submit-help")
+    assert "--space http://127.0.0.1:7931`" in text and "<" not in text.split("--space")[1], text
+    unknown = _markdown(app.create_app(board, sign_in=mode), "submit-help")  # no launcher said: it says how
+    assert "this page's port>" not in unknown and "PORT: the port in this page's address" in unknown
 
 
 def _two_models(board, benchmark: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -68,8 +69,17 @@ def test_api_identity_decides_the_namespace(space, item_sets, tmp_path):
     assert board.store.count() == before + 2
 
 
-def test_uploads_are_capped_and_removed(space, item_sets, tmp_path):
+def _uploads_named(name: str) -> set[str]:
+    """Paths of the files called `name` in Gradio's upload folder (os.walk skips a folder that vanishes)."""
     from gradio.utils import get_upload_folder
+
+    return {os.path.join(d, name) for d, _, files in os.walk(get_upload_folder()) if name in files}
+
+
+def test_uploads_are_capped_and_removed(space, item_sets, tmp_path, monkeypatch):
+    """The upload is deleted after use. The test waits for the app's clean-up (`hardneg.uploads.wait_settled`: every
+    release timer has run) before it looks, so it never walks the folder while the app deletes in it (issue 41)."""
+    from hardneg import uploads
 
     url, board = space
     big = tmp_path / "big.parquet"
@@ -77,13 +87,16 @@ def test_uploads_are_capped_and_removed(space, item_sets, tmp_path):
         f.truncate(board.upload_limit + 1)
     with pytest.raises(Exception, match="(?i)size|large|exceed"):
         submit(client(url), str(big))
-    good = write(tmp_path, "u.parquet", predictions_bytes(item_sets[FEINT], "alice/cleanup", seed=9))
-    name_before = {p.name for p in Path(get_upload_folder()).rglob("u.parquet")}
+    assert uploads.wait_settled(60)
+    good = write(tmp_path, "u41.parquet", predictions_bytes(item_sets[FEINT], "alice/cleanup", seed=9))
+    before = _uploads_named("u41.parquet")
+    removed: list[str] = []
+    remove = uploads.remove_upload
+    monkeypatch.setattr(uploads, "remove_upload", lambda path: (removed.append(path), remove(path)))
     assert submit(client(url), good).startswith("stored alice/cleanup")
-    deadline = time.monotonic() + 15  # deleted once no request holds it (the fixture's grace: 1 s)
-    while {p.name for p in Path(get_upload_folder()).rglob("u.parquet")} - name_before and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not {p.name for p in Path(get_upload_folder()).rglob("u.parquet")} - name_before  # deleted after use
+    assert uploads.wait_settled(60)  # deleted once no request holds it (the fixture's grace: 1 s)
+    assert [Path(p).name for p in removed] == ["u41.parquet"] and not Path(removed[0]).exists()  # by the app
+    assert not _uploads_named("u41.parquet") - before  # nothing of it left in the upload folder
 
 
 @pytest.mark.slow
@@ -153,7 +166,8 @@ def test_cli_submit_needs_a_token_for_a_space(tmp_path, item_sets, monkeypatch, 
 def test_cli_submit_local_folder(tmp_path, bench_root, item_sets, capsys):
     path = write(tmp_path, "p.parquet", predictions_bytes(item_sets[FEINT], "dave/local-model", seed=1))
     store = tmp_path / "lb"
-    assert hardneg_main(["submit", path, "--space", str(store), "--benchmarks", str(bench_root), "--submitter", "dave"]) == 0
+    assert hardneg_main(["submit", path, "--space", str(store), "--benchmarks", str(bench_root), "--submitter", "dave",
+                         "--create"]) == 0
     assert "stored dave/local-model v1" in capsys.readouterr().out
     assert hardneg_main(["submit", str(tmp_path / "missing.parquet"), "--space", str(store)]) == 2
     assert "not found" in capsys.readouterr().err

@@ -68,7 +68,8 @@ def test_every_benchmark_is_scored_by_its_declared_protocol(run_dir):
 @pytest.mark.slow
 def test_a_submission_shows_on_the_board_as_a_generative_model(run_dir, tmp_path, capsys):
     store = tmp_path / "board"
-    assert hardneg_main(["submit", str(run_dir), "--space", str(store), "--benchmarks", str(run_dir / "data")]) == 0
+    assert hardneg_main(["submit", str(run_dir), "--space", str(store), "--benchmarks", str(run_dir / "data"),
+                         "--create"]) == 0
     capsys.readouterr()
     assert hardneg_main(["leaderboard", "show", "--data", str(store), "--csv", "-"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))

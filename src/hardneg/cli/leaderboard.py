@@ -6,9 +6,11 @@ it would be public (SPACE_ID set): there, sign-in must be Hugging Face OAuth. `s
 (percent with one decimal, the header says so) or writes it as CSV (`--csv FILE`, `-` = stdout): a machine
 output, so fractions in [0, 1] with each interval bound in its own column (`<benchmark>:<metric> low/high`).
 
-The benchmarks a store is scored against: `--benchmarks DIR` (folders written by `hardneg build`, or a
-`hardneg run` folder's data/), else what `hardneg submit` / `serve` recorded in the store folder
-(`board.json`), else $HARDNEG_LB_BENCHMARKS, else the built-in samples (built into `<data>/benchmarks`).
+The benchmarks a store is scored against: its declared set, recorded in the store folder (`board.json`: each
+benchmark and the folder it is read from). `--benchmarks DIR` (folders written by `hardneg build`, or a `hardneg
+run` folder's data/), here or in `hardneg submit`, only ever adds to it; with nothing recorded yet,
+$HARDNEG_LB_BENCHMARKS, else the built-in samples (built into `<data>/benchmarks`). `benchmarks` lists the set;
+`benchmarks --set DIR` is the one way to narrow it, and says which benchmarks (and stored rows) that hides.
 
 A `--data` folder that does not exist is refused (a misspelled name never shows an empty board); `--create`
 starts a new, empty board there.
@@ -46,6 +48,13 @@ def add_parser(subparsers) -> None:
     w.add_argument("--csv", default=None, metavar="FILE|-", help="write CSV to FILE (`-`: stdout) instead of a table: fractions, interval bounds "
                         "in their own columns")
     w.set_defaults(func=show)
+    b = sub.add_parser("benchmarks", help="list the board's declared benchmark set, or replace it (--set DIR)")
+    b.add_argument("--data", default=DEFAULT_DATA, help=f"the board's store folder (default ./{DEFAULT_DATA})")
+    b.add_argument("--set", dest="set_dir", default=None, metavar="DIR",
+                   help="declare exactly the benchmarks built under DIR: the one command that can narrow a board "
+                        "(submissions and --benchmarks only ever add); it says which benchmarks it hides and how "
+                        "many stored submissions they hold (they stay stored)")
+    b.set_defaults(func=benchmarks_command)
     t = sub.add_parser("status", help="the board's results repo: restored or not, records skipped, the outbox")
     t.add_argument("--data", default=DEFAULT_DATA, help=f"the board's store folder (default ./{DEFAULT_DATA})")
     t.set_defaults(func=status)
@@ -62,24 +71,91 @@ def _common(p) -> None:
                         "does not exist is refused: a misspelled --data never shows an empty board)")
 
 
-def remember_benchmarks(data: str | Path, benchmarks: str | Path) -> None:
-    """Record which benchmark folders a store is scored against (so `show` and `serve` need only --data)."""
+def _benchmarks_in(root: Path) -> list[str]:
+    from hardneg import benchmarks as registry
+
+    return [b for b in registry.names() if (Path(root) / b).is_dir()]
+
+
+def declared_benchmarks(data: str | Path) -> dict[str, Path]:
+    """The board's declared benchmark set: benchmark -> the folder it is loaded from (`board.json`; {} when none).
+    A board.json of before issue 41 (`{"benchmarks": DIR}`) declares every benchmark folder under DIR."""
+    from hardneg import benchmarks as registry
+
+    try:
+        record = json.loads((Path(data) / BOARD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    declared = record.get("declared") if isinstance(record, dict) else None
+    if isinstance(declared, dict):
+        return {b: Path(r) for b, r in declared.items() if b in registry.names() and isinstance(r, str)}
+    root = record.get("benchmarks") if isinstance(record, dict) else None
+    return {b: Path(root) for b in _benchmarks_in(Path(root))} if isinstance(root, str) else {}
+
+
+def declare_benchmarks(data: str | Path, declared: dict[str, Path]) -> None:
+    """Write the declared set (benchmark -> folder), in the registry's order."""
+    from hardneg import benchmarks as registry
     from hardneg.io import atomic_write_text
 
     data = Path(data)
     data.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(data / BOARD_FILE, json.dumps({"benchmarks": str(Path(benchmarks).resolve())}) + "\n")
+    ordered = {b: str(Path(declared[b]).resolve()) for b in registry.names() if b in declared}
+    atomic_write_text(data / BOARD_FILE, json.dumps({"declared": ordered}, indent=1) + "\n")
 
 
-def benchmarks_folder(data: str | Path, explicit: str | None) -> Path:
+def remember_benchmarks(data: str | Path, benchmarks: str | Path) -> list[str]:
+    """Add the benchmarks of a folder to the board's declared set (so `show` and `serve` need only --data) and
+    return the names added. A benchmark already declared keeps its folder and none is ever dropped (issue 41: a
+    2-benchmark submission had silently hidden the other 8 benchmarks' results); `hardneg leaderboard
+    benchmarks --set DIR` is the one way to narrow the set, and it says what that hides."""
+    declared = declared_benchmarks(data)
+    root = Path(benchmarks).resolve()
+    added = [b for b in _benchmarks_in(root) if b not in declared]
+    declared.update({b: root for b in added})
+    declare_benchmarks(data, declared)
+    return added
+
+
+def board_item_sets(data: str | Path, explicit: str | None) -> dict:
+    """The item sets a board is scored against: the declared set (each benchmark from its recorded folder), with
+    the benchmarks of an explicit --benchmarks folder loaded from it (and added to the declared set). With nothing
+    declared: --benchmarks, $HARDNEG_LB_BENCHMARKS, or the built-in samples (built into `<data>/benchmarks`)."""
+    from hardneg.leaderboard.items import load_benchmarks
+
+    declared = declared_benchmarks(data)
     if explicit:
-        return Path(explicit)
-    try:
-        recorded = json.loads((Path(data) / BOARD_FILE).read_text(encoding="utf-8"))["benchmarks"]
-        if Path(recorded).is_dir():
-            return Path(recorded)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+        if not Path(explicit).is_dir():
+            raise FileNotFoundError(f"--benchmarks {explicit}: no such folder; pass the folder of `hardneg build` "
+                                    "outputs (or a `hardneg run` folder's data/)")
+        added = remember_benchmarks(data, explicit)
+        if added and declared:  # a first declaration is no news
+            print(f"board {data}: benchmarks added to its declared set from {explicit}: {', '.join(added)}",
+                  file=sys.stderr)
+        declared.update({b: Path(explicit) for b in _benchmarks_in(Path(explicit))})
+    elif not declared:
+        root = _default_folder(data)
+        declared = {b: root for b in _benchmarks_in(root)}
+        remember_benchmarks(data, root)
+    item_sets: dict = {}
+    by_root: dict[Path, list[str]] = {}
+    for b, root in declared.items():
+        by_root.setdefault(Path(root), []).append(b)
+    for root, names in by_root.items():
+        gone = [b for b in names if not (root / b).is_dir()]
+        if gone:  # said, never silently dropped
+            print(f"board {data}: the declared benchmark(s) {', '.join(gone)} are not shown: their folder "
+                  f"{root} is gone (pass --benchmarks DIR holding them, or `hardneg leaderboard benchmarks --set`)",
+                  file=sys.stderr)
+        if len(gone) < len(names):
+            item_sets.update(load_benchmarks(root, [b for b in names if b not in gone]))
+    if not item_sets:
+        raise FileNotFoundError(f"board {data}: none of its declared benchmarks' folders exist; pass --benchmarks DIR "
+                                "(the folder of `hardneg build` outputs, or a `hardneg run` folder's data/)")
+    return item_sets
+
+
+def _default_folder(data: str | Path) -> Path:
     if os.environ.get("HARDNEG_LB_BENCHMARKS"):
         return Path(os.environ["HARDNEG_LB_BENCHMARKS"])
     from hardneg.datasets import build_samples, sample_benchmarks
@@ -111,15 +187,41 @@ def open_board(args):
     from hardneg.leaderboard import Leaderboard
 
     check_data_folder(args.data, getattr(args, "create", False))
-    folder = benchmarks_folder(args.data, args.benchmarks)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"--benchmarks {folder}: no such folder; pass the folder of `hardneg build` outputs "
-                                "(or a `hardneg run` folder's data/)")
+    item_sets = board_item_sets(args.data, args.benchmarks)
     # the text-only `blind-unigram` baseline the README promises: computed here too (under a second on the samples;
     # shown as "pending" with the reason where the models extra cannot load it)
-    board = Leaderboard(args.data, benchmarks_dir=folder, n_resamples=args.resamples, compute_blind=True)
-    remember_benchmarks(args.data, folder)
-    return board
+    return Leaderboard(args.data, item_sets=item_sets, n_resamples=args.resamples, compute_blind=True)
+
+
+def benchmarks_command(args) -> int:
+    """`hardneg leaderboard benchmarks`: the declared set, and the explicit way to change it."""
+    from hardneg.leaderboard.store import Store
+
+    check_data_folder(args.data, False)
+    declared = declared_benchmarks(args.data)
+    store = Store(args.data)
+    stored = {b: len(store.current(b)) for b in set(declared) | set(_benchmarks_in(Path(args.set_dir or ".")))}
+    if args.set_dir is None:
+        print(f"board {args.data}: {len(declared)} declared benchmark(s)")
+        for b, root in declared.items():
+            print(f"  {b}: {root}{'' if (root / b).is_dir() else ' (folder gone: not shown)'}; "
+                  f"{stored[b]} stored submission(s) shown")
+        return 0
+    new = {b: Path(args.set_dir).resolve() for b in _benchmarks_in(Path(args.set_dir))}
+    if not new:
+        raise FileNotFoundError(f"--set {args.set_dir}: no built benchmark folders there (`hardneg build` outputs)")
+    hidden = [b for b in declared if b not in new]
+    added = [b for b in new if b not in declared]
+    declare_benchmarks(args.data, new)
+    print(f"board {args.data}: declared benchmarks now {', '.join(new)} (from {args.set_dir})")
+    for b in hidden:
+        print(f"  hides {b}: {stored[b]} stored submission(s) no longer shown (they stay stored; declare a folder "
+              f"holding {b} again to show them)")
+    for b in added:
+        print(f"  adds {b}")
+    if not hidden:
+        print("  hides nothing")
+    return 0
 
 
 def show(args) -> int:
@@ -158,9 +260,8 @@ def serve(args) -> int:
     board = open_board(args)
     private_upload_dir("leaderboard")  # uploads never meet another Gradio app's clean-up
     app = load_space_app("leaderboard")
-    mode = SignIn("local", "hardneg leaderboard serve", who)
-    print(f"leaderboard: {mode.banner()}", file=sys.stderr)
-    demo = app.create_app(board, sign_in=mode).queue(default_concurrency_limit=4, max_size=app.QUEUE_MAX)
+    mode = SignIn("local", "hardneg leaderboard serve", who)  # create_app says the mode, once (issue 41)
+    demo = app.create_app(board, sign_in=mode, url=f"http://{args.host}:{port}").queue(default_concurrency_limit=4, max_size=app.QUEUE_MAX)
     print(f"serving {args.data} at http://{args.host}:{port}/ (Ctrl+C stops)", file=sys.stderr)
     demo.launch(server_name=args.host, server_port=port, quiet=True, **app.launch_options(board))
     return 0

@@ -60,6 +60,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--benchmarks", default=None,
                    help="with a local --space folder: the folder of built benchmarks (`hardneg build` outputs, "
                         "or a `hardneg run` folder's data/)")
+    p.add_argument("--create", action="store_true",
+                   help="with a local --space folder: start a new board there when the folder does not exist (without "
+                        "it, a folder that does not exist is refused: a misspelled --space never makes a new board)")
     p.add_argument("--model-id", default=None, metavar="ORG/NAME",
                    help="the model's name on the board (overrides the name in the files)")
     p.add_argument("--hf-token", default=None,
@@ -272,7 +275,10 @@ def submit_local(files: list[bytes], data_dir: str, benchmarks: str | None, who,
     from hardneg.cli.leaderboard import remember_benchmarks
 
     board = Leaderboard(data_dir, benchmarks_dir=benchmarks, compute_blind=False)
-    remember_benchmarks(data_dir, benchmarks)  # `hardneg leaderboard show --data DIR` needs no --benchmarks
+    # `hardneg leaderboard show --data DIR` needs no --benchmarks; a folder with fewer benchmarks never narrows the set
+    added = remember_benchmarks(data_dir, benchmarks)
+    if added:
+        print(f"board {data_dir}: declared benchmarks {', '.join(added)} (from {benchmarks})", file=sys.stderr)
     return board.submit_files(files, who, model_meta).message
 
 
@@ -283,6 +289,13 @@ def run(args) -> int:
     remote = is_remote(args.space, args.benchmarks)
     who = None if remote else local_identity(args.submitter)
     check_names(files, args.model_id, who)
+    if not remote:  # the rule of `leaderboard serve` and `show`: a misspelled folder never becomes a new board
+        from hardneg.cli.leaderboard import check_data_folder
+
+        try:
+            check_data_folder(args.space, args.create)
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(str(exc).replace("--data", "--space", 1)) from None
     model_meta, note = gather_model_meta(args, files)
     print(f"model metadata: {note}", file=sys.stderr)
     if remote:

@@ -70,6 +70,7 @@ class BoardRow:
     link: str = ""  # the model's Hub page
     model_meta: dict = field(default_factory=dict)  # params, model_type, license, link, revision (at submission)
     ids: tuple[str, ...] = ()  # stored submission ids behind the row (cache keys: submissions never change)
+    cuts: int = 0  # captions the model's tokenizer cut in this row's parts (`hardneg.truncation`; CUT_MARK)
 
 
 def kind_label(row) -> str:
@@ -356,10 +357,14 @@ def model_type(meta: dict) -> str:
 GENERATIVE_MARK = "◆"
 
 
-def marked_name(text: str, meta: dict) -> str:
+def marked_name(text: str, meta: dict, cuts: int = 0) -> str:
     """A model's name as a page table shows it (`text`: plain or already a Markdown link): with `GENERATIVE_MARK`
-    when the type stored with the submission is "generative" (never guessed from the name)."""
-    return f"{text} {GENERATIVE_MARK}" if model_type(meta) == "generative" else text
+    when the type stored with the submission is "generative" (never guessed from the name), and with
+    `hardneg.truncation.CUT_MARK` when its tokenizer cut `cuts` captions of the benchmark (issue 41)."""
+    from hardneg.truncation import CUT_MARK
+
+    text = f"{text} {GENERATIVE_MARK}" if model_type(meta) == "generative" else text
+    return f"{text} {CUT_MARK}" if cuts else text
 
 
 def meta_text(meta: dict) -> tuple[str, str, str]:
@@ -422,7 +427,7 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
     for i in ranked + reported:
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
-        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": marked_name(r.model, r.model_meta),
+        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": marked_name(r.model, r.model_meta, r.cuts),
                "Kind": kind_label(r),
                "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else notes.get(i, "")}

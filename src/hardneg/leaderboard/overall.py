@@ -210,6 +210,8 @@ def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = 
     # facts after them (Type beside the model: never the cell cut at the right edge of a wide screen, issue 33)
     head = ["#", "Model", "Type", COVERAGE, average_header(names)] + [header(b) for b in names] + \
         ["Kind", "Params", "Parts", "License", "Submitted"]
+    if not any(rec["License"] for rec in records):  # a column empty in every row only squeezes the others (issue 41)
+        head.remove("License")
     return pd.DataFrame.from_records(records, columns=head)
 
 

@@ -34,6 +34,7 @@ from hardneg.leaderboard.mirror import strip_local_paths
 from hardneg.leaderboard.model_meta import clean_model_meta, shown_model_meta
 from hardneg.leaderboard.store import Store, StoredSubmission
 from hardneg.leaderboard.subsets import add_subset_parts
+from hardneg.truncation import cut_count
 from hardneg.leaderboard.validate import MAX_FILE_BYTES, SubmissionError, quote, upload_limit, validate_submission
 
 log = logging.getLogger(__name__)
@@ -678,7 +679,8 @@ class Leaderboard:
                            source="local" if any(s.local for s in subs) else "",
                            submitted=max(s.created_at for s in subs)[:10],
                            link=model_link(model, subs), model_meta=model_meta(subs),
-                           ids=tuple(sorted(s.id for s in subs)))
+                           ids=tuple(sorted(s.id for s in subs)),
+                           cuts=sum(cut_count((s.metadata or {}).get("text_cuts")) for s in subs))
             _add_number(row, benchmark, cols, results, self._number_parts(benchmark))
             row.per_example = LazyValues(self._per_example)  # read only for the rows a paired test needs
             self._refer_number(row, benchmark, cols, {(s.config, s.split): s.id for s in subs})

@@ -77,6 +77,10 @@ class VideoTextModel(ABC):
 
     adapter: str = "base"
     uses_video: bool = True
+    #: what the board shows for the model when no Hub card or flag says (`board_meta`; issue 41: the built-in
+    #: models showed Type "unknown" and no License): how it scores captions, and the license of its weights
+    model_type: str | None = None
+    license: str | None = None
     #: what a score is, for people reading one (the demo's chart axis): the default `similarity` is a cosine
     score_name: str = "cosine similarity"
     model_id: str = ""
@@ -113,6 +117,10 @@ class VideoTextModel(ABC):
             if tokenizer is not None and callable(tokenizer) and isinstance(context, int) and context > 0:
                 return tokenizer, context
         return None
+
+    def board_meta(self) -> dict[str, str]:
+        """`model_meta` a predictions file carries for the board (`hardneg submit`: a Hub card and flags win)."""
+        return {k: v for k in ("model_type", "license") if isinstance(v := getattr(self, k, None), str) and v}
 
     def identity(self) -> dict[str, Any]:
         """What makes this model's scores what they are (goes into predictions and cache keys)."""

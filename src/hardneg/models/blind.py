@@ -33,6 +33,7 @@ def words(text: str) -> list[str]:
 
 class _BlindModel(VideoTextModel):
     uses_video = False
+    model_type = "text-only"
 
     def encode_video(self, videos: Sequence[np.ndarray]) -> np.ndarray:
         return np.zeros((len(videos), 0), np.float32)
@@ -45,6 +46,7 @@ class _BlindModel(VideoTextModel):
 @register("blind-unigram", "text-only baseline: mean word log-probability under a unigram model (no video)")
 class UnigramBlindModel(_BlindModel):
     adapter = "blind-unigram"
+    license = "apache-2.0"  # a word list and counts built into this project
     score_name = "mean word log-probability (text only)"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,

@@ -47,6 +47,7 @@ class CLIPVideoModel(VideoTextModel):
     default_model_id = DEFAULT_CLIP  # the Hub id loaded when none is given
     hub_model = True  # loads from_pretrained: checked before loading (hardneg.hub_access)
     adapter = "clip-mean-pool"
+    model_type = "contrastive"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, text_batch: int = 256, frame_batch: int = 256):
@@ -116,6 +117,7 @@ class TinyCLIPVideoModel(CLIPVideoModel):
     default_model_id = None  # built in: nothing to download
     hub_model = False
     adapter = "clip-mean-pool"
+    license = "apache-2.0"  # random weights made here: the project's license
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None):

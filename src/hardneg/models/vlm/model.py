@@ -380,6 +380,7 @@ class VideoLLM(ScoreAdapter):
           "tiny-vlm:video-llava, tiny-vlm:llava-next-video), offline tests and demo")
 class TinyVideoLLM(VideoLLM):
     hub_model = False
+    license = "apache-2.0"  # random weights made here: the project's license
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, **kw):
