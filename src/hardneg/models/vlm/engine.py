@@ -130,24 +130,50 @@ class Engine:
             self._control_re = re.compile("|".join(map(re.escape, added))) if added else None
         return self._control_re
 
+    def _encode_after_control(self, text: str, as_text: bool = False) -> tuple[list[int], list[tuple[int, int]]]:
+        """Ids and character offsets of `text` as the model's processor tokenises it: inside the whole
+        conversation, right after a control token (the video's, an end-of-turn). Encoded alone, its first word
+        would be the first of a call, and a Metaspace tokenizer (SentencePiece "▁": Vicuna / Llama, so
+        Video-LLaVA and LLaVA-NeXT-Video) prefixes a "▁" there that the whole conversation does not have. So the
+        text is encoded after an anchor (the video token) and the anchor's tokens are dropped.
+
+        `as_text` with a control string in `text` (a hostile caption): the anchor is spelt as text too, and its
+        tokens are dropped when none of them straddles the boundary (else the text is encoded alone)."""
+        anchor = self.video_token
+        pattern = self._control_pattern()
+        hostile = as_text and pattern is not None and pattern.search(text) is not None
+        kw = {"split_special_tokens": True} if hostile else {}
+        enc = self.tok(anchor + text, add_special_tokens=False, return_offsets_mapping=True, **kw)
+        ids, offsets = list(enc["input_ids"]), [tuple(o) for o in enc["offset_mapping"]]
+        cut = len(anchor)
+        if not hostile:
+            if not ids or ids[0] != self.video_token_id:
+                raise RuntimeError(f"the tokenizer did not keep the video token {anchor!r} whole")
+            return ids[1:], [(a - cut, b - cut) for a, b in offsets[1:]]
+        k = next((j for j, (a, b) in enumerate(offsets) if b > cut), len(ids))
+        if k < len(ids) and offsets[k][0] >= cut:  # a clean boundary: the anchor's tokens end where the text starts
+            return ids[k:], [(max(a - cut, 0), max(b - cut, 0)) for a, b in offsets[k:]]
+        return self._encode(text, as_text=True)
+
     def encode_with_data(self, head: str, data: str, tail: str) -> tuple[list[int], tuple[int, int]]:
-        """Ids of head + data + tail, the template's control tokens in head and tail parsed as control and `data`
-        (a caption, the options, an item's question) tokenised as text: a caption holding `<|im_end|>` or the
-        video placeholder spells those strings in ordinary tokens. Returns the ids and the positions of the
-        tokens overlapping `data`'s characters.
+        """Ids of head + data + tail (the text after the video), the template's control tokens in head and tail
+        parsed as control and `data` (a caption, the options, an item's question) tokenised as text: a caption
+        holding `<|im_end|>` or the video placeholder spells those strings in ordinary tokens. Returns the ids and
+        the positions of the tokens overlapping `data`'s characters.
 
         The tokenizer splits added tokens out of the text before any other step, so cutting head and tail at
-        their control tokens and encoding the text between them gives the same ids as encoding the whole string
-        (for a caption without control strings: tests/vlm/test_vlm_text.py); only the text segment holding the
-        caption is encoded with its special-token strings split."""
+        their control tokens and encoding the text between them, each piece as it follows a control token in
+        the whole conversation (`_encode_after_control`), gives the ids of the processor's one call on the whole
+        conversation (tests/vlm/test_vlm_reference.py); only the text segment holding the caption is encoded
+        with its special-token strings split."""
         pattern = self._control_pattern()
         cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
         first_tail = pattern.search(tail) if pattern else None
         cut_tail = first_tail.start() if first_tail else len(tail)
         before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
-        ids_before = self._encode(before)[0] if before else []
-        ids_mid, offsets = self._encode(segment, as_text=True)
-        ids_after = self._encode(after)[0] if after else []
+        ids_before = self._encode_after_control(before)[0] if before else []
+        ids_mid, offsets = self._encode_after_control(segment, as_text=True)
+        ids_after = self._encode_after_control(after)[0] if after else []
         a, b = len(head) - cut_head, len(head) - cut_head + len(data)
         inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
         if not inside:
