@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from hardneg.models import load_model
+from hardneg.models.vlm.support import tiny_names
 from hardneg.models.vlm.model import DEFAULT_PROMPTS
 
-ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava",
-         "tiny-vlm:llava-next-video")
+ARCHS = tiny_names()  # every type `hardneg models` marks verified (hardneg.models.vlm.support)
 CAPTIONS = ["a man opens the door.", "The dog runs across the park", "café naïve – “quoted” 猫", "x",
             "Yes", " leading space", "two\nlines"]
 

@@ -97,12 +97,22 @@ def _chat_template(model_id: str, tokenizer, revision: str | None) -> str:
 
 
 def check_video_config(model_id: str, config) -> None:
-    """A clear error for a checkpoint whose architecture takes no video (or one no family serves yet)."""
+    """A clear error naming the model type for a checkpoint that cannot take video, or one of a video-LLM type
+    that hardneg has no path for yet (`hardneg models` lists the types and their paths)."""
     if family_for(config) is not None:
         return
+    from hardneg.models.vlm.support import video_llm_types
+
     arch = (getattr(config, "architectures", None) or [type(config).__name__])[0]
+    if config.model_type in video_llm_types():
+        raise ValueError(f"model {model_id} ({arch}, model_type {config.model_type!r}) is a video LLM in transformers, "
+                         "but hardneg has no path for this model type in this version (no family in "
+                         "hardneg.models.vlm.families; `hardneg models` lists the types it scores: "
+                         f"{', '.join(supported_model_types())}); add its family (docs/models.md, 'Add a video-LLM "
+                         "family')")
     vision = hasattr(config, "vision_config")
-    what = "an image-text model: its processor has no video input" if vision else "not a vision-language model"
+    what = ("an image-text model: transformers has no video processor for this model type (no video input)"
+            if vision else "not a vision-language model: it has no vision tower and no video processor")
     raise ValueError(f"model {model_id} ({arch}, model_type {config.model_type!r}) is {what}; the video-LLM adapter "
                      f"scores checkpoints of model_type {', '.join(supported_model_types())}. Use a video LLM "
                      "(e.g. Qwen/Qwen2-VL-7B-Instruct, llava-hf/llava-onevision-qwen2-7b-ov-hf), or add its family "
