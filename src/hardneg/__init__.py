@@ -6,6 +6,10 @@ generators, model scoring, the demo Space and the leaderboard.
 
 __version__ = "0.1.0"
 
+import _hardneg_torchvision  # noqa: E402
+
+_hardneg_torchvision.install()  # PyPI's CUDA torchvision beside a CPU torch: see src/_hardneg_torchvision.py
+
 #: the front-door functions, imported on first use so `import hardneg` stays light
 _LAZY = {"run_model": ("hardneg.run", "run_model"), "metric_path": ("hardneg.metric_modules", "metric_path"),
          "train": ("hardneg.training.trainer", "train")}
