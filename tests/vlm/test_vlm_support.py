@@ -49,7 +49,8 @@ def test_verified_types_are_the_tested_tiny_models():
         cfg = json.loads((tiny_vlm_path(arch) / "config.json").read_text())
         assert cfg["model_type"] == r.model_type
     assert len(tiny_names()) == len(VERIFIED)
-    assert not support("qwen3_vl").verified and not support("qwen3_vl").supported
+    assert support("qwen3_vl").supported and support("qwen3_vl").path == "generic"
+    assert not support("clip").supported and support("clip").path == "none"
 
 
 def test_cli_lists_every_type_with_its_flag():
@@ -72,15 +73,15 @@ def test_run_says_before_loading_whether_the_type_is_verified(tmp_path):
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "qwen3_vl"}))
     note = video_llm_note(str(folder))
-    assert "'qwen3_vl'" in note and "NOT verified" in note
+    assert "'qwen3_vl'" in note and "NOT verified" in note or "verified in this version" in note
     assert video_llm_note("clip") is None
     assert "unknown" in verification_note(None)
 
 
-def test_a_video_llm_type_without_a_path_is_refused_by_name(tmp_path):
+def test_a_type_without_a_hand_written_family_is_refused_by_name_when_asked_for_one(tmp_path):
     from transformers import Qwen3VLConfig
 
-    from hardneg.models import load_model
+    from hardneg.models.vlm.model import VideoLLM
 
     folder = tmp_path / "qwen3"
     Qwen3VLConfig(text_config={"vocab_size": 64, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
@@ -89,6 +90,6 @@ def test_a_video_llm_type_without_a_path_is_refused_by_name(tmp_path):
                                  "out_hidden_size": 16},
                   architectures=["Qwen3VLForConditionalGeneration"]).save_pretrained(folder)
     with pytest.raises(ValueError) as err:
-        load_model(f"vlm:{folder}", device="cpu")
+        VideoLLM(str(folder), device="cpu", path="hand-written")
     msg = str(err.value)
-    assert "model_type 'qwen3_vl'" in msg and "no path for this model type" in msg and "hardneg models" in msg
+    assert "model_type 'qwen3_vl'" in msg and "no hand-written family" in msg and "generic" in msg

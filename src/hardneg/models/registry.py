@@ -82,10 +82,11 @@ def _local_model_type(path: Path) -> str | None:
 
 
 def _video_llm_types() -> list[str]:
-    """model_type values of the video-LLM families (`hardneg.models.vlm.families`; imports no torch)."""
-    from hardneg.models.vlm.families import supported_model_types
+    """model_type values of the video LLMs (`hardneg.models.vlm.support`: every type of the installed
+    `transformers` with a video processor and an image-text-to-text model, and the hand-written families')."""
+    from hardneg.models.vlm.support import table
 
-    return supported_model_types()
+    return [r.model_type for r in table() if r.supported]
 
 
 def resolve(model: str) -> tuple[str, str]:

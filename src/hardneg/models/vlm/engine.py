@@ -67,6 +67,9 @@ class Engine:
         self.model, self.tok, self.template, self.family = model, tokenizer, chat_template, family
         self.video_token_id, self.device, self.dtype = int(video_token_id), device, dtype
         self.video_token = tokenizer.convert_ids_to_tokens(self.video_token_id)
+        # the text the template renders for the video: the video token (hand-written families), or the token with
+        # its control tokens around it, which the generic family's processor expands (`hardneg.models.vlm.generic`)
+        self.video_region = getattr(family, "region", None) or self.video_token
         self.max_context, self.caption_batch = int(max_context), int(caption_batch)
         params = inspect.signature(model.forward).parameters
         self.takes_token_types = "mm_token_type_ids" in params
@@ -100,10 +103,10 @@ class Engine:
             gen = True
         text = self.tok.apply_chat_template(messages, chat_template=self.template, tokenize=False,
                                             add_generation_prompt=gen)
-        if text.count(self.video_token) != 1 or text.count(_SENTINEL) != 1:
-            raise ValueError(f"the model's chat template did not render one video token ({self.video_token!r}) and one "
+        if text.count(self.video_region) != 1 or text.count(_SENTINEL) != 1:
+            raise ValueError(f"the model's chat template did not render one video ({self.video_region!r}) and one "
                              f"caption slot for the prompt {spec.prompt[:80]!r}; check the checkpoint's chat template")
-        pre, post = text.split(self.video_token)
+        pre, post = text.split(self.video_region)
         if _SENTINEL in pre:
             raise ValueError(f"--prompt {spec.prompt[:80]!r}: put {VIDEO_SLOT} before the caption slot")
         head, tail = post.split(_SENTINEL)
@@ -185,14 +188,25 @@ class Engine:
         start = len(ids_before)
         return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
 
-    def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int) -> list[Sequence_]:
-        """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens."""
+    def video_ids(self, n_video: int, video=None) -> list[int]:
+        """The ids the template's video region becomes: the processor's expansion (generic family), else
+        `n_video` video tokens."""
+        expansion = getattr(video, "expansion", None)
+        if expansion is not None:
+            return list(expansion)
+        if getattr(self.family, "own_positions", False):
+            raise ValueError("the generic family needs the video's inputs (its processor's expansion) to build ids")
+        return [self.video_token_id] * n_video
+
+    def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int, video=None) -> list[Sequence_]:
+        """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens
+        (or, for the generic family, as its processor expands the video region: `video.expansion`)."""
         if not captions:
             raise ValueError("an item with no captions cannot be scored: every item needs at least one caption "
                              "(check the benchmark's 'captions' column)")
         r = self.render(spec)
         lead, _ = self._encode(r.before_video)
-        lead = lead + [self.video_token_id] * n_video
+        lead = lead + self.video_ids(n_video, video)
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
         out = []
         for text in texts:
@@ -244,7 +258,13 @@ class Engine:
         torch = self.torch
         t = torch.tensor([ids], device=self.device)
         out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
-        delta = self.next_text_delta(ids, video) if self.family.mrope else None
+        if self.family.mrope:
+            delta = self.next_text_delta(ids, video)
+        elif getattr(self.family, "own_positions", False):  # the model's own 3-D positions: its delta after the prefix
+            deltas = getattr(getattr(self.model, "model", None), "rope_deltas", None)
+            delta = None if deltas is None else deltas.detach().reshape(-1)[:1].to("cpu")
+        else:
+            delta = None
         cache = out.get("cache") if "cache" in out else out.get("past_key_values")  # renamed in transformers 5.2x
         return cache, out.logits[:, -1], delta
 
@@ -266,7 +286,7 @@ class Engine:
             ids[i, :len(r)] = torch.tensor(r, device=self.device)
             mask[i, start:start + len(r)] = 1
         pos = torch.arange(start, start + width, device=self.device).unsqueeze(0).expand(n, -1)
-        if self.family.mrope:
+        if self.family.mrope or delta is not None:
             d = delta.to(self.device).reshape(-1)[:1] if delta is not None else 0
             pos = (pos + d).unsqueeze(0).expand(3, -1, -1)
         c = copy.deepcopy(cache)
@@ -344,7 +364,7 @@ class Engine:
     def _score_once(self, frames, captions: list[str], spec: VLMPrompt, naive: bool, full_batch: bool,
                     timestamps) -> np.ndarray:
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
-        seqs = self.sequences(spec, captions, video.n_tokens)
+        seqs = self.sequences(spec, captions, video.n_tokens, video)
         out: list[float] = []
         if naive:
             for s in seqs:
@@ -378,7 +398,7 @@ class Engine:
         r = self.render(spec)
         lead, _ = self._encode(r.before_video)
         body, _ = self.encode_with_data(r.head, question, r.tail)
-        ids = lead + [self.video_token_id] * video.n_tokens + body
+        ids = lead + self.video_ids(video.n_tokens, video) + body
         if len(ids) + spec.max_new_tokens > self.max_context:
             raise ValueError(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
                              f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "
@@ -404,7 +424,7 @@ class Engine:
                     break
                 t = torch.tensor([[nxt]], device=self.device)
                 pos = torch.tensor([[n]], device=self.device)
-                if self.family.mrope:
+                if self.family.mrope or delta is not None:
                     pos = (pos + delta.to(self.device).reshape(-1)[:1]).unsqueeze(0).expand(3, -1, -1)
                 mask = torch.ones((1, n + 1), dtype=torch.long, device=self.device)
                 with torch.inference_mode():

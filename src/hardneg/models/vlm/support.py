@@ -3,12 +3,14 @@
 The candidates are every model type with both a video processor and an image-text-to-text model in `transformers`
 (`VIDEO_PROCESSOR_MAPPING_NAMES` ∩ `MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES`: 40 in the locked 5.24). For each:
 
-* path: the hand-written family that serves it (`hardneg.models.vlm.families`), or none yet;
+* path: the hand-written family that serves it (`hardneg.models.vlm.families`), else the generic family (the
+  model's own processor, `hardneg.models.vlm.generic`);
 * protocols: what a served type scores by (`hardneg.benchmarks.base.VLM_PROTOCOLS`);
 * verified: a tiny random-weight model of the type is built (`hardneg.models.vlm.tiny`) and the tiny-model tests
   run on it (ids equal to one chat-template + tokenizer call on the whole conversation, cached scores equal to a
   forward of those ids: tests/vlm/test_vlm_reference.py; cached == naive for every protocol:
-  tests/vlm/test_vlm_scoring.py). Those tests take their list of models from `VERIFIED` here, so a type marked
+  tests/vlm/test_vlm_scoring.py; the generic path against one processor call on the whole conversation:
+  tests/vlm/test_vlm_generic.py). Those tests take their list of models from `VERIFIED` here, so a type marked
   verified is always one the suite tests.
 
 `hardneg models` prints the table and docs/models.md holds the same one (tests/vlm/test_vlm_support.py checks
@@ -35,7 +37,7 @@ def tiny_names() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Support:
     model_type: str
-    path: str  # "hand-written: <family>" or "none"
+    path: str  # "hand-written: <family>", "generic" or "none"
     protocols: tuple[str, ...]
     verified: bool
     tiny: str | None  # `tiny-vlm:<arch>` of a verified type
@@ -59,10 +61,15 @@ def support(model_type: str) -> Support:
     from hardneg.models.vlm.families import FAMILIES
 
     fam = next((f for f in FAMILIES if model_type in f.model_types), None)
-    path = f"hand-written: {fam.__name__}" if fam else "none"
-    verified = fam is not None and model_type in VERIFIED
+    if fam is not None:
+        path = f"hand-written: {fam.__name__}"
+    elif model_type in video_llm_types():
+        path = "generic"
+    else:
+        return Support(model_type, "none", (), False, None)
+    verified = model_type in VERIFIED
     tiny = f"tiny-vlm:{VERIFIED[model_type]}" if verified else None
-    return Support(model_type, path, tuple(VLM_PROTOCOLS) if fam else (), verified, tiny)
+    return Support(model_type, path, tuple(VLM_PROTOCOLS), verified, tiny)
 
 
 def table() -> list[Support]:
@@ -121,8 +128,8 @@ def verification_note(model_type: str | None) -> str:
         return f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
     if s.supported:
         return f"model type {model_type!r}: served by {s.path} but NOT verified by a tiny-model test in this version"
-    return (f"model type {model_type!r}: NOT verified (hardneg has no video-LLM path for it in this version; "
-            "`hardneg models` lists what is)")
+    return (f"model type {model_type!r}: NOT verified (not a video LLM type of this transformers; "
+            "`hardneg models` lists them)")
 
 
 __all__ = ["Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
