@@ -44,11 +44,11 @@ def test_verified_types_are_the_tested_tiny_models():
     verified = [r for r in table() if r.verified]
     assert {r.model_type for r in verified} == set(VERIFIED)
     for r in verified:
-        assert r.supported and r.path.startswith("hand-written")
+        assert r.supported
         arch = VERIFIED[r.model_type]
         cfg = json.loads((tiny_vlm_path(arch) / "config.json").read_text())
         assert cfg["model_type"] == r.model_type
-    assert len(tiny_names()) == len(VERIFIED)
+    assert len(tiny_names("all")) == len(VERIFIED) >= len(tiny_names())
     assert support("qwen3_vl").supported and support("qwen3_vl").path == "generic"
     assert not support("clip").supported and support("clip").path == "none"
 

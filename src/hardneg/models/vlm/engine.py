@@ -257,12 +257,25 @@ class Engine:
         """Run the shared prefix once: (its cache, the logits of its last position, the rope delta or None)."""
         torch = self.torch
         t = torch.tensor([ids], device=self.device)
-        out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
+        seen: dict = {}
+        hook = None
+        if getattr(self.family, "own_positions", False):
+            # the model computes its own positions (the generic family): read the 3-D positions its language model
+            # gets, so that captions continue from the prefix's last position + 1, as in one forward of the whole
+            # sequence (the installed `rope_deltas` can differ: transformers 5.24's Qwen2-VL rule, issue 32)
+            lm = getattr(getattr(self.model, "model", None), "language_model", None)
+            if lm is not None:
+                hook = lm.register_forward_pre_hook(
+                    lambda mod, args, kwargs: seen.update(pos=kwargs.get("position_ids")), with_kwargs=True)
+        try:
+            out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
+        finally:
+            if hook is not None:
+                hook.remove()
         if self.family.mrope:
             delta = self.next_text_delta(ids, video)
-        elif getattr(self.family, "own_positions", False):  # the model's own 3-D positions: its delta after the prefix
-            deltas = getattr(getattr(self.model, "model", None), "rope_deltas", None)
-            delta = None if deltas is None else deltas.detach().reshape(-1)[:1].to("cpu")
+        elif seen.get("pos") is not None and seen["pos"].dim() == 3:
+            delta = (seen["pos"][:, 0, -1].max() + 1 - len(ids)).reshape(1).to("cpu")
         else:
             delta = None
         cache = out.get("cache") if "cache" in out else out.get("past_key_values")  # renamed in transformers 5.2x

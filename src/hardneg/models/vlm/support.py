@@ -26,12 +26,17 @@ from hardneg.models.vlm.tiny import MODEL_TYPES as _TINY_TYPES
 #: model type -> the tiny architecture (`tiny-vlm:<arch>`) whose tests verify it
 VERIFIED: dict[str, str] = {t: a for a, t in _TINY_TYPES.items()}
 #: the tests that verify a type on its tiny model
-VERIFYING_TESTS = ("tests/vlm/test_vlm_reference.py", "tests/vlm/test_vlm_scoring.py", "tests/vlm/test_vlm_text.py")
+VERIFYING_TESTS = ("tests/vlm/test_vlm_generic.py", "tests/vlm/test_vlm_reference.py", "tests/vlm/test_vlm_scoring.py",
+                   "tests/vlm/test_vlm_text.py")
 
 
-def tiny_names() -> tuple[str, ...]:
-    """The `load_model` names of the verified types' tiny models (what the tiny-model tests parametrize over)."""
-    return tuple("tiny-vlm" if a == "qwen2-vl" else f"tiny-vlm:{a}" for a in VERIFIED.values())
+def tiny_names(path: str = "hand-written") -> tuple[str, ...]:
+    """The `load_model` names of the verified types' tiny models (what the tiny-model tests parametrize over):
+    those of types with a hand-written family (`path="hand-written"`: the engine's own tests), or all."""
+    from hardneg.models.vlm.families import supported_model_types
+
+    keep = set(supported_model_types()) if path == "hand-written" else set(VERIFIED)
+    return tuple("tiny-vlm" if a == "qwen2-vl" else f"tiny-vlm:{a}" for t, a in VERIFIED.items() if t in keep)
 
 
 @dataclass(frozen=True)

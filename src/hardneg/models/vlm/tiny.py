@@ -9,8 +9,8 @@ user cache (`build_tiny_vlm`); the folder is a complete Hub checkpoint (config a
 template, `processor_config.json`, `preprocessor_config.json` and `video_preprocessor_config.json` naming the
 family's own processor classes, with its patch size and pixel settings), so the Hub-id path loads it like any
 other (`hardneg run --model <folder>`) and so do `AutoProcessor.from_pretrained` and the family's model class
-(what lmms-eval's wrappers call). `transformers` video processors need torchvision: without it `AutoProcessor`
-cannot be built (tests/vlm/test_tiny_hub.py checks it where torchvision is installed).
+(what lmms-eval's wrappers call; tests/vlm/test_tiny_hub.py). `tiny-vlm:qwen3-vl` is a type the generic family
+serves (`hardneg.models.vlm.generic`): its folder is written by its own processor's `save_pretrained`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from pathlib import Path
 
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
-ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video")
+ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
-               "video-llava": "video_llava", "llava-next-video": "llava_next_video"}
+               "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -262,6 +262,41 @@ def _llava_next_video(tok, vocab: int):
     return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
+def _qwen3_vl(tok, vocab: int):
+    """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
+    rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them)."""
+    from transformers import (Qwen2VLImageProcessor, Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen3VLProcessor,
+                              Qwen3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen3VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "mrope_interleaved": True},
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "deepstack_visual_indexes": [0],
+                       "initializer_range": INIT_RANGE},
+        **_qwen_vision_token_ids(ids), tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    return Qwen3VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
+#: tiny models of types served by the generic family: the builder returns the model, the chat template and the
+#: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
+_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl}
+
+
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
 #: processor, video processor) and the processor's own arguments (how many tokens a video's placeholder becomes)
 HUB = {
@@ -320,7 +355,7 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
-              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece"}
+              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
@@ -335,8 +370,15 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tok = build_tokenizer(TOKENIZERS[architecture])
-    make = _BUILDERS[architecture]
     torch.manual_seed(SEED)
+    if architecture in _GENERIC_BUILDERS:
+        model, template, processor = _GENERIC_BUILDERS[architecture](tok, len(tok))
+        tok.chat_template = template
+        processor.save_pretrained(out)
+        model.eval().save_pretrained(out)
+        (out / "chat_template.jinja").write_text(template, encoding="utf-8")
+        return out
+    make = _BUILDERS[architecture]
     model, template, pre = make(tok, len(tok))
     model = model.eval()
     tok.chat_template = template
