@@ -93,6 +93,7 @@ class Generic(Family):
         self.video_token_id = int(vid)
         self.video_token = token or tokenizer.convert_ids_to_tokens(self.video_token_id)
         self.region = video_region(tokenizer, template, self.video_token)
+        self._media: int | None = None
 
     def video_inputs(self, frames, dtype, device, timestamps=None) -> VideoInputs:
         frames = np.asarray(frames)
@@ -109,11 +110,26 @@ class Generic(Family):
             if hasattr(v, "to"):
                 v = v.to(device, dtype) if (v.is_floating_point() and k.startswith("pixel_values")) else v.to(device)
             kwargs[k] = v
-        n = ids.count(self.video_token_id)
+        n = ids.count(self.media_token_id)
         if n == 0:
             raise ValueError(f"the processor of model_type {self.config.model_type!r} put no video token "
                              f"({self.video_token!r}) into the text for a video; it cannot take video this way")
         return VideoInputs(kwargs, n, expansion=ids)
+
+    @property
+    def media_token_id(self) -> int:
+        """The token the model's vision features replace for a video: the video token, or for a model that feeds
+        frames as images (InternVL: "FrameN: <img><IMG_CONTEXT>...</img>") the image token."""
+        if self._media is None:
+            probe = self.processor(text=[self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
+                                   video_metadata=[metadata(2, None)], do_sample_frames=False,
+                                   return_tensors="pt")["input_ids"][0].tolist()
+            image = getattr(self.config, "image_token_id", None)
+            if image is None:
+                image = getattr(self.config, "image_token_index", None)
+            self._media = (self.video_token_id if self.video_token_id in probe or image is None or image not in probe
+                           else int(image))
+        return self._media
 
     def size_identity(self) -> dict[str, Any]:
         vp = getattr(self.processor, "video_processor", None)

@@ -175,7 +175,9 @@ class VideoLLM(ScoreAdapter):
 
             family = Generic(config, settings, AutoProcessor.from_pretrained(model_id, **kw), tok, template)
         text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
-        video_token = getattr(config, "video_token_id", None) or getattr(config, "video_token_index", None)
+        video_token = getattr(family, "video_token_id", None)
+        if video_token is None:
+            video_token = getattr(config, "video_token_id", None) or getattr(config, "video_token_index", None)
         self.engine = Engine(model, tok, template, family, video_token, self.device, dt,
                              getattr(text_cfg, "max_position_embeddings", 32768), caption_batch)
         self.model_id = name or model_id

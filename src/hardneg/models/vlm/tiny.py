@@ -21,10 +21,12 @@ from pathlib import Path
 
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
-ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl")
+ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
+                 "internvl")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
-               "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl"}
+               "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
+               "internvl": "internvl"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -66,6 +68,21 @@ VIDEO_LLAVA_TEMPLATE = (
     "{% for c in message['content'] if c['type'] == 'text' %}{{ c['text'] + ' ' }}{% endfor %}{% endif %}"
     "{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
 )
+#: InternVL's image markers (its tokenizer names them start_image_token, end_image_token, context_image_token)
+INTERNVL_SPECIALS = ["<img>", "</img>", "<IMG_CONTEXT>"]
+#: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
+NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
+                             "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"}}
+#: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
+#: are its processor's)
+INTERNVL_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<video>\n"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 SPECIALS = ["<|endoftext|>", "<|unk|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
             "<|video_pad|>", "<|image_pad|>", "<video>", "<image>"]
 
@@ -93,7 +110,7 @@ def _corpus() -> list[str]:
     return lines * 20
 
 
-def _qwen_tokenizer():
+def _qwen_tokenizer(specials=SPECIALS):
     """Byte-level BPE with Qwen2's pre-tokenizer and decoder, trained here: every byte is a token, so no text is
     ever unknown; a space is part of the next word's token (Ġ), a newline its own."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -103,7 +120,7 @@ def _qwen_tokenizer():
         pre_tokenizers.Split(Regex(QWEN_SPLIT), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIALS, show_progress=False,
+    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=list(specials), show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(_corpus(), trainer)
     return tok
@@ -130,16 +147,24 @@ def _sentencepiece_tokenizer():
     return Tokenizer.from_str(json.dumps(spec))
 
 
-def build_tokenizer(kind: str = "byte-bpe"):
+def build_tokenizer(kind: str = "byte-bpe", named: dict[str, str] | None = None):
     """The tiny models' tokenizer, built the way the real families' are: "byte-bpe" (Qwen2-VL, Qwen2.5-VL and
     LLaVA-OneVision, whose language model is Qwen2) or "sentencepiece" (Video-LLaVA: Vicuna / Llama). Case is kept,
     and the option letters and the first tokens of "Yes" and "No" are single tokens (checked)."""
     from transformers import PreTrainedTokenizerFast
 
-    tok = _qwen_tokenizer() if kind == "byte-bpe" else _sentencepiece_tokenizer()
+    named = dict(named or {})
+    extra = [t for t in named.values() if t not in SPECIALS]
+    if kind == "byte-bpe":
+        tok = _qwen_tokenizer(SPECIALS + extra)
+    else:
+        if extra:
+            raise ValueError("named special tokens beyond SPECIALS: byte-bpe tokenizers only")
+        tok = _sentencepiece_tokenizer()
+    kw = {"model_specific_special_tokens": named} if named else {}
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
                                    unk_token="<|unk|>", model_max_length=4096,
-                                   additional_special_tokens=SPECIALS[2:])
+                                   additional_special_tokens=SPECIALS[2:] + extra, **kw)
     for word in ("Yes", "No", *"ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
         if len(fast.encode(word, add_special_tokens=False)) != 1:
             raise RuntimeError(f"the tiny {kind} tokenizer spells {word!r} in several tokens; extend its corpus")
@@ -292,9 +317,35 @@ def _qwen3_vl(tok, vocab: int):
     return Qwen3VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
+def _internvl(tok, vocab: int):
+    """InternVL (3 / 3.5, `-hf` checkpoints): every frame is an image of `image_seq_length` context tokens,
+    "FrameN: <img>...</img>" per frame (its processor writes them), a Qwen2 language model, 1-D positions."""
+    from transformers import (GotOcr2ImageProcessor, InternVLConfig, InternVLForConditionalGeneration,
+                              InternVLProcessor, InternVLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + INTERNVL_SPECIALS}
+    config = InternVLConfig(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": [16, 16], "patch_size": [4, 4], "initializer_range": INIT_RANGE},
+        text_config={"model_type": "qwen2", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        image_token_id=ids["<IMG_CONTEXT>"], downsample_ratio=0.5, vision_feature_layer=-1,
+        vision_feature_select_strategy="default", tie_word_embeddings=False,
+    )
+    pixels = {"size": {"height": 16, "width": 16}, "image_mean": [0.485, 0.456, 0.406],
+              "image_std": [0.229, 0.224, 0.225]}
+    processor = InternVLProcessor(image_processor=GotOcr2ImageProcessor(**pixels, crop_to_patches=False),
+                                  video_processor=InternVLVideoProcessor(**pixels, do_sample_frames=False),
+                                  tokenizer=tok, image_seq_length=4, chat_template=INTERNVL_TEMPLATE)
+    return InternVLForConditionalGeneration(config), INTERNVL_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
-_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl}
+_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -355,7 +406,8 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
-              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe"}
+              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
+              "internvl": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
@@ -369,7 +421,7 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
         raise ValueError(f"tiny-vlm architecture {architecture!r}: use one of {', '.join(ARCHITECTURES)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tok = build_tokenizer(TOKENIZERS[architecture])
+    tok = build_tokenizer(TOKENIZERS[architecture], NAMED_TOKENS.get(architecture))
     torch.manual_seed(SEED)
     if architecture in _GENERIC_BUILDERS:
         model, template, processor = _GENERIC_BUILDERS[architecture](tok, len(tok))
