@@ -56,6 +56,29 @@ def options_text(captions: Sequence[str]) -> str:
     return "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(captions))
 
 
+def repeat_cache(cache, n: int) -> None:
+    """Repeat a one-row cache `n` times along the batch: each layer's own `batch_repeat_interleave`, or for a layer
+    without one (transformers 5.24's `LinearAttentionLayer`: the conv and recurrent states of Qwen3.5's linear
+    attention) every tensor it holds with one row."""
+    import torch
+
+    for layer in getattr(cache, "layers", None) or []:
+        if hasattr(layer, "batch_repeat_interleave"):
+            layer.batch_repeat_interleave(n)
+            continue
+        for name, value in list(vars(layer).items()):
+            if isinstance(value, torch.Tensor) and value.dim() > 0 and value.shape[0] == 1:
+                setattr(layer, name, value.repeat_interleave(n, dim=0))
+            elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+                setattr(layer, name, type(value)(v.repeat_interleave(n, dim=0) if v.dim() > 0 and v.shape[0] == 1
+                                                 else v for v in value))
+            elif isinstance(value, dict) and value and all(isinstance(v, torch.Tensor) for v in value.values()):
+                setattr(layer, name, {k: v.repeat_interleave(n, dim=0) if v.dim() > 0 and v.shape[0] == 1 else v
+                                      for k, v in value.items()})
+    if not getattr(cache, "layers", None):
+        cache.batch_repeat_interleave(n)
+
+
 class Engine:
     """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm.families`)."""
 
@@ -304,7 +327,7 @@ class Engine:
             pos = (pos + d).unsqueeze(0).expand(3, -1, -1)
         c = copy.deepcopy(cache)
         if n > 1:
-            c.batch_repeat_interleave(n)
+            repeat_cache(c, n)
         with torch.inference_mode():
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{self.cache_arg: c})
         return out.logits

@@ -22,11 +22,11 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl")
+                 "internvl", "qwen3.5")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
-               "internvl": "internvl"}
+               "internvl": "internvl", "qwen3.5": "qwen3_5"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -343,9 +343,40 @@ def _internvl(tok, vocab: int):
     return InternVLForConditionalGeneration(config), INTERNVL_TEMPLATE, processor
 
 
+def _qwen3_5(tok, vocab: int):
+    """Qwen3.5: Qwen3-VL's vision tower, processor and timestamps over a hybrid language model (Gated DeltaNet
+    linear-attention layers between full-attention ones, whose cache holds recurrent states)."""
+    from transformers import (Qwen2VLImageProcessor, Qwen3_5Config, Qwen3_5ForConditionalGeneration, Qwen3VLProcessor,
+                              Qwen3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen3_5Config(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["linear_attention", "full_attention"], "linear_conv_kernel_dim": 4,
+                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_num_key_heads": 2,
+                     "linear_num_value_heads": 4, "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "mrope_interleaved": True, "partial_rotary_factor": 1.0},
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
+        **_qwen_vision_token_ids(ids), tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    return Qwen3_5ForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
-_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl}
+_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -407,7 +438,7 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
-              "internvl": "byte-bpe"}
+              "internvl": "byte-bpe", "qwen3.5": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
