@@ -22,11 +22,11 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5")
+                 "internvl", "qwen3.5", "glm4v")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
-               "internvl": "internvl", "qwen3.5": "qwen3_5"}
+               "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -70,6 +70,21 @@ VIDEO_LLAVA_TEMPLATE = (
 )
 #: InternVL's image markers (its tokenizer names them start_image_token, end_image_token, context_image_token)
 INTERNVL_SPECIALS = ["<img>", "</img>", "<IMG_CONTEXT>"]
+#: GLM-4.1V / GLM-4.5V's control tokens (its chat template and its processor's frame layout)
+GLM_SPECIALS = ("[gMASK]", "<sop>", "<|system|>", "<|user|>", "<|assistant|>", "<|begin_of_image|>", "<|end_of_image|>",
+                "<|image|>", "<|begin_of_video|>", "<|end_of_video|>", "<|video|>")
+#: GLM-4.1V's layout (its Hub chat template without tools or thinking): "[gMASK]<sop><|user|>\n" then the video as
+#: "<|begin_of_video|><|video|><|end_of_video|>", the text, "<|assistant|>\n"
+GLM_TEMPLATE = (
+    "[gMASK]<sop>{% for message in messages %}<|{{ message['role'] }}|>\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|begin_of_video|><|video|><|end_of_video|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+#: more special tokens per tiny architecture (added to the tokenizer as control tokens)
+MORE_TOKENS = {"glm4v": GLM_SPECIALS}
 #: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
 NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
                              "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"}}
@@ -147,14 +162,14 @@ def _sentencepiece_tokenizer():
     return Tokenizer.from_str(json.dumps(spec))
 
 
-def build_tokenizer(kind: str = "byte-bpe", named: dict[str, str] | None = None):
+def build_tokenizer(kind: str = "byte-bpe", named: dict[str, str] | None = None, more: tuple[str, ...] = ()):
     """The tiny models' tokenizer, built the way the real families' are: "byte-bpe" (Qwen2-VL, Qwen2.5-VL and
     LLaVA-OneVision, whose language model is Qwen2) or "sentencepiece" (Video-LLaVA: Vicuna / Llama). Case is kept,
     and the option letters and the first tokens of "Yes" and "No" are single tokens (checked)."""
     from transformers import PreTrainedTokenizerFast
 
     named = dict(named or {})
-    extra = [t for t in named.values() if t not in SPECIALS]
+    extra = list(dict.fromkeys(t for t in [*named.values(), *more] if t not in SPECIALS))
     if kind == "byte-bpe":
         tok = _qwen_tokenizer(SPECIALS + extra)
     else:
@@ -374,9 +389,40 @@ def _qwen3_5(tok, vocab: int):
     return Qwen3_5ForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
+def _glm4v(tok, vocab: int):
+    """GLM-4.1V: Qwen-style patches (14 here 4, 2-frame temporal patches, 2x2 merge), 3-D rotary positions, and
+    each frame as "<|begin_of_image|><|image|>...<|end_of_image|>{seconds}" (its processor writes them)."""
+    from transformers import Glm4vConfig, Glm4vForConditionalGeneration, Glm4vImageProcessor, Glm4vProcessor
+    from transformers import Glm4vVideoProcessor
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GLM_SPECIALS)}
+    config = Glm4vConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "partial_rotary_factor": 1.0},
+                     "eos_token_id": ids["<|user|>"], "pad_token_id": ids["<|endoftext|>"],
+                     "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "image_size": 16, "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"],
+        image_start_token_id=ids["<|begin_of_image|>"], image_end_token_id=ids["<|end_of_image|>"],
+        video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2}
+    processor = Glm4vProcessor(image_processor=Glm4vImageProcessor(**pixels),
+                               video_processor=Glm4vVideoProcessor(**pixels, do_sample_frames=False),
+                               tokenizer=tok, chat_template=GLM_TEMPLATE)
+    return Glm4vForConditionalGeneration(config), GLM_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
-_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5}
+_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -438,7 +484,7 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
-              "internvl": "byte-bpe", "qwen3.5": "byte-bpe"}
+              "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
@@ -452,7 +498,7 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
         raise ValueError(f"tiny-vlm architecture {architecture!r}: use one of {', '.join(ARCHITECTURES)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tok = build_tokenizer(TOKENIZERS[architecture], NAMED_TOKENS.get(architecture))
+    tok = build_tokenizer(TOKENIZERS[architecture], NAMED_TOKENS.get(architecture), MORE_TOKENS.get(architecture, ()))
     torch.manual_seed(SEED)
     if architecture in _GENERIC_BUILDERS:
         model, template, processor = _GENERIC_BUILDERS[architecture](tok, len(tok))
