@@ -22,11 +22,12 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v")
+                 "internvl", "qwen3.5", "glm4v", "glm46v")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
-               "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v"}
+               "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
+               "glm46v": "glm46v"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -84,7 +85,7 @@ GLM_TEMPLATE = (
     "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
 )
 #: more special tokens per tiny architecture (added to the tokenizer as control tokens)
-MORE_TOKENS = {"glm4v": GLM_SPECIALS}
+MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS}
 #: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
 NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
                              "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"}}
@@ -389,11 +390,16 @@ def _qwen3_5(tok, vocab: int):
     return Qwen3_5ForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
-def _glm4v(tok, vocab: int):
+def _glm4v(tok, vocab: int, v46: bool = False):
     """GLM-4.1V: Qwen-style patches (14 here 4, 2-frame temporal patches, 2x2 merge), 3-D rotary positions, and
-    each frame as "<|begin_of_image|><|image|>...<|end_of_image|>{seconds}" (its processor writes them)."""
-    from transformers import Glm4vConfig, Glm4vForConditionalGeneration, Glm4vImageProcessor, Glm4vProcessor
-    from transformers import Glm4vVideoProcessor
+    each frame as "<|begin_of_image|><|image|>...<|end_of_image|>{seconds}" (its processor writes them; GLM-4.6V's
+    writes "{seconds:.1f} seconds")."""
+    import transformers
+
+    prefix = "Glm46V" if v46 else "Glm4v"
+    Glm4vConfig, Glm4vForConditionalGeneration, Glm4vImageProcessor, Glm4vProcessor, Glm4vVideoProcessor = (
+        getattr(transformers, prefix + n) for n in ("Config", "ForConditionalGeneration", "ImageProcessor",
+                                                    "Processor", "VideoProcessor"))
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GLM_SPECIALS)}
     config = Glm4vConfig(
@@ -422,7 +428,8 @@ def _glm4v(tok, vocab: int):
 
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
-_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v}
+_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
+                     "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True)}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -484,7 +491,8 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
-              "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe"}
+              "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
+              "glm46v": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
