@@ -22,12 +22,12 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v", "glm46v")
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
-               "glm46v": "glm46v"}
+               "glm46v": "glm46v", "video-llama-3": "video_llama_3"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -426,10 +426,34 @@ def _glm4v(tok, vocab: int, v46: bool = False):
     return Glm4vForConditionalGeneration(config), GLM_TEMPLATE, processor
 
 
+def _video_llama_3(tok, vocab: int):
+    """VideoLLaMA3: one-frame patches, 2x2 merge, token compression between similar frames, "Time {t:.1f}s:" before
+    each frame's tokens (its processor writes them), a Qwen2 language model with 1-D positions."""
+    from transformers import (VideoLlama3Config, VideoLlama3ForConditionalGeneration, VideoLlama3ImageProcessor,
+                              VideoLlama3Processor, VideoLlama3VideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = VideoLlama3Config(
+        text_config={"model_type": "qwen2", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "patch_size": 4, "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2}
+    processor = VideoLlama3Processor(image_processor=VideoLlama3ImageProcessor(**pixels),
+                                     video_processor=VideoLlama3VideoProcessor(**pixels, do_sample_frames=False),
+                                     tokenizer=tok, chat_template=LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>"))
+    return VideoLlama3ForConditionalGeneration(config), LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>"), processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
-                     "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True)}
+                     "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -492,7 +516,7 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
-              "glm46v": "byte-bpe"}
+              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
