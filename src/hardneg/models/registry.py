@@ -32,6 +32,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "tiny-clip": "hardneg.models.clip",
     "st": "hardneg.models.sentence_transformers_adapter",
     "xclip": "hardneg.models.xclip",
+    "dual": "hardneg.models.dual",
     "trained": "hardneg.models.trained",
     "vlm": "hardneg.models.vlm.model",
     "tiny-vlm": "hardneg.models.vlm.model",
