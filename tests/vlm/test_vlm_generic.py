@@ -56,6 +56,9 @@ def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=Non
     msgs, gen = _conversation(DEFAULT_PROMPTS[protocol].prompt, protocol, text)
     rendered = proc.apply_chat_template(msgs, chat_template=m.engine.template, tokenize=False,
                                         add_generation_prompt=gen)
+    expand = getattr(m.engine.family, "expand", None)
+    if expand:  # Qwen3-VL / Qwen3.5: Qwen's published processor replaces the whole region (tests/vlm/test_qwen3_vl.py)
+        rendered = rendered.replace(m.engine.family.region, expand)
     out = proc(text=[rendered], videos=[frames], video_metadata=[metadata(len(frames), times)],
                do_sample_frames=False, return_tensors="pt")
     return out, rendered

@@ -93,6 +93,7 @@ class Generic(Family):
         self.video_token_id = int(vid)
         self.video_token = token or tokenizer.convert_ids_to_tokens(self.video_token_id)
         self.region = video_region(tokenizer, template, self.video_token)
+        self.expand: str | None = None  # the text given to the processor for the region (None: the region itself)
         self._media: int | None = None
 
     def video_inputs(self, frames, dtype, device, timestamps=None) -> VideoInputs:
@@ -100,8 +101,9 @@ class Generic(Family):
         if timestamps is not None and len(timestamps) != len(frames):
             raise ValueError(f"{len(timestamps)} frame timestamps for {len(frames)} frames: give one time (seconds) "
                              "per frame")
-        out = self.processor(text=[self.region], videos=[frames], video_metadata=[metadata(len(frames), timestamps)],
-                             do_sample_frames=False, return_tensors="pt")
+        out = self.processor(text=[self.expand or self.region], videos=[frames],
+                             video_metadata=[metadata(len(frames), timestamps)], do_sample_frames=False,
+                             return_tensors="pt")
         ids = out["input_ids"][0].tolist()
         kwargs = {}
         for k, v in out.items():
@@ -121,7 +123,7 @@ class Generic(Family):
         """The token the model's vision features replace for a video: the video token, or for a model that feeds
         frames as images (InternVL: "FrameN: <img><IMG_CONTEXT>...</img>") the image token."""
         if self._media is None:
-            probe = self.processor(text=[self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
+            probe = self.processor(text=[self.expand or self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
                                    video_metadata=[metadata(2, None)], do_sample_frames=False,
                                    return_tensors="pt")["input_ids"][0].tolist()
             image = getattr(self.config, "image_token_id", None)

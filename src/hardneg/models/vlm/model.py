@@ -172,8 +172,10 @@ class VideoLLM(ScoreAdapter):
             from transformers import AutoProcessor
 
             from hardneg.models.vlm.generic import Generic
+            from hardneg.models.vlm.qwen3 import Qwen3VL
 
-            family = Generic(config, settings, AutoProcessor.from_pretrained(model_id, **kw), tok, template)
+            cls = Qwen3VL if config.model_type in Qwen3VL.model_types else Generic
+            family = cls(config, settings, AutoProcessor.from_pretrained(model_id, **kw), tok, template)
         text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
         video_token = getattr(family, "video_token_id", None)
         if video_token is None:

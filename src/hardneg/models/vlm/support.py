@@ -69,7 +69,9 @@ def support(model_type: str) -> Support:
     if fam is not None:
         path = f"hand-written: {fam.__name__}"
     elif model_type in video_llm_types():
-        path = "generic"
+        from hardneg.models.vlm.qwen3 import Qwen3VL
+
+        path = "generic: Qwen3VL (Qwen's published layout)" if model_type in Qwen3VL.model_types else "generic"
     else:
         return Support(model_type, "none", (), False, None)
     verified = model_type in VERIFIED
