@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -54,15 +52,17 @@ def test_verified_types_are_the_tested_tiny_models():
     assert not support("clip").supported and support("clip").path == "none"
 
 
-def test_cli_lists_every_type_with_its_flag():
-    proc = subprocess.run([sys.executable, "-m", "hardneg", "models"], capture_output=True, text=True, check=True)
-    lines = {ln.split()[0]: ln.split()[1] for ln in proc.stdout.splitlines()[1:] if ln.strip() and "types" not in ln}
+def test_cli_lists_every_type_with_its_flag(capsys):
+    from hardneg.cli import main
+
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    lines = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()[1:] if ln.strip() and "types" not in ln}
     assert set(lines) == {r.model_type for r in table()}
     for r in table():
         assert lines[r.model_type] == ("yes" if r.verified else "no")
-    md = subprocess.run([sys.executable, "-m", "hardneg", "models", "--markdown"], capture_output=True, text=True,
-                        check=True).stdout
-    assert md == markdown_table()
+    assert main(["models", "--markdown"]) == 0
+    assert capsys.readouterr().out == markdown_table()
 
 
 def test_run_says_before_loading_whether_the_type_is_verified(tmp_path):
