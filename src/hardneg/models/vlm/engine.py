@@ -221,6 +221,21 @@ class Engine:
             raise ValueError("the generic family needs the video's inputs (its processor's expansion) to build ids")
         return [self.video_token_id] * n_video
 
+    def _text_edges(self, expansion: list[int]) -> tuple[str, list[int], str]:
+        """A processor's video expansion split at its first and last control token: (the plain text before them,
+        the ids from the first to the last control token, the plain text after). A processor whose expansion
+        begins or ends in plain text (SmolVLM: "You are provided the following series of ... frames" before the
+        first frame, "\\n\\n" after the last) tokenises that text together with the conversation's text around
+        the video in its one call on the whole conversation, so the engine does too (byte-level BPE merges across
+        the edge: "User: " + "You" is not "User: You")."""
+        control = {int(i) for i in getattr(self.tok, "added_tokens_decoder", {})}
+        at = [j for j, t in enumerate(expansion) if t in control]
+        if not at:
+            return "", list(expansion), ""
+        i, k = at[0], at[-1] + 1
+        decode = lambda ids: self.tok.decode(ids, clean_up_tokenization_spaces=False) if ids else ""  # noqa: E731
+        return decode(expansion[:i]), list(expansion[i:k]), decode(expansion[k:])
+
     def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int, video=None) -> list[Sequence_]:
         """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens
         (or, for the generic family, as its processor expands the video region: `video.expansion`)."""
@@ -228,14 +243,19 @@ class Engine:
             raise ValueError("an item with no captions cannot be scored: every item needs at least one caption "
                              "(check the benchmark's 'captions' column)")
         r = self.render(spec)
-        lead, _ = self._encode(r.before_video)
-        lead = lead + self.video_ids(n_video, video)
+        before, head = r.before_video, r.head
+        middle = self.video_ids(n_video, video)
+        if getattr(video, "expansion", None) is not None:
+            lead_text, middle, trail_text = self._text_edges(middle)
+            before, head = before + lead_text, trail_text + head
+        lead, _ = self._encode(before)
+        lead = lead + middle
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
         out = []
         for text in texts:
             if not isinstance(text, str) or not text.strip():
                 raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
-            ids, (a, b) = self.encode_with_data(r.head, text, r.tail)
+            ids, (a, b) = self.encode_with_data(head, text, r.tail)
             seq = lead + ids
             if len(seq) > self.max_context:
                 raise ValueError(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
@@ -432,9 +452,14 @@ class Engine:
         torch = self.torch
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
         r = self.render(spec)
-        lead, _ = self._encode(r.before_video)
-        body, _ = self.encode_with_data(r.head, question, r.tail)
-        ids = lead + self.video_ids(video.n_tokens, video) + body
+        before, head = r.before_video, r.head
+        middle = self.video_ids(video.n_tokens, video)
+        if getattr(video, "expansion", None) is not None:
+            lead_text, middle, trail_text = self._text_edges(middle)
+            before, head = before + lead_text, trail_text + head
+        lead, _ = self._encode(before)
+        body, _ = self.encode_with_data(head, question, r.tail)
+        ids = lead + middle + body
         if len(ids) + spec.max_new_tokens > self.max_context:
             raise ValueError(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
                              f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "

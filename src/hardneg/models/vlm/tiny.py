@@ -22,12 +22,12 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3")
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
-               "glm46v": "glm46v", "video-llama-3": "video_llama_3"}
+               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -85,10 +85,15 @@ GLM_TEMPLATE = (
     "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
 )
 #: more special tokens per tiny architecture (added to the tokenizer as control tokens)
-MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS}
+#: SmolVLM's image markers (its tokenizer names them fake_image_token, global_image_token, end_of_utterance_token)
+SMOLVLM_SPECIALS = ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>")
+MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS}
 #: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
 NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
-                             "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"}}
+                             "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"},
+               "smolvlm": {"fake_image_token": "<fake_token_around_image>", "image_token": "<image>",
+                           "end_of_utterance_token": "<end_of_utterance>", "global_image_token": "<global-img>",
+                           "video_token": "<video>"}}
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -450,10 +455,41 @@ def _video_llama_3(tok, vocab: int):
     return VideoLlama3ForConditionalGeneration(config), LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>"), processor
 
 
+def _smolvlm(tok, vocab: int):
+    """SmolVLM (SmolVLM2 video checkpoints): every frame an image of `image_seq_len` tokens after pixel shuffle
+    ("<fake_token_around_image><global-img><image>...<fake_token_around_image>"), preceded by its processor's
+    "You are provided the following series of {N} frames ..." intro and "Frame from MM:SS:" lines; a Llama
+    (SmolLM2, byte-level BPE) language model with 1-D positions. The chat template is the processor's own
+    default (`processing_smolvlm.DEFAULT_CHAT_TEMPLATE`: the Hub template plus its video item)."""
+    from transformers import (SmolVLMConfig, SmolVLMForConditionalGeneration, SmolVLMImageProcessor, SmolVLMProcessor,
+                              SmolVLMVideoProcessor)
+    from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(SMOLVLM_SPECIALS)}
+    config = SmolVLMConfig(
+        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<end_of_utterance>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": 16, "patch_size": 4, "initializer_range": INIT_RANGE},
+        scale_factor=2, image_token_id=ids["<image>"], tie_word_embeddings=False,
+    )
+    # 16x16 frames, 4x4 patches -> 16 patches, pixel shuffle by 2 -> 4 tokens a frame (image_seq_len)
+    pixels = {"size": {"longest_edge": 16}, "max_image_size": {"longest_edge": 16}, "image_mean": [0.5, 0.5, 0.5],
+              "image_std": [0.5, 0.5, 0.5]}
+    processor = SmolVLMProcessor(image_processor=SmolVLMImageProcessor(**pixels, do_image_splitting=False),
+                                 video_processor=SmolVLMVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, image_seq_len=4, chat_template=DEFAULT_CHAT_TEMPLATE)
+    return SmolVLMForConditionalGeneration(config), DEFAULT_CHAT_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
-                     "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3}
+                     "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
+                     "smolvlm": _smolvlm}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -516,7 +552,7 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
-              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe"}
+              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
