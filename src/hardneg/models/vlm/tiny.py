@@ -22,12 +22,12 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm")
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
-               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm"}
+               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -87,13 +87,31 @@ GLM_TEMPLATE = (
 #: more special tokens per tiny architecture (added to the tokenizer as control tokens)
 #: SmolVLM's image markers (its tokenizer names them fake_image_token, global_image_token, end_of_utterance_token)
 SMOLVLM_SPECIALS = ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>")
-MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS}
+#: Gemma 4's control tokens (its prompt-formatting guide: turns, image / audio markers and placeholders; the
+#: processor adds "<|video|>")
+GEMMA4_SPECIALS = ("<bos>", "<|turn>", "<turn|>", "<|image>", "<image|>", "<|image|>", "<|video|>", "<|audio>", "<audio|>",
+                   "<|audio|>")
+#: Gemma 4's turn layout ("<bos><|turn>user\n...<turn|>\n<|turn>model\n", ai.google.dev prompt-formatting-gemma4),
+#: the video as its processor's "<|video|>" placeholder; simplified: no system turn, tools or thinking channel
+GEMMA4_TEMPLATE = (
+    "{{ bos_token }}{% for message in messages %}"
+    "<|turn>{{ 'model' if message['role'] == 'assistant' else message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|video|>{% elif c['type'] == 'image' %}<|image|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<turn|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|turn>model\n{% endif %}"
+)
+MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS}
 #: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
 NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
                              "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"},
                "smolvlm": {"fake_image_token": "<fake_token_around_image>", "image_token": "<image>",
                            "end_of_utterance_token": "<end_of_utterance>", "global_image_token": "<global-img>",
-                           "video_token": "<video>"}}
+                           "video_token": "<video>"},
+               "gemma4": {"boi_token": "<|image>", "eoi_token": "<image|>", "image_token": "<|image|>",
+                          "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
+                          "eoa_token": "<audio|>"}}
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -485,11 +503,47 @@ def _smolvlm(tok, vocab: int):
     return SmolVLMForConditionalGeneration(config), DEFAULT_CHAT_TEMPLATE, processor
 
 
+def _gemma4(tok, vocab: int):
+    """Gemma 4: each frame "MM:SS <|image><|video|>...<image|>" joined by spaces (its processor writes them), a
+    vision tower of 2-D patch positions with 2x2 pooling, a language model with sliding and full attention layers
+    and per-layer input embeddings. Its processor takes an audio feature extractor too (a default one of its own
+    class: unused for video). Departure: the tokenizer is the tiny byte-level BPE (Gemma's own is a SentencePiece
+    BPE with byte fallback and no dummy prefix; both keep every byte and split no control token)."""
+    from transformers import (Gemma4AudioFeatureExtractor, Gemma4Config, Gemma4ForConditionalGeneration,
+                              Gemma4ImageProcessor, Gemma4Processor, Gemma4VideoProcessor)
+
+    tok.bos_token = "<bos>"
+    tok.model_max_length = 8192  # 64 frames of at least 63 tokens each fit (tests/vlm/test_vlm_generic.py)
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GEMMA4_SPECIALS)}
+    config = Gemma4Config(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 8192,
+                     "max_position_embeddings": 8192, "vocab_size_per_layer_input": vocab,
+                     "hidden_size_per_layer_input": 8, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<turn|>"], "bos_token_id": ids["<bos>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "num_key_value_heads": 2, "head_dim": 16, "patch_size": 4, "pooling_kernel_size": 2,
+                       "position_embedding_size": 64, "initializer_range": INIT_RANGE},
+        audio_config=None, boi_token_id=ids["<|image>"], eoi_token_id=ids["<image|>"],
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"], boa_token_id=ids["<|audio>"],
+        eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"], tie_word_embeddings=False,
+    )
+    # 4-pixel patches pooled 2x2; 70 soft tokens a frame at most (the smallest budget the processors accept)
+    pixels = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
+    processor = Gemma4Processor(feature_extractor=Gemma4AudioFeatureExtractor(),
+                                image_processor=Gemma4ImageProcessor(**pixels),
+                                video_processor=Gemma4VideoProcessor(**pixels, do_sample_frames=False),
+                                tokenizer=tok, chat_template=GEMMA4_TEMPLATE, image_seq_length=70)
+    return Gemma4ForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
                      "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
-                     "smolvlm": _smolvlm}
+                     "smolvlm": _smolvlm, "gemma4": _gemma4}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -552,7 +606,7 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
-              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe"}
+              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
