@@ -22,6 +22,12 @@ memory-efficient or math backend, or eager).
     python perf/bench_vlm.py --device cuda    # a random-weight model of Qwen2-VL-7B's published sizes (8.3B, bf16),
                                               # built from its config: nothing downloaded
     python perf/bench_vlm.py --check [--device cuda]   # cached == naive == batched on both tiny models
+    python perf/bench_vlm.py --paths          # every verified tiny type: generic vs hand-written vs naive captions/s
+
+`--paths` (issue 39): for each verified tiny type, captions/s of the generic family (the model's own processor,
+`hardneg.models.vlm.generic`), of the hand-written family where one exists, and of a naive loop (one full forward
+per caption, generic inputs), in one run on the same items, with the ratios. The generic path is expected near
+the hand-written one (same engine, same cache); its extra cost is the processor call per video.
 
 Items as in issue 25: 8 frames at 224 px (256 video tokens on the 7B), 21 captions of 16 tokens, protocol
 caption-likelihood. Goals, printed and never asserted: >= 10x the naive path, >= 4x the batched full sequences, within 1.5x of
@@ -84,6 +90,51 @@ def captions_of(engine, n: int, length: int, seed: int) -> list[str]:
     rng = np.random.default_rng(seed)
     words = [w for w in _WORDS if len(engine.tok.encode(w, add_special_tokens=False)) == 1 and w.islower()]
     return [" ".join(rng.choice(words, size=length)) for _ in range(n)]
+
+
+def compare_paths(device: str, n_items: int = 3, n_captions: int = 21, frames: int = 8, side: int = 32,
+                  rounds: int = 3) -> list[dict]:
+    """Captions/s per verified tiny type: generic, hand-written (where one exists) and naive, side by side."""
+    import torch
+
+    from hardneg.models.vlm.model import VideoLLM
+    from hardneg.models.vlm.support import VERIFIED
+    from hardneg.models.vlm.tiny import tiny_vlm_path
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    spec = VLMPrompt()
+    rows = []
+    print(f"{'type':<18} {'generic c/s':>12} {'hand-written c/s':>17} {'naive c/s':>10} {'generic/hand':>13} "
+          f"{'generic/naive':>14}")
+    for model_type, arch in VERIFIED.items():
+        folder = str(tiny_vlm_path(arch))
+        g = VideoLLM(folder, device=device, path="generic")
+        h = VideoLLM(folder, device=device, path="hand-written") if model_type in _hand_written() else None
+        rng = np.random.default_rng(0)
+        items = [(rng.integers(0, 256, (frames, side, side, 3), dtype=np.uint8),
+                  captions_of(g.engine, n_captions, 8, i)) for i in range(n_items)]
+
+        def rate(engine, naive=False):
+            best = []
+            for _ in range(rounds):
+                t = timed(lambda: [engine.score(f, c, spec, naive=naive) for f, c in items], device)
+                best.append(t)
+            return n_items * n_captions / float(np.median(best))
+
+        row = {"model_type": model_type, "generic": rate(g.engine),
+               "hand_written": rate(h.engine) if h is not None else None, "naive": rate(g.engine, naive=True)}
+        rows.append(row)
+        hw = f"{row['hand_written']:>17.0f}" if h is not None else f"{'-':>17}"
+        ratio = f"{row['generic'] / row['hand_written']:>13.2f}" if h is not None else f"{'-':>13}"
+        print(f"{model_type:<18} {row['generic']:>12.0f} {hw} {row['naive']:>10.0f} {ratio} "
+              f"{row['generic'] / row['naive']:>14.2f}")
+    return rows
+
+
+def _hand_written() -> set[str]:
+    from hardneg.models.vlm.families import supported_model_types
+
+    return set(supported_model_types())
 
 
 def check(device: str) -> None:
@@ -254,7 +305,16 @@ def main(argv=None) -> dict:
                     help="the device's dense peak in TFLOP/s (default: the card's bf16 peak from a table; on the CPU, "
                          "a measured float32 matmul)")
     ap.add_argument("--check", action="store_true", help="only compare cached and naive scores on the tiny models")
+    ap.add_argument("--paths", action="store_true",
+                    help="generic vs hand-written vs naive captions/s on every verified tiny type (issue 39)")
     args = ap.parse_args(argv)
+    if args.paths:
+        rows = compare_paths(args.device, n_items=args.items or 3, n_captions=args.captions, frames=args.frames,
+                             side=args.size or 32, rounds=args.rounds)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(rows, f, indent=2)
+        return {"paths": rows}
     if args.check:
         check(args.device)
         return {}

@@ -13,9 +13,10 @@ from hardneg import benchmarks
 from hardneg.benchmarks import tempcompass, vitatecs
 from hardneg.benchmarks.base import PROTOCOL_SETS, VLMPrompt
 from hardneg.models import load_model
+from hardneg.models.vlm.support import tiny_names
 from hardneg.models.prompting import parse_prompts
 
-ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava")
+ARCHS = tiny_names()  # every type `hardneg models` marks verified (hardneg.models.vlm.support)
 POST = "\nPlease directly give the best option:"  # TempCompass run_qwen2_vl.py, answer_prompt["caption_matching"]
 
 

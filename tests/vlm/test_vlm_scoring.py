@@ -16,10 +16,11 @@ import pytest
 from hardneg import benchmarks
 from hardneg.benchmarks.base import VLMPrompt
 from hardneg.models import load_model, resolve
+from hardneg.models.vlm.support import tiny_names
 from hardneg.models.vlm.model import DEFAULT_PROMPTS
 from hardneg.models.vlm.engine import LETTERS
 
-ARCHS = ("tiny-vlm", "tiny-vlm:llava-onevision", "tiny-vlm:qwen2.5-vl", "tiny-vlm:video-llava", "tiny-vlm:llava-next-video")
+ARCHS = tiny_names()  # every type `hardneg models` marks verified (hardneg.models.vlm.support)
 CAPTIONS = ["a man opens the door", "a man closes the door slowly", "the dog runs across the park"]
 
 

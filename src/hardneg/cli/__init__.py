@@ -19,6 +19,7 @@ from hardneg import __version__
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "quickstart": ("hardneg.cli.quickstart", "models", "score the built-in sample with the built-in tiny model and print results"),
     "list": ("hardneg.cli.list_benchmarks", "datasets", "list the benchmarks: task, configs, sizes, metrics, license, Hub id, paper"),
+    "models": ("hardneg.cli.list_models", "models", "list the video-LLM model types: path, protocols, verified by a tiny model"),
     "run": ("hardneg.cli.run", "models", "score a model on many benchmarks and print every headline metric"),
     "build": ("hardneg.cli.build", "datasets", "build a benchmark's Hub dataset repo from its raw release"),
     "generate": ("hardneg.cli.generate", "generate", "generate hard negatives for a caption corpus"),

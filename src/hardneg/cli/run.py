@@ -61,6 +61,16 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def video_llm_note(model: str, revision: str | None = None) -> str | None:
+    """For a video LLM (or a checkpoint of a video-LLM model type), whether its type is verified by a tiny-model
+    test in this version, said before the model loads (`hardneg.models.vlm.support`); None for other models."""
+    from hardneg.models.vlm.support import model_type_of, verification_note, video_llm_types
+
+    model_type = model_type_of(model, revision)
+    is_vlm = model.startswith(("vlm:", "tiny-vlm")) or model_type in video_llm_types()
+    return verification_note(model_type) if is_vlm else None
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -69,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.video import FrameSettings
 
     frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None)
+    note = video_llm_note(args.model, args.model_revision)
+    if note:
+        print(note, flush=True)
     results = run_model(args.model, args.benchmarks, data=args.data, videos=args.videos, out=args.out,
                         frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=_device(args),
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,

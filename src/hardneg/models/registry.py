@@ -32,6 +32,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "tiny-clip": "hardneg.models.clip",
     "st": "hardneg.models.sentence_transformers_adapter",
     "xclip": "hardneg.models.xclip",
+    "dual": "hardneg.models.dual",
     "trained": "hardneg.models.trained",
     "vlm": "hardneg.models.vlm.model",
     "tiny-vlm": "hardneg.models.vlm.model",
@@ -82,10 +83,11 @@ def _local_model_type(path: Path) -> str | None:
 
 
 def _video_llm_types() -> list[str]:
-    """model_type values of the video-LLM families (`hardneg.models.vlm.families`; imports no torch)."""
-    from hardneg.models.vlm.families import supported_model_types
+    """model_type values of the video LLMs (`hardneg.models.vlm.support`: every type of the installed
+    `transformers` with a video processor and an image-text-to-text model, and the hand-written families')."""
+    from hardneg.models.vlm.support import table
 
-    return supported_model_types()
+    return [r.model_type for r in table() if r.supported]
 
 
 def resolve(model: str) -> tuple[str, str]:

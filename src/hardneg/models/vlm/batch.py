@@ -225,7 +225,7 @@ class BatchScorer:
             frames, captions = it[0], list(it[1])
             stamps = it[2] if len(it) > 2 else None
             video = eng.family.video_inputs(np.asarray(frames), eng.dtype, eng.device, timestamps=stamps)
-            seqs = eng.sequences(spec, captions, video.n_tokens)
+            seqs = eng.sequences(spec, captions, video.n_tokens, video)
             out.append(_Item(i, video, seqs, eng.shared_prefix(seqs), len(captions)))
         return out
 

@@ -57,6 +57,29 @@ def options_text(captions: Sequence[str]) -> str:
     return "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(captions))
 
 
+def repeat_cache(cache, n: int) -> None:
+    """Repeat a one-row cache `n` times along the batch: each layer's own `batch_repeat_interleave`, or for a layer
+    without one (transformers 5.24's `LinearAttentionLayer`: the conv and recurrent states of Qwen3.5's linear
+    attention) every tensor it holds with one row."""
+    import torch
+
+    for layer in getattr(cache, "layers", None) or []:
+        if hasattr(layer, "batch_repeat_interleave"):
+            layer.batch_repeat_interleave(n)
+            continue
+        for name, value in list(vars(layer).items()):
+            if isinstance(value, torch.Tensor) and value.dim() > 0 and value.shape[0] == 1:
+                setattr(layer, name, value.repeat_interleave(n, dim=0))
+            elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+                setattr(layer, name, type(value)(v.repeat_interleave(n, dim=0) if v.dim() > 0 and v.shape[0] == 1
+                                                 else v for v in value))
+            elif isinstance(value, dict) and value and all(isinstance(v, torch.Tensor) for v in value.values()):
+                setattr(layer, name, {k: v.repeat_interleave(n, dim=0) if v.dim() > 0 and v.shape[0] == 1 else v
+                                      for k, v in value.items()})
+    if not getattr(cache, "layers", None):
+        cache.batch_repeat_interleave(n)
+
+
 class Engine:
     """One loaded video LLM, its tokenizer and chat template, its family (`hardneg.models.vlm.families`)."""
 
@@ -68,6 +91,9 @@ class Engine:
         self.model, self.tok, self.template, self.family = model, tokenizer, chat_template, family
         self.video_token_id, self.device, self.dtype = int(video_token_id), device, dtype
         self.video_token = tokenizer.convert_ids_to_tokens(self.video_token_id)
+        # the text the template renders for the video: the video token (hand-written families), or the token with
+        # its control tokens around it, which the generic family's processor expands (`hardneg.models.vlm.generic`)
+        self.video_region = getattr(family, "region", None) or self.video_token
         self.max_context, self.caption_batch = int(max_context), int(caption_batch)
         params = inspect.signature(model.forward).parameters
         self.takes_token_types = "mm_token_type_ids" in params
@@ -103,10 +129,10 @@ class Engine:
             messages = [{"role": "system", "content": spec.system}, *messages]
         text = self.tok.apply_chat_template(messages, chat_template=self.template, tokenize=False,
                                             add_generation_prompt=gen)
-        if text.count(self.video_token) != 1 or text.count(_SENTINEL) != 1:
-            raise ValueError(f"the model's chat template did not render one video token ({self.video_token!r}) and one "
+        if text.count(self.video_region) != 1 or text.count(_SENTINEL) != 1:
+            raise ValueError(f"the model's chat template did not render one video ({self.video_region!r}) and one "
                              f"caption slot for the prompt {spec.prompt[:80]!r}; check the checkpoint's chat template")
-        pre, post = text.split(self.video_token)
+        pre, post = text.split(self.video_region)
         if _SENTINEL in pre:
             raise ValueError(f"--prompt {spec.prompt[:80]!r}: put {VIDEO_SLOT} before the caption slot")
         head, tail = post.split(_SENTINEL)
@@ -133,24 +159,50 @@ class Engine:
             self._control_re = re.compile("|".join(map(re.escape, added))) if added else None
         return self._control_re
 
+    def _encode_after_control(self, text: str, as_text: bool = False) -> tuple[list[int], list[tuple[int, int]]]:
+        """Ids and character offsets of `text` as the model's processor tokenises it: inside the whole
+        conversation, right after a control token (the video's, an end-of-turn). Encoded alone, its first word
+        would be the first of a call, and a Metaspace tokenizer (SentencePiece "▁": Vicuna / Llama, so
+        Video-LLaVA and LLaVA-NeXT-Video) prefixes a "▁" there that the whole conversation does not have. So the
+        text is encoded after an anchor (the video token) and the anchor's tokens are dropped.
+
+        `as_text` with a control string in `text` (a hostile caption): the anchor is spelt as text too, and its
+        tokens are dropped when none of them straddles the boundary (else the text is encoded alone)."""
+        anchor = self.video_token
+        pattern = self._control_pattern()
+        hostile = as_text and pattern is not None and pattern.search(text) is not None
+        kw = {"split_special_tokens": True} if hostile else {}
+        enc = self.tok(anchor + text, add_special_tokens=False, return_offsets_mapping=True, **kw)
+        ids, offsets = list(enc["input_ids"]), [tuple(o) for o in enc["offset_mapping"]]
+        cut = len(anchor)
+        if not hostile:
+            if not ids or ids[0] != self.video_token_id:
+                raise RuntimeError(f"the tokenizer did not keep the video token {anchor!r} whole")
+            return ids[1:], [(a - cut, b - cut) for a, b in offsets[1:]]
+        k = next((j for j, (a, b) in enumerate(offsets) if b > cut), len(ids))
+        if k < len(ids) and offsets[k][0] >= cut:  # a clean boundary: the anchor's tokens end where the text starts
+            return ids[k:], [(max(a - cut, 0), max(b - cut, 0)) for a, b in offsets[k:]]
+        return self._encode(text, as_text=True)
+
     def encode_with_data(self, head: str, data: str, tail: str) -> tuple[list[int], tuple[int, int]]:
-        """Ids of head + data + tail, the template's control tokens in head and tail parsed as control and `data`
-        (a caption, the options, an item's question) tokenised as text: a caption holding `<|im_end|>` or the
-        video placeholder spells those strings in ordinary tokens. Returns the ids and the positions of the
-        tokens overlapping `data`'s characters.
+        """Ids of head + data + tail (the text after the video), the template's control tokens in head and tail
+        parsed as control and `data` (a caption, the options, an item's question) tokenised as text: a caption
+        holding `<|im_end|>` or the video placeholder spells those strings in ordinary tokens. Returns the ids and
+        the positions of the tokens overlapping `data`'s characters.
 
         The tokenizer splits added tokens out of the text before any other step, so cutting head and tail at
-        their control tokens and encoding the text between them gives the same ids as encoding the whole string
-        (for a caption without control strings: tests/vlm/test_vlm_text.py); only the text segment holding the
-        caption is encoded with its special-token strings split."""
+        their control tokens and encoding the text between them, each piece as it follows a control token in
+        the whole conversation (`_encode_after_control`), gives the ids of the processor's one call on the whole
+        conversation (tests/vlm/test_vlm_reference.py); only the text segment holding the caption is encoded
+        with its special-token strings split."""
         pattern = self._control_pattern()
         cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
         first_tail = pattern.search(tail) if pattern else None
         cut_tail = first_tail.start() if first_tail else len(tail)
         before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
-        ids_before = self._encode(before)[0] if before else []
-        ids_mid, offsets = self._encode(segment, as_text=True)
-        ids_after = self._encode(after)[0] if after else []
+        ids_before = self._encode_after_control(before)[0] if before else []
+        ids_mid, offsets = self._encode_after_control(segment, as_text=True)
+        ids_after = self._encode_after_control(after)[0] if after else []
         a, b = len(head) - cut_head, len(head) - cut_head + len(data)
         inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
         if not inside:
@@ -162,20 +214,51 @@ class Engine:
         start = len(ids_before)
         return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
 
-    def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int) -> list[Sequence_]:
-        """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens."""
+    def video_ids(self, n_video: int, video=None) -> list[int]:
+        """The ids the template's video region becomes: the processor's expansion (generic family), else
+        `n_video` video tokens."""
+        expansion = getattr(video, "expansion", None)
+        if expansion is not None:
+            return list(expansion)
+        if getattr(self.family, "own_positions", False):
+            raise ValueError("the generic family needs the video's inputs (its processor's expansion) to build ids")
+        return [self.video_token_id] * n_video
+
+    def _text_edges(self, expansion: list[int]) -> tuple[str, list[int], str]:
+        """A processor's video expansion split at its first and last control token: (the plain text before them,
+        the ids from the first to the last control token, the plain text after). A processor whose expansion
+        begins or ends in plain text (SmolVLM: "You are provided the following series of ... frames" before the
+        first frame, "\\n\\n" after the last) tokenises that text together with the conversation's text around
+        the video in its one call on the whole conversation, so the engine does too (byte-level BPE merges across
+        the edge: "User: " + "You" is not "User: You")."""
+        control = {int(i) for i in getattr(self.tok, "added_tokens_decoder", {})}
+        at = [j for j, t in enumerate(expansion) if t in control]
+        if not at:
+            return "", list(expansion), ""
+        i, k = at[0], at[-1] + 1
+        decode = lambda ids: self.tok.decode(ids, clean_up_tokenization_spaces=False) if ids else ""  # noqa: E731
+        return decode(expansion[:i]), list(expansion[i:k]), decode(expansion[k:])
+
+    def sequences(self, spec: VLMPrompt, captions: Sequence[str], n_video: int, video=None) -> list[Sequence_]:
+        """One token sequence per caption (one for all options under choice-letter), the video as `n_video` tokens
+        (or, for the generic family, as its processor expands the video region: `video.expansion`)."""
         if not captions:
             raise ValueError("an item with no captions cannot be scored: every item needs at least one caption "
                              "(check the benchmark's 'captions' column)")
         r = self.render(spec)
-        lead, _ = self._encode(r.before_video)
-        lead = lead + [self.video_token_id] * n_video
+        before, head = r.before_video, r.head
+        middle = self.video_ids(n_video, video)
+        if getattr(video, "expansion", None) is not None:
+            lead_text, middle, trail_text = self._text_edges(middle)
+            before, head = before + lead_text, trail_text + head
+        lead, _ = self._encode(before)
+        lead = lead + middle
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
         out = []
         for text in texts:
             if not isinstance(text, str) or not text.strip():
                 raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
-            ids, (a, b) = self.encode_with_data(r.head, text, r.tail)
+            ids, (a, b) = self.encode_with_data(head, text, r.tail)
             seq = lead + ids
             if len(seq) > self.max_context:
                 raise UnscorableVideo(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
@@ -220,8 +303,27 @@ class Engine:
         """Run the shared prefix once: (its cache, the logits of its last position, the rope delta or None)."""
         torch = self.torch
         t = torch.tensor([ids], device=self.device)
-        out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
-        delta = self.next_text_delta(ids, video) if self.family.mrope else None
+        seen: dict = {}
+        hook = None
+        if getattr(self.family, "own_positions", False):
+            # the model computes its own positions (the generic family): read the 3-D positions its language model
+            # gets, so that captions continue from the prefix's last position + 1, as in one forward of the whole
+            # sequence (the installed `rope_deltas` can differ: transformers 5.24's Qwen2-VL rule, issue 32)
+            lm = getattr(getattr(self.model, "model", None), "language_model", None)
+            if lm is not None:
+                hook = lm.register_forward_pre_hook(
+                    lambda mod, args, kwargs: seen.update(pos=kwargs.get("position_ids")), with_kwargs=True)
+        try:
+            out = self._forward(t, video, use_cache=True, attention_mask=torch.ones_like(t), **self.last_only)
+        finally:
+            if hook is not None:
+                hook.remove()
+        if self.family.mrope:
+            delta = self.next_text_delta(ids, video)
+        elif seen.get("pos") is not None and seen["pos"].dim() == 3:
+            delta = (seen["pos"][:, 0, -1].max() + 1 - len(ids)).reshape(1).to("cpu")
+        else:
+            delta = None
         cache = out.get("cache") if "cache" in out else out.get("past_key_values")  # renamed in transformers 5.2x
         return cache, out.logits[:, -1], delta
 
@@ -243,12 +345,12 @@ class Engine:
             ids[i, :len(r)] = torch.tensor(r, device=self.device)
             mask[i, start:start + len(r)] = 1
         pos = torch.arange(start, start + width, device=self.device).unsqueeze(0).expand(n, -1)
-        if self.family.mrope:
+        if self.family.mrope or delta is not None:
             d = delta.to(self.device).reshape(-1)[:1] if delta is not None else 0
             pos = (pos + d).unsqueeze(0).expand(3, -1, -1)
         c = copy.deepcopy(cache)
         if n > 1:
-            c.batch_repeat_interleave(n)
+            repeat_cache(c, n)
         with torch.inference_mode():
             out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{self.cache_arg: c})
         return out.logits
@@ -321,7 +423,7 @@ class Engine:
     def _score_once(self, frames, captions: list[str], spec: VLMPrompt, naive: bool, full_batch: bool,
                     timestamps) -> np.ndarray:
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
-        seqs = self.sequences(spec, captions, video.n_tokens)
+        seqs = self.sequences(spec, captions, video.n_tokens, video)
         out: list[float] = []
         if naive:
             for s in seqs:
@@ -353,9 +455,14 @@ class Engine:
         torch = self.torch
         video = self.family.video_inputs(np.asarray(frames), self.dtype, self.device, timestamps=timestamps)
         r = self.render(spec)
-        lead, _ = self._encode(r.before_video)
-        body, _ = self.encode_with_data(r.head, question, r.tail)
-        ids = lead + [self.video_token_id] * video.n_tokens + body
+        before, head = r.before_video, r.head
+        middle = self.video_ids(video.n_tokens, video)
+        if getattr(video, "expansion", None) is not None:
+            lead_text, middle, trail_text = self._text_edges(middle)
+            before, head = before + lead_text, trail_text + head
+        lead, _ = self._encode(before)
+        body, _ = self.encode_with_data(head, question, r.tail)
+        ids = lead + middle + body
         if len(ids) + spec.max_new_tokens > self.max_context:
             raise UnscorableVideo(f"question {question[:60]!r} makes a sequence of {len(ids)} tokens plus an answer of up "
                              f"to {spec.max_new_tokens}, longer than the model's context of {self.max_context}; use "
@@ -381,7 +488,7 @@ class Engine:
                     break
                 t = torch.tensor([[nxt]], device=self.device)
                 pos = torch.tensor([[n]], device=self.device)
-                if self.family.mrope:
+                if self.family.mrope or delta is not None:
                     pos = (pos + delta.to(self.device).reshape(-1)[:1]).unsqueeze(0).expand(3, -1, -1)
                 mask = torch.ones((1, n + 1), dtype=torch.long, device=self.device)
                 with torch.inference_mode():

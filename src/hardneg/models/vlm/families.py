@@ -29,10 +29,13 @@ CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
 
 @dataclass
 class VideoInputs:
-    """One video as a model takes it: the forward's video keyword arguments and the number of video tokens."""
+    """One video as a model takes it: the forward's video keyword arguments and the number of video tokens;
+    `expansion`: the token ids the template's video region becomes (the generic family, from the model's own
+    processor), else None: `n_tokens` video tokens."""
 
     kwargs: dict[str, Any]
     n_tokens: int
+    expansion: list[int] | None = None
 
 
 def _resize(frames, height: int, width: int, torch, device="cpu"):

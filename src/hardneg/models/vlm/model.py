@@ -68,7 +68,9 @@ def score_name(spec: VLMPrompt) -> str:
 
 
 #: Hub ids that name a video LLM this module serves (a folder is told by its config's model_type)
-_ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video", "video-llava")
+_ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video", "video-llava",
+             "qwen3-vl", "internvl3", "smolvlm", "videollama3", "perception-lm", "molmo2", "glm-4.1v", "glm-4.5v",
+             "glm-4.6v")
 
 
 def _is_video_llm_id(model: str) -> bool:
@@ -105,13 +107,23 @@ def _chat_template(model_id: str, tokenizer, revision: str | None) -> str:
                      "chat_template.json); a video LLM needs one to place the video and the prompt")
 
 
-def check_video_config(model_id: str, config) -> None:
-    """A clear error for a checkpoint whose architecture takes no video (or one no family serves yet)."""
+def check_video_config(model_id: str, config, generic: bool = True) -> None:
+    """A clear error naming the model type for a checkpoint that cannot take video (no video processor in
+    `transformers` for its type), or, with `generic=False`, one that no hand-written family serves."""
     if family_for(config) is not None:
         return
+    from hardneg.models.vlm.support import video_llm_types
+
     arch = (getattr(config, "architectures", None) or [type(config).__name__])[0]
+    if config.model_type in video_llm_types() and generic:
+        return
+    if config.model_type in video_llm_types():
+        raise ValueError(f"model {model_id} ({arch}, model_type {config.model_type!r}) has no hand-written family "
+                         f"(those serve {', '.join(supported_model_types())}); use the generic path (path='auto' or "
+                         "'generic'; `hardneg models` lists the paths)")
     vision = hasattr(config, "vision_config")
-    what = "an image-text model: its processor has no video input" if vision else "not a vision-language model"
+    what = ("an image-text model: transformers has no video processor for this model type (no video input)"
+            if vision else "not a vision-language model: it has no vision tower and no video processor")
     raise ValueError(f"model {model_id} ({arch}, model_type {config.model_type!r}) is {what}; the video-LLM adapter "
                      f"scores checkpoints of model_type {', '.join(supported_model_types())}. Use a video LLM "
                      "(e.g. Qwen/Qwen2-VL-7B-Instruct, llava-hf/llava-onevision-qwen2-7b-ov-hf), or add its family "
@@ -131,7 +143,9 @@ class VideoLLM(ScoreAdapter):
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, protocol: str | None = None, prompt: str | None = None,
                  caption_batch: int = 32, name: str | None = None, seconds_per_frame: float | None = None,
-                 judge=None):
+                 judge=None, path: str = "auto"):
+        """`path`: "auto" (the type's hand-written family if it has one, else the generic family), "generic" (the
+        model's own processor, `hardneg.models.vlm.generic`) or "hand-written"."""
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
         from hardneg.models.vlm.engine import Engine
@@ -147,11 +161,13 @@ class VideoLLM(ScoreAdapter):
         self.dtype = str(dt).replace("torch.", "")
         kw = {"revision": revision} if revision else {}
         config = AutoConfig.from_pretrained(model_id, **kw)
-        check_video_config(model_id, config)
+        if path not in ("auto", "generic", "hand-written"):
+            raise ValueError(f"path {path!r}: use auto, generic or hand-written")
+        check_video_config(model_id, config, generic=path != "hand-written")
         settings = processor_settings(model_id, revision)
         if seconds_per_frame is not None:  # hardneg's own setting: the frames' spacing (Qwen2.5-VL's time positions)
             settings = {**settings, "seconds_per_frame": seconds_per_frame}
-        family = family_for(config)(config, settings)
+        hand_written = family_for(config) if path != "generic" else None
         if placed:
             model = self._load_placed(model_id, dt, kw, *placed)
             self.device = placement.main_device(model)
@@ -159,8 +175,20 @@ class VideoLLM(ScoreAdapter):
             model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
         tok = AutoTokenizer.from_pretrained(model_id, **kw)
         template = _chat_template(model_id, tok, revision)
+        if hand_written is not None:
+            family = hand_written(config, settings)
+        else:
+            from transformers import AutoProcessor
+
+            from hardneg.models.vlm.generic import Generic
+            from hardneg.models.vlm.qwen3 import Qwen3VL
+
+            cls = Qwen3VL if config.model_type in Qwen3VL.model_types else Generic
+            family = cls(config, settings, AutoProcessor.from_pretrained(model_id, **kw), tok, template)
         text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
-        video_token = getattr(config, "video_token_id", None) or getattr(config, "video_token_index", None)
+        video_token = getattr(family, "video_token_id", None)
+        if video_token is None:
+            video_token = getattr(config, "video_token_id", None) or getattr(config, "video_token_index", None)
         self.engine = Engine(model, tok, template, family, video_token, self.device, dt,
                              getattr(text_cfg, "max_position_embeddings", 32768), caption_batch)
         self.model_id = name or model_id
@@ -342,6 +370,9 @@ class VideoLLM(ScoreAdapter):
         The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
         from hardneg.models.vlm.batch import MAX_ITEMS, BatchScorer
 
+        if getattr(self.engine.family, "own_positions", False):  # the generic family: one item at a time
+            return [super(VideoLLM, self).similarity(np.asarray(v, np.float64).reshape(1, -1), t)[0]
+                    for v, t in zip(video_embeddings, text_embeddings)]
         pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),
                   [self._texts[int(k)] for k in np.asarray(t, np.float64)[:, 0]])
                  for v, t in zip(video_embeddings, text_embeddings)]

@@ -9,8 +9,8 @@ user cache (`build_tiny_vlm`); the folder is a complete Hub checkpoint (config a
 template, `processor_config.json`, `preprocessor_config.json` and `video_preprocessor_config.json` naming the
 family's own processor classes, with its patch size and pixel settings), so the Hub-id path loads it like any
 other (`hardneg run --model <folder>`) and so do `AutoProcessor.from_pretrained` and the family's model class
-(what lmms-eval's wrappers call). `transformers` video processors need torchvision: without it `AutoProcessor`
-cannot be built (tests/vlm/test_tiny_hub.py checks it where torchvision is installed).
+(what lmms-eval's wrappers call; tests/vlm/test_tiny_hub.py). `tiny-vlm:qwen3-vl` is a type the generic family
+serves (`hardneg.models.vlm.generic`): its folder is written by its own processor's `save_pretrained`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ from pathlib import Path
 
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
-ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video")
+ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4")
+#: the `transformers` model type of each tiny architecture
+MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
+               "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
+               "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
+               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -63,6 +69,59 @@ VIDEO_LLAVA_TEMPLATE = (
     "{% for c in message['content'] if c['type'] == 'text' %}{{ c['text'] + ' ' }}{% endfor %}{% endif %}"
     "{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
 )
+#: InternVL's image markers (its tokenizer names them start_image_token, end_image_token, context_image_token)
+INTERNVL_SPECIALS = ["<img>", "</img>", "<IMG_CONTEXT>"]
+#: GLM-4.1V / GLM-4.5V's control tokens (its chat template and its processor's frame layout)
+GLM_SPECIALS = ("[gMASK]", "<sop>", "<|system|>", "<|user|>", "<|assistant|>", "<|begin_of_image|>", "<|end_of_image|>",
+                "<|image|>", "<|begin_of_video|>", "<|end_of_video|>", "<|video|>")
+#: GLM-4.1V's layout (its Hub chat template without tools or thinking): "[gMASK]<sop><|user|>\n" then the video as
+#: "<|begin_of_video|><|video|><|end_of_video|>", the text, "<|assistant|>\n"
+GLM_TEMPLATE = (
+    "[gMASK]<sop>{% for message in messages %}<|{{ message['role'] }}|>\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|begin_of_video|><|video|><|end_of_video|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+#: more special tokens per tiny architecture (added to the tokenizer as control tokens)
+#: SmolVLM's image markers (its tokenizer names them fake_image_token, global_image_token, end_of_utterance_token)
+SMOLVLM_SPECIALS = ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>")
+#: Gemma 4's control tokens (its prompt-formatting guide: turns, image / audio markers and placeholders; the
+#: processor adds "<|video|>")
+GEMMA4_SPECIALS = ("<bos>", "<|turn>", "<turn|>", "<|image>", "<image|>", "<|image|>", "<|video|>", "<|audio>", "<audio|>",
+                   "<|audio|>")
+#: Gemma 4's turn layout ("<bos><|turn>user\n...<turn|>\n<|turn>model\n", ai.google.dev prompt-formatting-gemma4),
+#: the video as its processor's "<|video|>" placeholder; simplified: no system turn, tools or thinking channel
+GEMMA4_TEMPLATE = (
+    "{{ bos_token }}{% for message in messages %}"
+    "<|turn>{{ 'model' if message['role'] == 'assistant' else message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|video|>{% elif c['type'] == 'image' %}<|image|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<turn|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|turn>model\n{% endif %}"
+)
+MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS}
+#: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
+NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
+                             "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"},
+               "smolvlm": {"fake_image_token": "<fake_token_around_image>", "image_token": "<image>",
+                           "end_of_utterance_token": "<end_of_utterance>", "global_image_token": "<global-img>",
+                           "video_token": "<video>"},
+               "gemma4": {"boi_token": "<|image>", "eoi_token": "<image|>", "image_token": "<|image|>",
+                          "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
+                          "eoa_token": "<audio|>"}}
+#: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
+#: are its processor's)
+INTERNVL_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<video>\n"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 SPECIALS = ["<|endoftext|>", "<|unk|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
             "<|video_pad|>", "<|image_pad|>", "<video>", "<image>"]
 
@@ -90,7 +149,7 @@ def _corpus() -> list[str]:
     return lines * 20
 
 
-def _qwen_tokenizer():
+def _qwen_tokenizer(specials=SPECIALS):
     """Byte-level BPE with Qwen2's pre-tokenizer and decoder, trained here: every byte is a token, so no text is
     ever unknown; a space is part of the next word's token (Ġ), a newline its own."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -100,7 +159,7 @@ def _qwen_tokenizer():
         pre_tokenizers.Split(Regex(QWEN_SPLIT), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIALS, show_progress=False,
+    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=list(specials), show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(_corpus(), trainer)
     return tok
@@ -127,16 +186,24 @@ def _sentencepiece_tokenizer():
     return Tokenizer.from_str(json.dumps(spec))
 
 
-def build_tokenizer(kind: str = "byte-bpe"):
+def build_tokenizer(kind: str = "byte-bpe", named: dict[str, str] | None = None, more: tuple[str, ...] = ()):
     """The tiny models' tokenizer, built the way the real families' are: "byte-bpe" (Qwen2-VL, Qwen2.5-VL and
     LLaVA-OneVision, whose language model is Qwen2) or "sentencepiece" (Video-LLaVA: Vicuna / Llama). Case is kept,
     and the option letters and the first tokens of "Yes" and "No" are single tokens (checked)."""
     from transformers import PreTrainedTokenizerFast
 
-    tok = _qwen_tokenizer() if kind == "byte-bpe" else _sentencepiece_tokenizer()
+    named = dict(named or {})
+    extra = list(dict.fromkeys(t for t in [*named.values(), *more] if t not in SPECIALS))
+    if kind == "byte-bpe":
+        tok = _qwen_tokenizer(SPECIALS + extra)
+    else:
+        if extra:
+            raise ValueError("named special tokens beyond SPECIALS: byte-bpe tokenizers only")
+        tok = _sentencepiece_tokenizer()
+    kw = {"model_specific_special_tokens": named} if named else {}
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
                                    unk_token="<|unk|>", model_max_length=4096,
-                                   additional_special_tokens=SPECIALS[2:])
+                                   additional_special_tokens=SPECIALS[2:] + extra, **kw)
     for word in ("Yes", "No", *"ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
         if len(fast.encode(word, add_special_tokens=False)) != 1:
             raise RuntimeError(f"the tiny {kind} tokenizer spells {word!r} in several tokens; extend its corpus")
@@ -259,6 +326,226 @@ def _llava_next_video(tok, vocab: int):
     return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
+def _qwen3_vl(tok, vocab: int):
+    """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
+    rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them)."""
+    from transformers import (Qwen2VLImageProcessor, Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen3VLProcessor,
+                              Qwen3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen3VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "mrope_interleaved": True},
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "deepstack_visual_indexes": [0],
+                       "initializer_range": INIT_RANGE},
+        **_qwen_vision_token_ids(ids), tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    return Qwen3VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
+def _internvl(tok, vocab: int):
+    """InternVL (3 / 3.5, `-hf` checkpoints): every frame is an image of `image_seq_length` context tokens,
+    "FrameN: <img>...</img>" per frame (its processor writes them), a Qwen2 language model, 1-D positions."""
+    from transformers import (GotOcr2ImageProcessor, InternVLConfig, InternVLForConditionalGeneration,
+                              InternVLProcessor, InternVLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + INTERNVL_SPECIALS}
+    config = InternVLConfig(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": [16, 16], "patch_size": [4, 4], "initializer_range": INIT_RANGE},
+        text_config={"model_type": "qwen2", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        image_token_id=ids["<IMG_CONTEXT>"], downsample_ratio=0.5, vision_feature_layer=-1,
+        vision_feature_select_strategy="default", tie_word_embeddings=False,
+    )
+    pixels = {"size": {"height": 16, "width": 16}, "image_mean": [0.485, 0.456, 0.406],
+              "image_std": [0.229, 0.224, 0.225]}
+    processor = InternVLProcessor(image_processor=GotOcr2ImageProcessor(**pixels, crop_to_patches=False),
+                                  video_processor=InternVLVideoProcessor(**pixels, do_sample_frames=False),
+                                  tokenizer=tok, image_seq_length=4, chat_template=INTERNVL_TEMPLATE)
+    return InternVLForConditionalGeneration(config), INTERNVL_TEMPLATE, processor
+
+
+def _qwen3_5(tok, vocab: int):
+    """Qwen3.5: Qwen3-VL's vision tower, processor and timestamps over a hybrid language model (Gated DeltaNet
+    linear-attention layers between full-attention ones, whose cache holds recurrent states)."""
+    from transformers import (Qwen2VLImageProcessor, Qwen3_5Config, Qwen3_5ForConditionalGeneration, Qwen3VLProcessor,
+                              Qwen3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen3_5Config(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["linear_attention", "full_attention"], "linear_conv_kernel_dim": 4,
+                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_num_key_heads": 2,
+                     "linear_num_value_heads": 4, "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "mrope_interleaved": True, "partial_rotary_factor": 1.0},
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
+        **_qwen_vision_token_ids(ids), tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    return Qwen3_5ForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
+def _glm4v(tok, vocab: int, v46: bool = False):
+    """GLM-4.1V: Qwen-style patches (14 here 4, 2-frame temporal patches, 2x2 merge), 3-D rotary positions, and
+    each frame as "<|begin_of_image|><|image|>...<|end_of_image|>{seconds}" (its processor writes them; GLM-4.6V's
+    writes "{seconds:.1f} seconds")."""
+    import transformers
+
+    prefix = "Glm46V" if v46 else "Glm4v"
+    Glm4vConfig, Glm4vForConditionalGeneration, Glm4vImageProcessor, Glm4vProcessor, Glm4vVideoProcessor = (
+        getattr(transformers, prefix + n) for n in ("Config", "ForConditionalGeneration", "ImageProcessor",
+                                                    "Processor", "VideoProcessor"))
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GLM_SPECIALS)}
+    config = Glm4vConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "partial_rotary_factor": 1.0},
+                     "eos_token_id": ids["<|user|>"], "pad_token_id": ids["<|endoftext|>"],
+                     "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "image_size": 16, "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"],
+        image_start_token_id=ids["<|begin_of_image|>"], image_end_token_id=ids["<|end_of_image|>"],
+        video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2}
+    processor = Glm4vProcessor(image_processor=Glm4vImageProcessor(**pixels),
+                               video_processor=Glm4vVideoProcessor(**pixels, do_sample_frames=False),
+                               tokenizer=tok, chat_template=GLM_TEMPLATE)
+    return Glm4vForConditionalGeneration(config), GLM_TEMPLATE, processor
+
+
+def _video_llama_3(tok, vocab: int):
+    """VideoLLaMA3: one-frame patches, 2x2 merge, token compression between similar frames, "Time {t:.1f}s:" before
+    each frame's tokens (its processor writes them), a Qwen2 language model with 1-D positions."""
+    from transformers import (VideoLlama3Config, VideoLlama3ForConditionalGeneration, VideoLlama3ImageProcessor,
+                              VideoLlama3Processor, VideoLlama3VideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = VideoLlama3Config(
+        text_config={"model_type": "qwen2", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "patch_size": 4, "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2}
+    processor = VideoLlama3Processor(image_processor=VideoLlama3ImageProcessor(**pixels),
+                                     video_processor=VideoLlama3VideoProcessor(**pixels, do_sample_frames=False),
+                                     tokenizer=tok, chat_template=LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>"))
+    return VideoLlama3ForConditionalGeneration(config), LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>"), processor
+
+
+def _smolvlm(tok, vocab: int):
+    """SmolVLM (SmolVLM2 video checkpoints): every frame an image of `image_seq_len` tokens after pixel shuffle
+    ("<fake_token_around_image><global-img><image>...<fake_token_around_image>"), preceded by its processor's
+    "You are provided the following series of {N} frames ..." intro and "Frame from MM:SS:" lines; a Llama
+    (SmolLM2, byte-level BPE) language model with 1-D positions. The chat template is the processor's own
+    default (`processing_smolvlm.DEFAULT_CHAT_TEMPLATE`: the Hub template plus its video item)."""
+    from transformers import (SmolVLMConfig, SmolVLMForConditionalGeneration, SmolVLMImageProcessor, SmolVLMProcessor,
+                              SmolVLMVideoProcessor)
+    from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(SMOLVLM_SPECIALS)}
+    config = SmolVLMConfig(
+        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<end_of_utterance>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": 16, "patch_size": 4, "initializer_range": INIT_RANGE},
+        scale_factor=2, image_token_id=ids["<image>"], tie_word_embeddings=False,
+    )
+    # 16x16 frames, 4x4 patches -> 16 patches, pixel shuffle by 2 -> 4 tokens a frame (image_seq_len)
+    pixels = {"size": {"longest_edge": 16}, "max_image_size": {"longest_edge": 16}, "image_mean": [0.5, 0.5, 0.5],
+              "image_std": [0.5, 0.5, 0.5]}
+    processor = SmolVLMProcessor(image_processor=SmolVLMImageProcessor(**pixels, do_image_splitting=False),
+                                 video_processor=SmolVLMVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, image_seq_len=4, chat_template=DEFAULT_CHAT_TEMPLATE)
+    return SmolVLMForConditionalGeneration(config), DEFAULT_CHAT_TEMPLATE, processor
+
+
+def _gemma4(tok, vocab: int):
+    """Gemma 4: each frame "MM:SS <|image><|video|>...<image|>" joined by spaces (its processor writes them), a
+    vision tower of 2-D patch positions with 2x2 pooling, a language model with sliding and full attention layers
+    and per-layer input embeddings. Its processor takes an audio feature extractor too (a default one of its own
+    class: unused for video). Departure: the tokenizer is the tiny byte-level BPE (Gemma's own is a SentencePiece
+    BPE with byte fallback and no dummy prefix; both keep every byte and split no control token)."""
+    from transformers import (Gemma4AudioFeatureExtractor, Gemma4Config, Gemma4ForConditionalGeneration,
+                              Gemma4ImageProcessor, Gemma4Processor, Gemma4VideoProcessor)
+
+    tok.bos_token = "<bos>"
+    tok.model_max_length = 8192  # 64 frames of at least 63 tokens each fit (tests/vlm/test_vlm_generic.py)
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GEMMA4_SPECIALS)}
+    config = Gemma4Config(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 8192,
+                     "max_position_embeddings": 8192, "vocab_size_per_layer_input": vocab,
+                     "hidden_size_per_layer_input": 8, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<turn|>"], "bos_token_id": ids["<bos>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "num_key_value_heads": 2, "head_dim": 16, "patch_size": 4, "pooling_kernel_size": 2,
+                       "position_embedding_size": 64, "initializer_range": INIT_RANGE},
+        audio_config=None, boi_token_id=ids["<|image>"], eoi_token_id=ids["<image|>"],
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"], boa_token_id=ids["<|audio>"],
+        eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"], tie_word_embeddings=False,
+    )
+    # 4-pixel patches pooled 2x2; 70 soft tokens a frame at most (the smallest budget the processors accept)
+    pixels = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
+    processor = Gemma4Processor(feature_extractor=Gemma4AudioFeatureExtractor(),
+                                image_processor=Gemma4ImageProcessor(**pixels),
+                                video_processor=Gemma4VideoProcessor(**pixels, do_sample_frames=False),
+                                tokenizer=tok, chat_template=GEMMA4_TEMPLATE, image_seq_length=70)
+    return Gemma4ForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
+
+
+#: tiny models of types served by the generic family: the builder returns the model, the chat template and the
+#: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
+_GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
+                     "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
+                     "smolvlm": _smolvlm, "gemma4": _gemma4}
+
+
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
 #: processor, video processor) and the processor's own arguments (how many tokens a video's placeholder becomes)
 HUB = {
@@ -317,7 +604,9 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 
 #: each tiny model's tokenizer kind, as its real family's: Qwen2 (byte-level BPE) or Llama/Vicuna (SentencePiece)
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
-              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece"}
+              "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
+              "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
+              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
@@ -331,9 +620,16 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
         raise ValueError(f"tiny-vlm architecture {architecture!r}: use one of {', '.join(ARCHITECTURES)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tok = build_tokenizer(TOKENIZERS[architecture])
-    make = _BUILDERS[architecture]
+    tok = build_tokenizer(TOKENIZERS[architecture], NAMED_TOKENS.get(architecture), MORE_TOKENS.get(architecture, ()))
     torch.manual_seed(SEED)
+    if architecture in _GENERIC_BUILDERS:
+        model, template, processor = _GENERIC_BUILDERS[architecture](tok, len(tok))
+        tok.chat_template = template
+        processor.save_pretrained(out)
+        model.eval().save_pretrained(out)
+        (out / "chat_template.jinja").write_text(template, encoding="utf-8")
+        return out
+    make = _BUILDERS[architecture]
     model, template, pre = make(tok, len(tok))
     model = model.eval()
     tok.chat_template = template

@@ -1,0 +1,41 @@
+"""`hardneg models`: every video-LLM model type of the installed `transformers`, its path, protocols and whether a
+tiny-model test verifies it in this version (`hardneg.models.vlm.support`; docs/models.md holds the same table)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+DESCRIPTION = """Every model type the installed transformers has a video processor and an image-text-to-text model
+for: the path hardneg scores it by (a hand-written family, or none yet), its protocols, and whether a tiny
+random-weight model of the type is tested in this version (verified)."""
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("models", help="list the video-LLM model types: path, protocols, verified by a tiny model",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/models.md")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hardneg.models.vlm.support import markdown_table, table
+
+    rows = table()
+    if args.json:
+        print(json.dumps([{"model_type": r.model_type, "path": r.path, "protocols": list(r.protocols),
+                           "verified": r.verified, "tiny": r.tiny} for r in rows], indent=2))
+        return 0
+    if args.markdown:
+        print(markdown_table(rows), end="")
+        return 0
+    width = max(len(r.model_type) for r in rows)
+    print(f"{'model type':<{width}}  {'verified':<8}  {'path':<26}  protocols")
+    for r in rows:
+        print(f"{r.model_type:<{width}}  {'yes' if r.verified else 'no':<8}  {r.path:<26}  "
+              f"{', '.join(r.protocols) if r.protocols else 'none (unsupported)'}")
+    n_ok = sum(r.verified for r in rows)
+    print(f"\n{len(rows)} video-LLM model types in this transformers; {sum(r.supported for r in rows)} scored, "
+          f"{n_ok} verified by a tiny-model test in this version")
+    return 0

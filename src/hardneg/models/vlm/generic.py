@@ -1,0 +1,143 @@
+"""The generic family: any `transformers` video LLM through its own processor.
+
+For a model type with a video processor and an image-text-to-text model (`hardneg.models.vlm.support`), the
+model's own processor (`AutoProcessor`) turns the project's decoded frames and their times into the model's video
+inputs and into the token ids the video placeholder becomes: the processor is called on the template's *video
+region* alone (the video token with the control tokens around it, e.g. Qwen's `<|vision_start|><|video_pad|>
+<|vision_end|>`), with the frames and `video_metadata` built from the decoder's frame times, so whatever the
+processor puts there (Qwen3-VL's `<t seconds>` timestamps before each frame, several placeholders per frame,
+newline tokens) is in the ids as the processor makes them. The engine puts these ids between the text before and
+after the video, each tokenised as in the whole conversation, so the sequence equals one processor call on the
+whole conversation (tests/vlm/test_vlm_generic.py checks ids, and scores against a forward of the processor's
+own output).
+
+Positions are the model's own: the prefix runs without `position_ids` (the model computes them, e.g. its
+`get_rope_index`), and a model that keeps `rope_deltas` after the prefix (3-D rotary positions) has its captions
+continue at their 1-D index plus that delta, as its own `generate` does. Nothing here names a model type, so a
+type added in a later `transformers` works without code; a type whose checkpoints need more (a hand-written
+family) has one in `families.py`, and the tests require the two to agree where both exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hardneg.models.vlm.families import DEFAULT_SECONDS_PER_FRAME, Family, VideoInputs, seconds_per_frame
+
+#: processor outputs that are the text's, not the video's (the engine makes the text's itself)
+_TEXT_KEYS = ("input_ids", "attention_mask", "mm_token_type_ids", "token_type_ids")
+
+
+def video_region(tokenizer, template: str, video_token: str) -> str:
+    """The text the chat template renders for a video: the video token and the control tokens right around it."""
+    import re
+
+    msgs = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": "HARDNEGTEXT"}]}]
+    text = tokenizer.apply_chat_template(msgs, chat_template=template, tokenize=False, add_generation_prompt=True)
+    if text.count(video_token) != 1:
+        raise ValueError(f"the chat template renders the video token {video_token!r} {text.count(video_token)} times "
+                         "for one video; hardneg needs exactly one")
+    added = sorted({str(getattr(t, "content", t)) for t in getattr(tokenizer, "added_tokens_decoder", {}).values()}
+                   - {""}, key=len, reverse=True)
+    control = re.compile("|".join(map(re.escape, added))) if added else None
+    start = text.index(video_token)
+    end = start + len(video_token)
+    if control is not None:
+        while True:  # extend over control tokens adjacent on the right
+            m = control.match(text, end)
+            if not m or m.end() == end:
+                break
+            end = m.end()
+        while True:  # and on the left
+            m = next((m for m in control.finditer(text[:start]) if m.end() == start), None)
+            if m is None:
+                break
+            start = m.start()
+    return text[start:end]
+
+
+def metadata(n_frames: int, timestamps) -> Any:
+    """`transformers.video_utils.VideoMetadata` of frames already sampled at `timestamps` (seconds): `fps` is the
+    sampled rate and `frames_indices` the times in frames of that rate, so `metadata.timestamps` are the decoder's
+    times and `sampled_fps` its rate (Qwen's default of 2 frames per second when the times are unknown)."""
+    from transformers.video_utils import VideoMetadata
+
+    step = seconds_per_frame(timestamps) or DEFAULT_SECONDS_PER_FRAME
+    times = (np.asarray(timestamps, np.float64) if timestamps is not None and len(timestamps) == n_frames
+             else (np.arange(n_frames) + 0.5) * step)
+    return VideoMetadata(total_num_frames=n_frames, fps=1.0 / step, frames_indices=[float(t / step) for t in times],
+                         duration=float(n_frames * step))
+
+
+class Generic(Family):
+    """Any video LLM through its own processor (see the module docstring)."""
+
+    name = "generic"
+    model_types: tuple[str, ...] = ()
+    own_positions = True  # the model computes its positions; captions continue from its `rope_deltas`
+
+    def __init__(self, config, settings, processor, tokenizer, template: str):
+        super().__init__(config, settings)
+        self.processor = processor
+        vid = getattr(config, "video_token_id", None)
+        if vid is None:
+            vid = getattr(config, "video_token_index", None)
+        token = getattr(processor, "video_token", None)
+        if vid is None and token is not None:
+            vid = tokenizer.convert_tokens_to_ids(token)
+        if vid is None:
+            raise ValueError(f"model_type {config.model_type!r}: neither its config nor its processor names a video "
+                             "token; it cannot take video through hardneg's generic path")
+        self.video_token_id = int(vid)
+        self.video_token = token or tokenizer.convert_ids_to_tokens(self.video_token_id)
+        self.region = video_region(tokenizer, template, self.video_token)
+        self.expand: str | None = None  # the text given to the processor for the region (None: the region itself)
+        self._media: int | None = None
+
+    def video_inputs(self, frames, dtype, device, timestamps=None) -> VideoInputs:
+        frames = np.asarray(frames)
+        if timestamps is not None and len(timestamps) != len(frames):
+            raise ValueError(f"{len(timestamps)} frame timestamps for {len(frames)} frames: give one time (seconds) "
+                             "per frame")
+        out = self.processor(text=[self.expand or self.region], videos=[frames],
+                             video_metadata=[metadata(len(frames), timestamps)], do_sample_frames=False,
+                             return_tensors="pt")
+        ids = out["input_ids"][0].tolist()
+        kwargs = {}
+        for k, v in out.items():
+            if k in _TEXT_KEYS:
+                continue
+            if hasattr(v, "to"):
+                v = v.to(device, dtype) if (v.is_floating_point() and k.startswith("pixel_values")) else v.to(device)
+            kwargs[k] = v
+        n = ids.count(self.media_token_id)
+        if n == 0:
+            raise ValueError(f"the processor of model_type {self.config.model_type!r} put no video token "
+                             f"({self.video_token!r}) into the text for a video; it cannot take video this way")
+        return VideoInputs(kwargs, n, expansion=ids)
+
+    @property
+    def media_token_id(self) -> int:
+        """The token the model's vision features replace for a video: the video token, or for a model that feeds
+        frames as images (InternVL: "FrameN: <img><IMG_CONTEXT>...</img>") the image token."""
+        if self._media is None:
+            probe = self.processor(text=[self.expand or self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
+                                   video_metadata=[metadata(2, None)], do_sample_frames=False,
+                                   return_tensors="pt")["input_ids"][0].tolist()
+            image = getattr(self.config, "image_token_id", None)
+            if image is None:
+                image = getattr(self.config, "image_token_index", None)
+            self._media = (self.video_token_id if self.video_token_id in probe or image is None or image not in probe
+                           else int(image))
+        return self._media
+
+    def size_identity(self) -> dict[str, Any]:
+        vp = getattr(self.processor, "video_processor", None)
+        settings = vp.to_dict() if vp is not None and hasattr(vp, "to_dict") else {}
+        keep = {k: v for k, v in settings.items() if isinstance(v, (int, float, str, bool, list, dict, type(None)))}
+        return {"processor": type(self.processor).__name__, "video_processor": keep, "region": self.region}
+
+
+__all__ = ["Generic", "metadata", "video_region"]

@@ -1,0 +1,143 @@
+"""Which video LLMs of the installed `transformers` hardneg scores, by which path, and which are verified.
+
+The candidates are every model type with both a video processor and an image-text-to-text model in `transformers`
+(`VIDEO_PROCESSOR_MAPPING_NAMES` ∩ `MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES`: 40 in the locked 5.24). For each:
+
+* path: the hand-written family that serves it (`hardneg.models.vlm.families`), else the generic family (the
+  model's own processor, `hardneg.models.vlm.generic`);
+* protocols: what a served type scores by (`hardneg.benchmarks.base.VLM_PROTOCOLS`);
+* verified: a tiny random-weight model of the type is built (`hardneg.models.vlm.tiny`) and the tiny-model tests
+  run on it (ids equal to one chat-template + tokenizer call on the whole conversation, cached scores equal to a
+  forward of those ids: tests/vlm/test_vlm_reference.py; cached == naive for every protocol:
+  tests/vlm/test_vlm_scoring.py; the generic path against one processor call on the whole conversation:
+  tests/vlm/test_vlm_generic.py). Those tests take their list of models from `VERIFIED` here, so a type marked
+  verified is always one the suite tests.
+
+`hardneg models` prints the table and docs/models.md holds the same one (tests/vlm/test_vlm_support.py checks
+that they agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hardneg.models.vlm.tiny import MODEL_TYPES as _TINY_TYPES
+
+#: model type -> the tiny architecture (`tiny-vlm:<arch>`) whose tests verify it
+VERIFIED: dict[str, str] = {t: a for a, t in _TINY_TYPES.items()}
+#: the tests that verify a type on its tiny model
+VERIFYING_TESTS = ("tests/vlm/test_vlm_generic.py", "tests/vlm/test_vlm_reference.py", "tests/vlm/test_vlm_scoring.py",
+                   "tests/vlm/test_vlm_text.py")
+
+
+def tiny_names(path: str = "hand-written") -> tuple[str, ...]:
+    """The `load_model` names of the verified types' tiny models (what the tiny-model tests parametrize over):
+    those of types with a hand-written family (`path="hand-written"`: the engine's own tests), or all."""
+    from hardneg.models.vlm.families import supported_model_types
+
+    keep = set(supported_model_types()) if path == "hand-written" else set(VERIFIED)
+    return tuple("tiny-vlm" if a == "qwen2-vl" else f"tiny-vlm:{a}" for t, a in VERIFIED.items() if t in keep)
+
+
+@dataclass(frozen=True)
+class Support:
+    model_type: str
+    path: str  # "hand-written: <family>", "generic" or "none"
+    protocols: tuple[str, ...]
+    verified: bool
+    tiny: str | None  # `tiny-vlm:<arch>` of a verified type
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.protocols)
+
+
+def video_llm_types() -> list[str]:
+    """Every model type of the installed `transformers` with a video processor and an image-text-to-text model."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+    from transformers.models.auto.video_processing_auto import VIDEO_PROCESSOR_MAPPING_NAMES
+
+    return sorted(set(VIDEO_PROCESSOR_MAPPING_NAMES) & set(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES))
+
+
+def support(model_type: str) -> Support:
+    """How hardneg scores `model_type` (a `transformers` model type, e.g. "qwen2_vl")."""
+    from hardneg.benchmarks.base import VLM_PROTOCOLS
+    from hardneg.models.vlm.families import FAMILIES
+
+    fam = next((f for f in FAMILIES if model_type in f.model_types), None)
+    if fam is not None:
+        path = f"hand-written: {fam.__name__}"
+    elif model_type in video_llm_types():
+        from hardneg.models.vlm.qwen3 import Qwen3VL
+
+        path = "generic: Qwen3VL (Qwen's published layout)" if model_type in Qwen3VL.model_types else "generic"
+    else:
+        return Support(model_type, "none", (), False, None)
+    verified = model_type in VERIFIED
+    tiny = f"tiny-vlm:{VERIFIED[model_type]}" if verified else None
+    return Support(model_type, path, tuple(VLM_PROTOCOLS), verified, tiny)
+
+
+def table() -> list[Support]:
+    """One row per video-LLM model type of the installed `transformers`, plus any type a family serves that
+    `transformers` does not list (none today)."""
+    from hardneg.models.vlm.families import supported_model_types
+
+    return [support(t) for t in sorted(set(video_llm_types()) | set(supported_model_types()))]
+
+
+def markdown_table(rows: list[Support] | None = None) -> str:
+    """The table as docs/models.md holds it."""
+    rows = table() if rows is None else rows
+    out = ["| model type | path | protocols | verified (tiny model) |", "|---|---|---|---|"]
+    for r in rows:
+        protocols = ", ".join(r.protocols) if r.protocols else "none (unsupported)"
+        verified = f"yes (`{r.tiny}`)" if r.verified else "no"
+        out.append(f"| `{r.model_type}` | {r.path} | {protocols} | {verified} |")
+    return "\n".join(out) + "\n"
+
+
+def model_type_of(model: str, revision: str | None = None) -> str | None:
+    """The `transformers` model type of a `--model` value without loading the model: the built-in tiny models,
+    a folder's config.json, or a Hub id's config.json when it is already in the local cache (None: unknown)."""
+    import json
+    from pathlib import Path
+
+    if model == "tiny-vlm" or model.startswith("tiny-vlm:"):
+        return _TINY_TYPES.get(model.split(":", 1)[1] if ":" in model else "qwen2-vl")
+    if model.startswith("vlm:") and not Path(model).exists():
+        model = model[4:]
+    config = Path(model).expanduser() / "config.json"
+    if not config.is_file():
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            got = try_to_load_from_cache(model, "config.json", revision=revision)
+        except Exception:  # not a Hub id (a name of another adapter), or no cache
+            got = None
+        config = Path(got) if isinstance(got, str) else None
+    if config is None:
+        return None
+    try:
+        got = json.loads(config.read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError):
+        return None
+    return got if isinstance(got, str) else None
+
+
+def verification_note(model_type: str | None) -> str:
+    """One line for `hardneg run`: whether the model's type is verified by a tiny-model test in this version."""
+    if not model_type:
+        return "model type unknown before loading (no config.json found): not checked against hardneg's tiny-model tests"
+    s = support(model_type)
+    if s.verified:
+        return f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
+    if s.supported:
+        return f"model type {model_type!r}: served by {s.path} but NOT verified by a tiny-model test in this version"
+    return (f"model type {model_type!r}: NOT verified (not a video LLM type of this transformers; "
+            "`hardneg models` lists them)")
+
+
+__all__ = ["Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
+           "video_llm_types"]

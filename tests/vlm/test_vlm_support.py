@@ -1,0 +1,96 @@
+"""`hardneg models`: every video-LLM model type of the installed transformers, its path and whether a tiny-model test
+verifies it; docs/models.md holds the same table; `hardneg run` says it before loading; a type without a path is
+refused by name."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hardneg.models.vlm.support import (VERIFIED, markdown_table, model_type_of, support, table, tiny_names,
+                                        verification_note, video_llm_types)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "models.md"
+
+
+def test_every_transformers_video_llm_type_is_listed():
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+    from transformers.models.auto.video_processing_auto import VIDEO_PROCESSOR_MAPPING_NAMES
+
+    want = set(VIDEO_PROCESSOR_MAPPING_NAMES) & set(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+    rows = {r.model_type for r in table()}
+    assert want <= rows and len(want) >= 5
+    for name in ("qwen3_vl", "gemma4", "internvl", "smolvlm", "molmo2", "instructblipvideo"):
+        assert name in rows or name not in want
+
+
+def test_docs_table_is_the_generated_one():
+    text = DOCS.read_text(encoding="utf-8")
+    got = re.search(r"<!-- models-table:start -->\n(.*?)<!-- models-table:end -->", text, re.S)
+    assert got, "docs/models.md lacks the models table markers"
+    assert got.group(1) == markdown_table(), "docs/models.md's table is stale: paste `hardneg models --markdown`"
+
+
+def test_verified_types_are_the_tested_tiny_models():
+    """A type is verified only when it has a family and its tiny model is one the tiny-model tests run on; the
+    tiny model really is of that type."""
+    from hardneg.models.vlm.tiny import tiny_vlm_path
+
+    verified = [r for r in table() if r.verified]
+    assert {r.model_type for r in verified} == set(VERIFIED)
+    for r in verified:
+        assert r.supported
+        arch = VERIFIED[r.model_type]
+        cfg = json.loads((tiny_vlm_path(arch) / "config.json").read_text())
+        assert cfg["model_type"] == r.model_type
+    assert len(tiny_names("all")) == len(VERIFIED) >= len(tiny_names())
+    assert support("qwen3_vl").supported and support("qwen3_vl").path.startswith("generic: Qwen3VL")
+    assert support("cohere_compass").path == "generic" and not support("cohere_compass").verified
+    assert not support("clip").supported and support("clip").path == "none"
+
+
+def test_cli_lists_every_type_with_its_flag(capsys):
+    from hardneg.cli import main
+
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    lines = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()[1:] if ln.strip() and "types" not in ln}
+    assert set(lines) == {r.model_type for r in table()}
+    for r in table():
+        assert lines[r.model_type] == ("yes" if r.verified else "no")
+    assert main(["models", "--markdown"]) == 0
+    assert capsys.readouterr().out == markdown_table()
+
+
+def test_run_says_before_loading_whether_the_type_is_verified(tmp_path):
+    from hardneg.cli.run import video_llm_note
+
+    assert "verified in this version" in video_llm_note("tiny-vlm:video-llava")
+    assert model_type_of("tiny-vlm") == "qwen2_vl"
+    folder = tmp_path / "q3"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "qwen3_vl"}))
+    note = video_llm_note(str(folder))
+    assert "'qwen3_vl'" in note and "NOT verified" in note or "verified in this version" in note
+    assert video_llm_note("clip") is None
+    assert "unknown" in verification_note(None)
+
+
+def test_a_type_without_a_hand_written_family_is_refused_by_name_when_asked_for_one(tmp_path):
+    from transformers import Qwen3VLConfig
+
+    from hardneg.models.vlm.model import VideoLLM
+
+    folder = tmp_path / "qwen3"
+    Qwen3VLConfig(text_config={"vocab_size": 64, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                               "num_key_value_heads": 1, "intermediate_size": 32, "head_dim": 8},
+                  vision_config={"depth": 1, "hidden_size": 16, "num_heads": 2, "intermediate_size": 32,
+                                 "out_hidden_size": 16},
+                  architectures=["Qwen3VLForConditionalGeneration"]).save_pretrained(folder)
+    with pytest.raises(ValueError) as err:
+        VideoLLM(str(folder), device="cpu", path="hand-written")
+    msg = str(err.value)
+    assert "model_type 'qwen3_vl'" in msg and "no hand-written family" in msg and "generic" in msg
