@@ -88,6 +88,13 @@ def plan(datasets: dict[str, str], videos: dict[str, str], configs: dict[str, li
         decl = benchmarks.get(name)
         if name not in videos:
             raise ValueError(f"--videos: no video folder for {name}; pass --videos {name}=DIR")
+        from hardneg.items import is_hub_id
+
+        if not Path(dataset).is_dir() and not is_hub_id(str(dataset)):
+            raise FileNotFoundError(f"--data: {dataset} (for {name}) is neither a built folder nor a Hub dataset id; "
+                                    f"build it with hardneg build {name} or name its Hub repo")
+        if not Path(videos[name]).is_dir():
+            raise FileNotFoundError(f"--videos: {videos[name]} (for {name}) is not a folder of <video_id>.mp4 files")
         parts = configs_for(decl, dataset, (configs or {}).get(name))
         for config in parts:
             for suffix, pset, protocol in protocols(decl):
