@@ -144,3 +144,31 @@ def test_exported_task_in_lmms_eval_equals_hardneg_run(built, tmp_path):
         assert gen["undecided"] == sum(not s["decided"] for s in samples)
         undecided = sorted(u["answer"] for u in gen["undecided_items"])
         assert undecided == sorted(s["answer"] for s in samples if not s["decided"])
+
+
+def test_exported_scores_go_through_the_results_engine(built, tmp_path):
+    """The bound utils: lmms-eval's per-caption log-likelihoods and generated answers become score rows whose
+    aggregate is the accuracy counted by hand (label scored highest on the first k items; undecided answers 0
+    under lmms-eval's rule)."""
+    from hardneg.items import load_benchmark
+    from hardneg.lmms_export.task import BoundTask
+
+    out = tmp_path / "tasks"
+    assert _export(built, out, "--benchmarks", "vitatecs,tempcompass", "--n-resamples", "0") == 0
+    items = load_benchmark(str(built / "data" / "vitatecs"), "all").items.to_pylist()
+    lk = BoundTask(out / "hardneg_vitatecs_likelihood")
+    k = len(items) // 2
+    values = []
+    for n, doc in enumerate(items):
+        ll = [-5.0] * len(doc["captions"])
+        ll[doc["label"] if n < k else (doc["label"] + 1) % len(ll)] = -1.0
+        values.append(next(iter(lk.process_results(doc, [(v, False) for v in ll]).values())))
+    by_cat: dict = {}  # VITATECS' Accuracy: the unweighted mean over aspects (its declaration, `over="category"`)
+    for n, doc in enumerate(items):
+        by_cat.setdefault(doc["category"], []).append(n < k)
+    assert lk.aggregate(values) == pytest.approx(100 * sum(sum(v) / len(v) for v in by_cat.values()) / len(by_cat))
+    tc_items = load_benchmark(str(built / "data" / "tempcompass"), "all").items.to_pylist()
+    gm = BoundTask(out / "hardneg_tempcompass")
+    vals = [next(iter(gm.process_results(d, ["I cannot tell"]).values())) for d in tc_items]
+    assert not any(v["decided"] for v in vals)
+    assert gm.aggregate(vals) == 0.0  # lmms-eval's rule: undecided is wrong
