@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "leaderboard": ("hardneg.cli.leaderboard", "demo", "run the leaderboard locally (serve) or print its Overall table (show)"),
     "demo": ("hardneg.cli.demo", "demo", "start the demo Space on this machine (from a clone or an installed wheel)"),
     "world": ("hardneg.cli.world", "models", "generate a synthetic video world with ground truth (the `world` benchmark)"),
+    "export": ("hardneg.cli.export", "lmms-eval", "write lmms-eval task folders for the benchmarks (lmms-eval --include_path)"),
     "metric-path": ("hardneg.cli.metric_path", "metrics", "print the folder of a shipped evaluate metric module"),
 }
 

@@ -1,0 +1,95 @@
+"""`hardneg export lmms-eval DIR --data ROOT|NAME=PATH --videos DIR|NAME=DIR [--benchmarks ...]`.
+
+Writes lmms-eval 0.7.3 task folders for hardneg's benchmarks (hardneg.lmms_export): run them with
+`lmms-eval --include_path DIR --tasks hardneg_<benchmark>,...` and any lmms-eval model. The prompt comes from the
+benchmark's declared protocol; answers are scored by hardneg's metrics (tie rules, intervals).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+DESCRIPTION = """\
+Write an lmms-eval task folder (a YAML, utils.py and hardneg_task.json per task) for each benchmark and each
+protocol lmms-eval can express: generate_until for the protocol sets whose protocol is generate-match,
+multiple_choice (loglikelihood) for caption likelihood. Retrieval benchmarks are skipped (listed).
+
+  hardneg build tempcompass --raw tc-raw --out built/tempcompass
+  hardneg export lmms-eval tasks --data built --videos ~/videos --benchmarks tempcompass,vitatecs
+  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --include_path tasks \\
+      --tasks hardneg_tempcompass
+"""
+
+
+def _named(values: list[str] | None, what: str) -> tuple[str | None, dict[str, str]]:
+    root, named = None, {}
+    for v in values or []:
+        name, eq, path = v.partition("=")
+        if eq and "/" not in name and name:
+            named[name] = path
+        elif root is None:
+            root = v
+        else:
+            raise ValueError(f"--{what}: give one folder, or NAME=PATH per benchmark (got {v!r} after {root!r})")
+    return root, named
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("export", help="write lmms-eval task folders for the benchmarks",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="export_format", metavar="<lmms-eval>", required=True)
+    e = sub.add_parser("lmms-eval", help="an lmms-eval --include_path folder")
+    e.add_argument("dir", help="folder to write (must be empty unless --overwrite)")
+    e.add_argument("--data", action="append", required=True,
+                   help="a folder of built benchmarks (<folder>/<benchmark>), or NAME=PATH (a built folder or a Hub "
+                        "dataset id) per benchmark; repeat the flag")
+    e.add_argument("--videos", action="append", required=True,
+                   help="the folder of <video_id>.mp4 files for every benchmark, or NAME=DIR per benchmark")
+    e.add_argument("--benchmarks", default=None, help="comma-separated benchmarks (default: every one under --data)")
+    e.add_argument("--config", action="append", default=None,
+                   help="NAME=CONFIG: export this config of a benchmark (repeat; default: the configs its headline "
+                        "is computed on)")
+    e.add_argument("--split", default="test", help="the split scored (default test)")
+    e.add_argument("--ties", default="expected", help="hardneg's tie rule for the scores (default expected)")
+    e.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples for intervals (default 1000)")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--overwrite", action="store_true", help="write into a folder that already holds files")
+    e.set_defaults(func=run)
+    return p
+
+
+def run(args) -> int:
+    from hardneg import benchmarks
+    from hardneg.lmms_export import plan, write
+    from hardneg.lmms_export.writer import protocols
+
+    root, named = _named(args.data, "data")
+    vroot, vnamed = _named(args.videos, "videos")
+    wanted = [b for b in (args.benchmarks or "").split(",") if b] or None
+    names = wanted or (sorted(named) + ([p.name for p in sorted(Path(root).iterdir()) if p.is_dir()
+                                         and p.name in benchmarks.names()] if root else []))
+    datasets, skipped = {}, []
+    for name in names:
+        decl = benchmarks.get(name)
+        if not protocols(decl):
+            skipped.append(f"{name} (it ranks videos per query; lmms-eval asks about one document at a time)")
+            continue
+        path = named.get(name) or (str(Path(root) / name) if root else None)
+        if path is None:
+            raise ValueError(f"--data: no dataset for {name}; pass --data {name}=PATH")
+        datasets[name] = path
+    videos = {n: vnamed.get(n, vroot) for n in datasets if vnamed.get(n, vroot)}
+    configs: dict[str, list[str]] = {}
+    for c in args.config or []:
+        n, _, cfg = c.partition("=")
+        configs.setdefault(n, []).append(cfg)
+    tasks = plan(datasets, videos, configs, split=args.split, ties=args.ties, n_resamples=args.n_resamples,
+                 seed=args.seed)
+    write(args.dir, tasks, overwrite=args.overwrite)
+    for t in tasks:
+        print(f"{t.name}: {t.spec.benchmark}/{t.spec.config} {t.spec.protocol} (protocol set {t.spec.protocol_set})")
+    for s in skipped:
+        print(f"skipped: {s}")
+    print(f"run: lmms-eval --include_path {args.dir} --tasks {','.join(t.name for t in tasks)} --model ...")
+    return 0
