@@ -300,8 +300,8 @@ class VLMPrompt:
     #: over frames, exponentiated; the score is minus that perplexity, so higher still means a better match)
     normalize: str = "mean"
     #: generate-match: what happens to the decoded answer before the matcher, and to an answer the matcher (and the
-    #: judge) cannot decide (`AnswerRules`); each protocol set follows its source
-    answers: "AnswerRules" = None  # type: ignore[assignment]
+    #: judge) cannot decide (`AnswerRules`); each protocol set follows its source; None: filled in after construction
+    answers: "AnswerRules" = None
     #: the system turn put before the user turn (None: none; lmms-eval's Qwen2-VL wrapper always sends one)
     system: str | None = None
     #: (min_pixels, max_pixels) per frame for Qwen-VL families, the harness's own limits (lmms-eval's Qwen2-VL
