@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_training import holm, positive_wins  # noqa: E402  (one Holm and one item rule for both designs)
+from training_stats import ALPHA, POWER, _t, detectable, holm, paired_seed_test, positive_wins  # noqa: E402,F401
 
 #: key -> (row name, objective, negatives pool, head). Objectives: "coarse"; "eq3" (PoSRank Eq. 3 as
 #: printed); "eq3-withpos" (the positive in the denominator: an ablation); "eq1" (Feint6K Eq. 1, the
@@ -67,7 +67,6 @@ PRIMARY = (
     ("eq2", "coarse", "action", "LLM-teacher-lgt helps on actions (Feint6K)"),
 )
 LAMBDA = 0.2
-ALPHA, POWER = 0.05, 0.8
 MASKED = -1e9  # a missing candidate's logit: finite, so masked rows give no NaN gradients under vmap
 PROFILES = {
     # the CI configuration: checks the pipeline end to end (every row, pilot, resume), not the result
@@ -97,7 +96,7 @@ def prepare(profile: dict, world_seed: int, workers: int, negatives_file: Path |
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_training import Data
+    from training_world import Data
     from hardneg.models.trainable import TinyTemporal, build_vocabulary
     from hardneg.world import sample_scene
     from training_world import build, closed_vocabulary_texts, oracle_similarity, read_generator_negatives
@@ -310,9 +309,14 @@ def _encode_text(net, tokens, rows):
     return net.encode_tokens(ids, ids == 0).view(*rows.shape, -1)
 
 
+def encode_video(net, frames):
+    """Video embeddings of raw uint8 frames, or of frames already prepared once (`prepare_frames`, float)."""
+    return net.encode_prepared(frames) if frames.is_floating_point() else net.encode_video(frames)
+
+
 def step_loss(net, frames, tokens, batch: dict, use_prompt: bool):
     """L = L_coarse + lambda * (the row's term) for one model on its batch (tensors on the device)."""
-    cls, prm = net.encode_video(frames[batch["idx"]])
+    cls, prm = encode_video(net, frames[batch["idx"]])
     pos = _encode_text(net, tokens, batch["pos"])
     neg = _encode_text(net, tokens, batch["neg"])
     tau = net.temperature()
@@ -442,7 +446,7 @@ def evaluate(net, data, part: str, frames, tokens, head: str) -> np.ndarray:
     cand, scene = data.a[f"{part}_item_cand"], data.a[f"{part}_item_scene"]
     net.eval()
     with torch.no_grad():
-        cls, prm = net.encode_video(frames)
+        cls, prm = encode_video(net, frames)
         v = F.normalize(prm if head == "prompt" else cls, dim=-1)
         uniq = np.unique(cand[cand >= 0])
         emb = F.normalize(_encode_text(net, tokens, torch.from_numpy(uniq).to(v.device)), dim=-1)
@@ -458,7 +462,7 @@ def retrieval(net, data, frames, tokens) -> float:
 
     net.eval()
     with torch.no_grad():
-        v = F.normalize(net.encode_video(frames)[0], dim=-1)
+        v = F.normalize(encode_video(net, frames)[0], dim=-1)
         t = F.normalize(_encode_text(net, tokens, torch.from_numpy(data.a["test_caption"]).to(v.device)), dim=-1)
         sim = v @ t.T
         out = []
@@ -542,45 +546,6 @@ def plateau(curve: list[dict], tol: float = 0.01, window: int = 3) -> tuple[int,
 
 
 # ---------------------------------------------------------------------------------- statistics
-
-
-def _t():
-    from scipy import stats
-
-    return stats.t
-
-
-def paired_seed_test(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
-    """Seed-level paired comparison of two rows (one number per seed each): the mean difference, its
-    95% t interval, the paired t test's two-sided p, and the exact sign-flip permutation p (all 2^n
-    sign patterns of the per-seed differences; the mean's absolute value as the statistic)."""
-    d = np.asarray(a, float) - np.asarray(b, float)
-    n = len(d)
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1)) if n > 1 else float("nan")
-    se = sd / math.sqrt(n) if n > 1 else float("nan")
-    t = _t()
-    if n > 1 and se > 0:
-        stat = mean / se
-        p_t = float(2 * t.sf(abs(stat), n - 1))
-        half = float(t.ppf(0.975, n - 1) * se)
-    else:
-        stat, p_t, half = float("nan"), (1.0 if n > 1 and mean == 0 else float("nan")), float("nan")
-    signs = np.array(np.meshgrid(*[[1.0, -1.0]] * n)).reshape(n, -1).T if n else np.ones((1, 0))
-    flips = np.abs((signs * d).mean(1))
-    p_perm = float(np.mean(flips >= abs(mean) - 1e-12)) if n else float("nan")
-    return {"difference": mean, "low": mean - half, "high": mean + half, "sd": sd, "n": n, "t": stat,
-            "p_t": p_t, "p_signflip": p_perm}
-
-
-def detectable(sd: float, n: int, m: int) -> float:
-    """The minimum detectable effect of a paired t test over n seeds with per-seed SD `sd`, at alpha
-    0.05 two-sided after Holm's strictest step (alpha / m) and power 0.8:
-    (t_{1 - alpha/(2m), n-1} + t_{power, n-1}) * sd / sqrt(n)."""
-    if n < 2 or not np.isfinite(sd) or sd == 0:  # no seed spread measured: no statement
-        return float("nan")
-    t = _t()
-    return float((t.ppf(1 - ALPHA / (2 * m), n - 1) + t.ppf(POWER, n - 1)) * sd / math.sqrt(n))
 
 
 def seed_metric(data, score: dict, metric: str) -> float:
@@ -754,7 +719,7 @@ def run_design(profile_name: str, out: Path, resume: bool, device: str = "cpu", 
     import torch
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_training import Data
+    from training_world import Data
     from hardneg.io import atomic_write_text
 
     out = Path(out)

@@ -63,6 +63,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from training_stats import holm, positive_wins  # noqa: E402  (one Holm and one item rule for every design)
+from training_world import Data  # noqa: E402
+
 ROWS = {  # key -> (row name, objective, negatives source)
     "coarse": ("coarse only", "coarse", None),
     "world-word": ("+ world word-level negatives (Eq. 4)", "fine", "world"),
@@ -87,24 +90,6 @@ LEARNABLE = 0.25  # probe: "well above chance" = the interval's low end beyond c
 
 
 # ------------------------------------------------------------------------------------ data
-
-
-class Data:
-    """Everything a run needs, as arrays (shared by every run; saved once for worker processes)."""
-
-    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]):
-        self.a, self.meta = arrays, meta
-
-    def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        for k, v in self.a.items():
-            np.save(folder / f"{k}.npy", v, allow_pickle=False)
-        (folder / "meta.json").write_text(json.dumps(self.meta))
-
-    @classmethod
-    def load(cls, folder: Path) -> "Data":
-        meta = json.loads((folder / "meta.json").read_text())
-        return cls({k: np.load(folder / f"{k}.npy", allow_pickle=False) for k in meta["arrays"]}, meta)
 
 
 def prepare(profile: dict, seed: int, workers: int, negatives_file: Path | None, image_size: int) -> Data:
@@ -240,20 +225,6 @@ def evaluate(net, data: Data, part: str, frames, texts: Texts, head: str, autoca
         correct = positive_wins(v, F.normalize(emb, dim=-1), uniq, cand, scene)
     net.train()
     return correct
-
-
-def positive_wins(v, emb, uniq: np.ndarray, cand: np.ndarray, scene: np.ndarray) -> np.ndarray:
-    """Per item: 1 where candidate 0 (the positive) scores strictly above every other candidate (a tie is a
-    loss). v: normalised video embeddings per scene; emb: normalised text embeddings of the text ids `uniq`;
-    cand: text ids per item (-1 pads); scene: each item's scene. Shared by both designs' evaluations."""
-    import torch
-
-    where = np.full(int(cand.max()) + 1, -1, np.int64)
-    where[uniq] = np.arange(len(uniq))
-    local = torch.from_numpy(np.where(cand >= 0, where[np.clip(cand, 0, None)], 0)).to(v.device)
-    s = torch.einsum("id,icd->ic", v[torch.from_numpy(scene).to(v.device)], emb[local])
-    s = s.masked_fill(torch.from_numpy(cand < 0).to(v.device), float("-inf"))
-    return (s[:, 0] > s[:, 1:].max(dim=1).values).cpu().numpy().astype(np.int8)
 
 
 def retrieval(net, data: Data, frames, texts: Texts, autocast, n: int = 1000) -> dict[str, float]:
@@ -433,18 +404,6 @@ def probe(data: Data, cfg: dict[str, Any], image_size: int, seed: int = 0) -> di
 
 
 # ------------------------------------------------------------------------------ statistics
-
-
-def holm(pvalues: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (same order as given)."""
-    m = len(pvalues)
-    order = np.argsort(pvalues, kind="stable")
-    adj = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adj[i] = running
-    return adj.tolist()
 
 
 def _z(q: float) -> float:

@@ -37,6 +37,24 @@ GENERATORS = {
 }
 
 
+class Data:
+    """Everything a run needs, as arrays (shared by every run; saved once for worker processes)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]):
+        self.a, self.meta = arrays, meta
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for k, v in self.a.items():
+            np.save(folder / f"{k}.npy", v, allow_pickle=False)
+        (folder / "meta.json").write_text(json.dumps(self.meta))
+
+    @classmethod
+    def load(cls, folder: Path) -> "Data":
+        meta = json.loads((folder / "meta.json").read_text())
+        return cls({k: np.load(folder / f"{k}.npy", allow_pickle=False) for k in meta["arrays"]}, meta)
+
+
 def attributes(scene) -> dict[str, int]:
     """Class index of every probed attribute (-1: the scene has none, e.g. no direction without `moves`)."""
     from hardneg.world import vocab
