@@ -144,8 +144,9 @@ def retrieval_ranks(net, data, frames, tokens) -> tuple[np.ndarray, np.ndarray]:
 
 def train_job(data, row: str, seed: int, steps: int, cfg: dict, test_at: str | tuple[int, ...] = "every",
               threads: int = 1) -> dict[str, Any]:
-    """Row `row` at `seed` trained alone for `steps` steps (AdamW, the design's batches), validated every
-    `eval_every` steps; the test scenes scored at every validation (`test_at="every"`) or at the given steps.
+    """Row `row` at `seed` trained alone for `steps` steps (AdamW, the design's batches), validated and scored
+    on the test scenes every `eval_every` steps (`test_at="every"`: the pilot) or at the given steps and the
+    last (a main job: validating at every step would cost it ~15%).
     Returns the job's record: the curve (step, validation accuracy macro over categories, mean loss) and the
     test scores per scored step (items right as a 0/1 string, retrieval ranks as a digit string)."""
     import torch
@@ -168,17 +169,16 @@ def train_job(data, row: str, seed: int, steps: int, cfg: dict, test_at: str | t
         opt.step()
         losses.append(float(loss.detach()))
         done = step + 1
-        if done % E and done != steps:
-            continue
+        if done != steps and (done % E if test_at == "every" else done not in test_at):
+            continue  # a pilot job validates every `eval_every` steps; a main job at its scored steps only
         right = evaluate(net, data, "val", frames["val"], tokens, head)
         val = macro(right, data.a["val_item_cat"])
         val_cat = {CATEGORIES[c]: x for c, x in _per_cat(right, data.a["val_item_cat"]).items()}
         curve.append({"step": done, "val": round(val, 6), "val_action": round(val_cat.get("action", float("nan")), 6),
                       "loss": round(float(np.mean(losses[-E:])), 6)})
-        if test_at == "every" or done in test_at or done == steps:
-            v2t, t2v = retrieval_ranks(net, data, frames["test"], tokens)
-            scores[str(done)] = {"test_correct": _bits(evaluate(net, data, "test", frames["test"], tokens, head)),
-                                 "v2t": _ranks(v2t), "t2v": _ranks(t2v)}
+        v2t, t2v = retrieval_ranks(net, data, frames["test"], tokens)  # the test scenes: wherever it validates
+        scores[str(done)] = {"test_correct": _bits(evaluate(net, data, "test", frames["test"], tokens, head)),
+                             "v2t": _ranks(v2t), "t2v": _ranks(t2v)}
     return {"row": row, "seed": seed, "steps": steps, "curve": curve, "scores": scores,
             "seconds": round(time.perf_counter() - t0, 1), "threads": threads}
 
@@ -421,7 +421,8 @@ def reproduce(results_path: Path, work: Path, pairs: list[tuple[str, int]], upto
         stored = body["jobs"][f"{row}/{seed}"]
         n = min(upto or stored["steps"], stored["steps"])
         want = [s for s in map(int, stored["scores"]) if s <= n]
-        got = train_job(data, row, seed, n, cfg, tuple(want), threads=1)
+        every = len(stored["scores"]) == len(stored["curve"])  # a pilot job: scored at every validation
+        got = train_job(data, row, seed, n, cfg, "every" if every else tuple(want), threads=1)
         for c_got, c_want in zip(got["curve"], [c for c in stored["curve"] if c["step"] <= n]):
             if c_got != c_want and not (c_got["step"] == n and n != stored["steps"] and n % profile["eval_every"]):
                 bad.append(f"{row}/{seed} step {c_want['step']}: curve {c_got} != stored {c_want}")

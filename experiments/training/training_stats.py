@@ -92,18 +92,38 @@ def smallest_signflip_p(n: int) -> float:
     return 2.0 / 2 ** n
 
 
-def two_level_bootstrap(stat: Callable[[np.ndarray, np.ndarray], float], n_seeds: int, n_scenes: int,
-                        resamples: int = 2000, seed: int = 0) -> np.ndarray:
-    """`stat(seed_index_array, scene_index_array)` over `resamples` paired two-level resamples: the seeds
-    drawn with replacement, and (independently) the test scenes drawn with replacement; both rows of a
-    contrast use the same draws (paired). Returns the resampled statistics."""
+def two_level_bootstrap(x: np.ndarray, groups: np.ndarray | None = None, resamples: int = 2000,
+                        seed: int = 0) -> np.ndarray:
+    """A two-level bootstrap of the mean of `x` (seeds x test scenes: one value per seed and scene, e.g. the
+    paired difference of two rows): in each resample the seeds are drawn with replacement and,
+    independently, the test scenes; the statistic is the mean over the drawn seeds and scenes, or, with
+    `groups` (a group per scene, e.g. its item category), the mean over groups of the groups' means (the
+    macro accuracy). Paired contrasts pass the difference matrix, so both rows share every draw.
+    Returns the `resamples` statistics."""
+    x = np.asarray(x, float)
+    n, N = x.shape
     rng = np.random.default_rng(seed)
-    out = np.empty(resamples)
-    for i in range(resamples):
-        s = rng.integers(0, n_seeds, n_seeds)
-        c = rng.integers(0, n_scenes, n_scenes)
-        out[i] = stat(s, c)
-    return out
+    ws = np.zeros((resamples, n))
+    np.add.at(ws, (np.repeat(np.arange(resamples), n), rng.integers(0, n, resamples * n)), 1.0)
+    wc = np.zeros((resamples, N))
+    np.add.at(wc, (np.repeat(np.arange(resamples), N), rng.integers(0, N, resamples * N)), 1.0)
+    per_scene = ws @ x / n  # (resamples, scenes): the drawn seeds' mean at each scene
+    if groups is None:
+        return (per_scene * wc).sum(1) / N
+    out = np.zeros(resamples)
+    gs = np.unique(groups)
+    for g in gs:
+        k = groups == g
+        out += (per_scene[:, k] * wc[:, k]).sum(1) / np.maximum(wc[:, k].sum(1), 1)
+    return out / len(gs)
+
+
+def grouped_mean(x: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+    """Per seed (row of `x`): the mean over scenes, or the mean over groups of the groups' means."""
+    x = np.asarray(x, float)
+    if groups is None:
+        return x.mean(1)
+    return np.mean([x[:, groups == g].mean(1) for g in np.unique(groups)], axis=0)
 
 
 def two_level_test(estimate: float, boot: np.ndarray, n_seeds: int, m: int) -> dict[str, float]:
