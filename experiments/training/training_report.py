@@ -336,12 +336,13 @@ def history_block(path: Path) -> str:
 # ------------------------------------------------------------------------------------ docs
 
 
-MARK = re.compile(r"(<!-- generated: run\.py --report ([a-z0-9-]+) -->\n)(.*?)(\n<!-- end generated -->)", re.S)
+MARK = re.compile(r"(<!-- generated: run\.py --report ([a-z0-9-]+) -->\n)((?:(?!<!-- generated:).)*?)(<!-- end generated -->)",
+                  re.S)
 
 
 def render(name: str, results: Path) -> str:
     if name.startswith("history-"):
-        return history_block(results / f"{name[len('history-'):]}.json.gz")
+        return history_block(results / f"timebudget-{name[len('history-'):]}.json.gz")
     return block(load(results / f"{name}.json.gz"))
 
 
@@ -353,7 +354,7 @@ def regenerate(docs: Path, results: Path, check: bool = False) -> int:
     names = [m.group(2) for m in MARK.finditer(text)]
     if not names:
         raise SystemExit(f"error: {docs} has no '<!-- generated: run.py --report NAME -->' block")
-    new = MARK.sub(lambda m: m.group(1) + render(m.group(2), results) + m.group(4), text)
+    new = MARK.sub(lambda m: m.group(1) + render(m.group(2), results) + "\n" + m.group(4), text)
     if check:
         if new != text:
             print(f"{docs} is out of date: run `python experiments/training/run.py --report`")
