@@ -199,7 +199,11 @@ def status_text(body: dict) -> str:
     lines = [f"Results file: profile `{body['profile_name']}`, {len(body['jobs'])} jobs finished "
              f"({body['device']}; torch {body['versions']['torch']})."]
     if plan is None:
-        lines.append("The pilot has not finished: no plan yet.")
+        done = {r: sorted(j["seed"] for j in body["jobs"].values() if j["row"] == r) for r in prof["pilot_rows"]}
+        lines.append(f"**The pilot has not finished** ({sum(map(len, done.values()))} of "
+                     f"{len(prof['pilot_rows']) * prof['pilot_seeds']} pilot jobs): no plateau, no plan and no answer "
+                     "yet. Finished pilot seeds: " + "; ".join(f"{ROWS[r][0]}: {_seeds(v)}" for r, v in done.items())
+                     + ".")
         return "\n".join(lines)
     todo = [(r, s) for r, s in main_jobs(body) if f"{r}/{s}" not in body["jobs"]]
     lines.append("")
@@ -231,6 +235,23 @@ def pilot_table(body: dict) -> str:
         f"{ROWS[r][0]}: step {per[r]['plateau']}" + ("" if per[r]["reached"] else " (NOT reached)") for r in rows)
         + f". Common step count: **{plan['steps']}**" + ("" if plan["reached"] else
                                                            " (NOT reached: the pilot was too short)") + ".")
+    return "\n".join(lines)
+
+
+def pilot_progress_table(body: dict) -> str:
+    """The finished pilot jobs' validation curves while the pilot is still running (no plateau is claimed)."""
+    from training_runner import mean_curve
+
+    prof = body["profile"]
+    rows = [r for r in prof["pilot_rows"] if any(j["row"] == r for j in body["jobs"].values())]
+    curves = {r: mean_curve([j for j in body["jobs"].values() if j["row"] == r]) for r in rows}
+    steps = curves[rows[0]][0]
+    n = {r: sum(j["row"] == r for j in body["jobs"].values()) for r in rows}
+    lines = ["| step | " + " | ".join(f"{ROWS[r][0]}: val (%) ± SE, {n[r]} seeds" for r in rows) + " |",
+             "|---|" + "---|" * len(rows)]
+    for i, st in enumerate(steps):
+        lines.append(f"| {st} | " + " | ".join(f"{_pct(curves[r][1][i])} ± " + (_pct(curves[r][2][i]) if n[r] > 1 else "–")
+                                               for r in rows) + " |")
     return "\n".join(lines)
 
 
@@ -314,6 +335,9 @@ def secondary_table(s: dict) -> str:
 def block(body: dict) -> str:
     """Every table of one results file, in the order docs/training.md shows them."""
     parts = [status_text(body)]
+    if not body.get("plan") and body.get("jobs"):
+        parts.append("Pilot so far (validation accuracy, macro over the 9 categories; mean ± SE over the finished "
+                     "pilot seeds; provisional):\n\n" + pilot_progress_table(body))
     if body.get("plan"):
         s = summarize(body)
         parts += ["Pilot (validation accuracy, macro over the 9 categories; mean ± SE over the pilot seeds):\n\n"
