@@ -316,6 +316,35 @@ def primary_table(s: dict) -> str:
     return "\n".join(lines)
 
 
+def claims_text(s: dict) -> str:
+    """The two claims in words, from the primary family's first two contrasts (word-level vs coarse on
+    fine-grained accuracy, and on coarse retrieval): the difference, its interval, p, Holm's p and the
+    detectable effect, and what they allow one to say."""
+    out = []
+    for p in s["primary"]:
+        if (p["a"], p["b"]) != ("world-word", "coarse") or p["metric"] not in ("fine", "retrieval"):
+            continue
+        what = ("(1) Do word-level hard negatives improve fine-grained accuracy at equal steps?" if p["metric"] == "fine"
+                else "(2) Does coarse retrieval suffer?")
+        if "p" not in p:
+            out.append(f"**{what}** Not enough seeds yet ({p['n']}).")
+            continue
+        sig = p["p_holm"] < 0.05
+        d, lo, hi, mde = (100 * p[k] for k in ("difference", "low", "high", "mde"))
+        facts = (f"{_pts(p['difference'])} points [{_pts(p['low'])}, {_pts(p['high'])}] over {p['n']} seeds and the "
+                 f"test scenes, p = {_p(p['p'])}, Holm p = {_p(p['p_holm'])}, detectable effect {mde:.1f} points")
+        if p["metric"] == "fine":
+            verdict = ("**Yes**" if sig and d > 0 else "**No: it hurts**" if sig else
+                       f"**No effect was detected**: an effect of {mde:.1f} points would have been detected with 80% "
+                       f"power, and the interval allows {lo:+.1f} to {hi:+.1f} points")
+        else:
+            verdict = ("**Yes: it suffers**" if sig and d < 0 else "**No: it improves**" if sig else
+                       f"**No loss was detected**: a loss of {mde:.1f} points would have been detected with 80% power, "
+                       f"and the interval allows {lo:+.1f} to {hi:+.1f} points")
+        out.append(f"**{what}** {verdict} ({facts}).")
+    return "\n\n".join(out)
+
+
 def secondary_table(s: dict) -> str:
     metrics = ("fine", "retrieval") + tuple(c for c in CATEGORIES if c in s["chance"])
     got = {(x["a"], x["metric"]): x for x in s["secondary"]}
@@ -345,6 +374,7 @@ def block(body: dict) -> str:
                   "Every row at the common step count (95% intervals over seeds and test scenes):\n\n"
                   + rows_table(body, s), "Learning curves:\n\n" + curve_table(body),
                   f"Primary family (Holm over {len(s['primary'])}):\n\n" + primary_table(s),
+                  "The two claims, as the primary family answers them:\n\n" + claims_text(s),
                   "Secondary family (every row against coarse only; Holm over the whole table):\n\n"
                   + secondary_table(s)]
     return "\n\n".join(parts)
