@@ -80,9 +80,9 @@ def matrix(body: dict, row: str, seeds: list[int], step: int, metric: str) -> np
     return np.stack([values(body, row, s, step, metric)[keep] for s in seeds])
 
 
-def seeds_of(body: dict, *rows: str) -> list[int]:
-    """The seeds every one of `rows` has finished (a job holds the plan's step)."""
-    step = str(body["plan"]["steps"])
+def seeds_of(body: dict, *rows: str, step: int | None = None) -> list[int]:
+    """The seeds every one of `rows` has finished (a job holds the plan's step, or `step`)."""
+    step = str(step or body["plan"]["steps"])
     have = [{j["seed"] for j in body["jobs"].values() if j["row"] == r and step in j["scores"]} for r in rows]
     return sorted(set.intersection(*have)) if have else []
 
@@ -111,11 +111,11 @@ def row_summary(body: dict, row: str, boot_seed: int) -> dict[str, Any]:
     return out
 
 
-def contrast(body: dict, a: str, b: str, metric: str, m: int, boot_seed: int) -> dict[str, Any]:
-    """The paired contrast a - b on `metric` at the plan's step over the seeds both rows have finished."""
-    step = body["plan"]["steps"]
-    seeds = seeds_of(body, a, b)
-    out: dict[str, Any] = {"a": a, "b": b, "metric": metric, "seeds": seeds, "n": len(seeds)}
+def contrast(body: dict, a: str, b: str, metric: str, m: int, boot_seed: int, step: int | None = None) -> dict[str, Any]:
+    """The paired contrast a - b on `metric` at the plan's step (or `step`) over the seeds both rows have there."""
+    step = step or body["plan"]["steps"]
+    seeds = seeds_of(body, a, b, step=step)
+    out: dict[str, Any] = {"a": a, "b": b, "metric": metric, "seeds": seeds, "n": len(seeds), "step": step}
     if len(seeds) < 2:
         return out
     groups, keep = groups_of(body, metric)
@@ -144,6 +144,9 @@ def summarize(body: dict) -> dict[str, Any]:
     for p, adj in zip(tested, holm([p["p"] for p in tested])):
         p["p_holm"] = adj
     out["primary"] = prim
+    late = prof["pilot_steps"]  # sensitivity: the claims at the pilot's last step (the pilot's seeds only)
+    out["late"] = [contrast(body, a, b, metric, m, 200 + k, step=late) for k, (a, b, metric) in
+                   enumerate(prof["primary"]) if (a, b) == ("world-word", "coarse")]
     sec = []
     k = 0
     for r in rows:
@@ -342,6 +345,12 @@ def claims_text(s: dict) -> str:
                        f"**No loss was detected**: a loss of {mde:.1f} points would have been detected with 80% power, "
                        f"and the interval allows {lo:+.1f} to {hi:+.1f} points")
         out.append(f"**{what}** {verdict} ({facts}).")
+    late = [p for p in s.get("late", []) if "p" in p]
+    if late:
+        out.append(f"Sensitivity, at the pilot's last step ({late[0]['step']} steps, the {late[0]['n']} pilot seeds; "
+                   "not the pre-declared test): " + "; ".join(
+                       f"{p['metric']} {_pts(p['difference'])} points [{_pts(p['low'])}, {_pts(p['high'])}], p = "
+                       f"{_p(p['p'])}" for p in late) + ".")
     return "\n\n".join(out)
 
 
