@@ -140,9 +140,10 @@ def summarize(body: dict) -> dict[str, Any]:
     claims = {tuple(p[:3]): p[3] for p in body["primary_declared"]}
     prim = [dict(contrast(body, a, b, metric, m, 100 + k), claim=claims.get((a, b, metric), ""))
             for k, (a, b, metric) in enumerate(prof["primary"])]
-    tested = [p for p in prim if "p" in p]
-    for p, adj in zip(tested, holm([p["p"] for p in tested])):
-        p["p_holm"] = adj
+    # Holm over the whole declared family: a contrast not yet tested counts as p = 1 (conservative)
+    for p, adj in zip(prim, holm([p.get("p", 1.0) for p in prim])):
+        if "p" in p:
+            p["p_holm"] = adj
     out["primary"] = prim
     late = prof["pilot_steps"]  # sensitivity: the claims at the pilot's last step (the pilot's seeds only)
     out["late"] = [contrast(body, a, b, metric, m, 200 + k, step=late) for k, (a, b, metric) in
