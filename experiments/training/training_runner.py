@@ -426,7 +426,9 @@ def reproduce(results_path: Path, work: Path, pairs: list[tuple[str, int]], upto
         stored = body["jobs"][f"{row}/{seed}"]
         n = min(upto or stored["steps"], stored["steps"])
         want = [s for s in map(int, stored["scores"]) if s <= n]
-        every = len(stored["scores"]) == len(stored["curve"])  # a pilot job: scored at every validation
+        E = profile["eval_every"]
+        grid = list(range(E, stored["steps"] + 1, E)) + ([stored["steps"]] if stored["steps"] % E else [])
+        every = [c["step"] for c in stored["curve"]] == grid  # a pilot job: validated at every eval_every steps
         got = train_job(data, row, seed, n, cfg, "every" if every else tuple(want), threads=1)
         for c_got, c_want in zip(got["curve"], [c for c in stored["curve"] if c["step"] <= n]):
             if c_got != c_want and not (c_got["step"] == n and n != stored["steps"] and n % profile["eval_every"]):
