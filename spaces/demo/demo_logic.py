@@ -11,6 +11,7 @@ named by its declaration's `example_views`, never by its name.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import html
 import os
 import random
@@ -178,10 +179,22 @@ def diff_highlights(captions: list[str], label: int, order: list[int]) -> list[t
     return out
 
 
+def shown_order(captions: list[str]) -> list[int]:
+    """The order in which the demo lists an item's candidates: a permutation seeded by the captions themselves
+    (the same item shows the same order every time). Some benchmarks' files put the true caption first (the
+    world's multiple-choice files: `label` 0), so a list in file order would give the answer away, and a tie
+    broken by file order would rank the positive first."""
+    seed = int.from_bytes(hashlib.sha256("\n".join(captions).encode()).digest()[:8], "big")
+    return [int(j) for j in np.random.default_rng(seed).permutation(len(captions))]
+
+
 def rank_candidates(scores: np.ndarray, captions: list[str], label: int | None,
                     types: list[str] | None) -> tuple[list[int], list[list[Any]]]:
-    """Order (best first) and table rows: rank, mark, caption, score, negative type."""
-    order = [int(j) for j in np.argsort(-np.asarray(scores), kind="stable")]
+    """Order (best first; equal scores in `shown_order`, never in file order) and table rows: rank, mark,
+    caption, score, negative type."""
+    place = {j: k for k, j in enumerate(shown_order(captions))}
+    s = np.asarray(scores, np.float64)
+    order = sorted(range(len(captions)), key=lambda j: (-s[j], place[j]))
     rows = []
     for rank, j in enumerate(order, 1):
         mark = "✓ positive" if j == label else ""
@@ -283,9 +296,10 @@ def retrieval_text(example: Example, limit: int = MAX_RETRIEVAL_VIDEOS) -> str:
 
 
 def candidates_text(captions: list[str], label: int | None) -> str:
-    """The candidate captions one per line, the positive marked with ✓."""
-    return "\n".join(("✓ " if j == label else "   ") + c + ("   (positive)" if j == label else "")
-                     for j, c in enumerate(captions))
+    """The candidate captions one per line in `shown_order` (shuffled: never the file's order, which may put the
+    true caption first), the positive marked with ✓."""
+    return "\n".join(("✓ " if j == label else "   ") + captions[j] + ("   (positive)" if j == label else "")
+                     for j in shown_order(captions))
 
 
 def verdict_text(order: list[int], label: int | None, n: int, scores=None, what: str = "caption") -> str:

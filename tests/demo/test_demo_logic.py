@@ -100,7 +100,8 @@ def test_typed_text_in_messages_is_quoted_cut_and_escaped():
 def test_positive_is_marked_and_its_rank_always_stated():
     caps = [f"caption {j}" for j in range(21)]
     text = dl.candidates_text(caps, 3)
-    assert text.splitlines()[3].startswith("✓ caption 3") and sum(ln.startswith("✓") for ln in text.splitlines()) == 1
+    marked = [ln for ln in text.splitlines() if ln.startswith("✓")]
+    assert marked == ["✓ caption 3   (positive)"] and len(text.splitlines()) == 21
     scores = np.linspace(1, 0, 21)
     scores[3] = -1.0  # the positive ranked last
     order, rows = dl.rank_candidates(scores, caps, 3, None)

@@ -1,16 +1,16 @@
-"""Issue 34's training design (`perf/training_design.py`, `perf/bench_training.py --design`).
+"""What the training experiment trains (`experiments/training/training_design.py`): the rows' objectives,
+batches and negatives (issues 34 and 43).
 
 What is checked: each objective term equals its loss function (and Eq. 2 with the oracle teacher a
 slow reference written from the equation); the negatives have no text-only shortcut; Eq. 1's teacher
-labels are not all one value; N per part of speech; the vectorised ensemble equals separate training;
-resume equals one uninterrupted call; the seed-level statistics equal scipy / an exact enumeration;
-and the CI configuration runs end to end (the pipeline, not the result).
+labels are not all one value; N per part of speech; the seed-level paired test equals scipy and an
+exact enumeration; the primary family holds the papers' contrasts and claim (2) on retrieval.
+The runner, the statistics of the report and the stored results: tests/training/test_experiment.py.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import sys
 from pathlib import Path
@@ -19,17 +19,22 @@ import numpy as np
 import pytest
 import torch
 
-PERF = Path(__file__).resolve().parents[2] / "perf"
-sys.path.insert(0, str(PERF))
+EXP = Path(__file__).resolve().parents[2] / "experiments" / "training"
+sys.path.insert(0, str(EXP))
 
 import training_design as D  # noqa: E402
+import training_stats as S  # noqa: E402
+
+#: the tests' configuration: a few scenes, small model (the objectives, not the result)
+TINY = {"train": 16, "val": 9, "test": 18, "batch": 4, "n_per_pos": 1, "dim": 16, "image_size": 8, "lr": 1e-3}
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """The tiny profile's data (generator rows included when the negatives file is in perf/data)."""
-    neg = sorted(PERF.glob("data/world-negatives-s0-train*.json.gz"))
-    return D.prepare(D.PROFILES["tiny"], 0, 1, neg[-1] if neg else None)
+    """The tiny configuration's data (generator rows included when the negatives file is in
+    experiments/training/data)."""
+    neg = sorted(EXP.glob("data/world-negatives-s0-train*.json.gz"))
+    return D.prepare(TINY, 0, 1, neg[-1] if neg else None)
 
 
 def _texts(data) -> dict[int, str]:
@@ -40,7 +45,7 @@ def _texts(data) -> dict[int, str]:
 
 
 def _cfg():
-    return {**D.PROFILES["tiny"], "device": "cpu", "lr": 1e-3}
+    return {**TINY, "device": "cpu"}
 
 
 # ------------------------------------------------------------------------------ objectives
@@ -144,57 +149,6 @@ def test_world_word_level_draws_n_per_part_of_speech(tiny):
                 assert changed == {D.POS[k // 2]}
 
 
-# ------------------------------------------------------------------------------ ensemble, resume
-
-
-@pytest.mark.slow
-def test_ensemble_training_equals_separate_training(tiny):
-    cfg = _cfg()
-    torch.set_num_threads(1)
-    members = [("world-word", 0), ("eq2", 1)]
-    ens = D.Ensemble(members, tiny.meta["vocabulary"], cfg, "cpu", False)
-    frames, tokens = torch.from_numpy(tiny.a["train_frames"]), torch.from_numpy(tiny.a["tokens"])
-    for step in range(3):
-        ens.step(tiny, step, frames, tokens)
-    for i, (key, seed) in enumerate(members):
-        alone = D.train_separately(tiny, key, seed, 3, cfg)
-        start = D.make_net(tiny.meta["vocabulary"], seed, cfg, False)
-        moved = 0.0
-        dim = cfg["dim"]
-        for name, p in alone.named_parameters():
-            got, want = ens.params[name][i].detach(), p.detach()
-            if name.endswith("self_attn.in_proj_bias"):
-                # the key bias's gradient is exactly 0 in exact arithmetic (softmax ignores a shift of every
-                # key's score), so it holds rounding noise, which Adam scales up to steps of size lr: left out
-                got, want = torch.cat([got[:dim], got[2 * dim:]]), torch.cat([want[:dim], want[2 * dim:]])
-            assert torch.allclose(got, want, atol=1e-5, rtol=1e-4), (key, name, float((got - want).abs().max()))
-            moved = max(moved, float((p.detach() - dict(start.named_parameters())[name].detach()).abs().max()))
-        assert moved > 1e-4  # the comparison is of trained weights, not of the initialisation
-
-
-def _run(out, *extra):
-    import bench_training
-
-    return bench_training.main(["--design", "tiny", "--out", str(out), "--workers", "1", "--threads", "1",
-                                "--rows", "coarse,gen-phrase,prompt,eq1,eq2", *extra])
-
-
-@pytest.mark.slow
-def test_resume_gives_the_same_result_as_one_uninterrupted_run(tmp_path):
-    assert _run(tmp_path / "whole") == 0
-    assert _run(tmp_path / "split", "--stop-after", "2") == 3  # the pilot stops at step 2
-    with pytest.raises(SystemExit, match="--resume"):
-        _run(tmp_path / "split")
-    assert _run(tmp_path / "split", "--resume", "--stop-after", "2") == 3  # pilot done, main stops at 2
-    assert _run(tmp_path / "split", "--resume") == 0
-    whole = json.loads((tmp_path / "whole" / "results.json").read_text())
-    split = json.loads((tmp_path / "split" / "results.json").read_text())
-    assert whole["main"] == split["main"] and whole["summary"] == split["summary"]
-    assert whole["pilot"]["curve"] == split["pilot"]["curve"]
-    assert set(whole["summary"]["rows"]) == {"coarse", "gen-phrase", "prompt", "eq1", "eq2"} or \
-        set(whole["summary"]["rows"]) == {"coarse", "eq1", "eq2"}  # no generator negatives file
-
-
 # ------------------------------------------------------------------------------ statistics
 
 
@@ -203,7 +157,7 @@ def test_paired_seed_test_equals_scipy_and_an_exact_enumeration():
 
     rng = np.random.default_rng(3)
     a, b = rng.normal(0.5, 0.05, 6), rng.normal(0.47, 0.05, 6)
-    got = D.paired_seed_test(a, b)
+    got = S.paired_seed_test(a, b)
     ref = stats.ttest_rel(a, b)
     assert math.isclose(got["p_t"], ref.pvalue, rel_tol=1e-10)
     assert math.isclose(got["t"], ref.statistic, rel_tol=1e-10)
@@ -212,62 +166,14 @@ def test_paired_seed_test_equals_scipy_and_an_exact_enumeration():
     d = a - b
     flips = [abs(np.mean(np.array(s) * d)) for s in itertools.product([1, -1], repeat=6)]
     assert math.isclose(got["p_signflip"], sum(f >= abs(d.mean()) - 1e-12 for f in flips) / 64)
-    same = D.paired_seed_test(a + 1, a)  # all 6 seeds the same sign: the smallest exact p, 2/64
+    same = S.paired_seed_test(a + 1, a)  # all 6 seeds the same sign: the smallest exact p, 2/64
     assert math.isclose(same["p_signflip"], 2 / 64)
 
 
-def test_holm_and_the_detectable_effect():
-    from scipy import stats
+def test_the_primary_family_is_the_papers_contrasts_and_claim_2_on_retrieval():
+    from training_runner import PRIMARY
 
-    assert D.holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
-    mde = D.detectable(0.02, 6, 5)
-    assert mde == pytest.approx((stats.t.ppf(1 - 0.05 / 10, 5) + stats.t.ppf(0.8, 5)) * 0.02 / math.sqrt(6))
-    assert math.isnan(D.detectable(0.0, 6, 5)) and math.isnan(D.detectable(0.02, 1, 5))
-
-
-def test_the_plateau():
-    curve = [{"step": 10 * (i + 1), "val": v} for i, v in enumerate([0.2, 0.3, 0.4, 0.5, 0.5, 0.5, 0.5, 0.5])]
-    step, reached = D.plateau(curve)
-    assert step == 60 and reached  # the first full window at the top: evaluations 4-6
-    rising = [{"step": i, "val": i / 10} for i in range(1, 8)]
-    assert D.plateau(rising) == (7, False)
-
-
-def test_the_primary_family_is_the_papers_contrasts():
-    got = {(a, b, m) for a, b, m, _ in D.PRIMARY}
-    assert got == {("world-word", "coarse", "fine"), ("gen-phrase", "gen-word", "retrieval"),
-                   ("prompt", "gen-phrase", "fine"), ("eq1", "coarse", "action"), ("eq2", "coarse", "action")}
-
-
-@pytest.mark.slow
-def test_the_ci_configuration_runs_end_to_end(tmp_path):
-    """The pipeline, not the result: the ci profile, every row, pilot, main wave, statistics, --report."""
-    import contextlib
-    import io
-
-    import bench_training
-
-    assert bench_training.main(["--design", "ci", "--out", str(tmp_path), "--workers", "1", "--threads", "2"]) == 0
-    res = json.loads((tmp_path / "results.json").read_text())
-    s = res["summary"]
-    assert len(s["primary"]) == len([p for p in D.PRIMARY if p[0] in res["rows"] and p[1] in res["rows"]])
-    assert all(len(r["fine"]["seeds"]) == 2 for r in s["rows"].values())
-    assert s["curve_steps"][-1] == s["steps"] == res["steps"] >= res["pilot"]["plateau"]
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        assert bench_training.main(["--report", str(tmp_path / "results.json")]) == 0
-    assert "Primary family" in buf.getvalue() and "Pilot" in buf.getvalue()
-
-
-def test_docs_hold_the_cpu_run_exactly_as_report_prints_it():
-    """Every figure of the design's CPU run in docs/training.md is regenerated by
-    `python perf/bench_training.py --report perf/results/training-design-cpu.json.gz`."""
-    import gzip
-
-    res = json.loads(gzip.decompress((PERF / "results" / "training-design-cpu.json.gz").read_bytes()))
-    docs = (PERF.parent / "docs" / "training.md").read_text().splitlines()
-    printed = [x for x in D.report(res).splitlines() if x.startswith("|")]
-    assert len(printed) > 30
-    missing = [x for x in printed if x not in docs]
-    assert not missing, f"docs/training.md lacks {len(missing)} line(s) of --report, e.g. {missing[0][:100]}"
-    assert "--report perf/results/training-design-cpu.json.gz" in "\n".join(docs)
+    got = {(a, b, m) for a, b, m, _ in PRIMARY}
+    assert got == {("world-word", "coarse", "fine"), ("world-word", "coarse", "retrieval"),
+                   ("gen-phrase", "gen-word", "retrieval"), ("prompt", "gen-phrase", "fine"),
+                   ("eq1", "coarse", "action"), ("eq2", "coarse", "action")}

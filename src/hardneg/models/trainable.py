@@ -160,6 +160,13 @@ class TinyTemporal(TrainableVideoText):
         return self.text_proj(self.text_norm((x * keep).sum(1) / keep.sum(1)))
 
     def encode_video(self, frames: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        return self.encode_prepared(self.prepare_frames(frames))
+
+    def prepare_frames(self, frames: torch.Tensor) -> torch.Tensor:
+        """(B, T, H, W, 3) uint8 -> (B, T, 3, S, S) float: resized to the model's input size and standardised.
+
+        It depends on the frames alone (no weight), so an experiment that trains many steps on the same
+        videos prepares them once (issue 43: resizing at every step cost more than the step)."""
         b, t = frames.shape[:2]
         if t != self.n_frames:
             raise ValueError(f"tiny-temporal was built for {self.n_frames} frames per video, got {t}: "
@@ -171,7 +178,12 @@ class TinyTemporal(TrainableVideoText):
         # each frame standardised per channel: a plain background becomes 0 and the objects carry the
         # signal (unstandardised, every video starts with the same embedding and training stalls)
         x = (x - x.mean(dim=(2, 3), keepdim=True)) / (x.std(dim=(2, 3), keepdim=True) + 0.05)
-        f = self.frame_cnn(x).view(b, t, self.dim) + self.time_pos
+        return x.view(b, t, *x.shape[1:])
+
+    def encode_prepared(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Video embeddings (CLS, prompt) of frames from `prepare_frames`."""
+        b, t = x.shape[:2]
+        f = self.frame_cnn(x.reshape(b * t, *x.shape[2:])).view(b, t, self.dim) + self.time_pos
         lead = [self.cls.expand(b, -1, -1)] + ([self.prompt.expand(b, -1, -1)] if self.has_prompt else [])
         h = self.video_encoder(torch.cat(lead + [f], dim=1))
         cls = self.video_proj(self.video_norm(h[:, 0]))

@@ -1,4 +1,4 @@
-"""The in-memory world of `bench_training.py`: scenes rendered straight to frames, their items and negatives.
+"""The in-memory world of the training experiment (`experiments/training/`): scenes rendered straight to frames, their items and negatives.
 
 Why in memory: the experiment needs >= 10,000 training scenes, and writing them as H.264 files
 and decoding them back costs minutes of one core per thousand scenes. The frames here are
@@ -35,6 +35,24 @@ GENERATORS = {
     "phrase": ("posrank_phrase", {**IN_WORLD, "k": 16}),
     "action": ("posrank", {**IN_WORLD, "parts_of_speech": ["verb"], "k": 16}),
 }
+
+
+class Data:
+    """Everything a run needs, as arrays (shared by every run; saved once for worker processes)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]):
+        self.a, self.meta = arrays, meta
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for k, v in self.a.items():
+            np.save(folder / f"{k}.npy", v, allow_pickle=False)
+        (folder / "meta.json").write_text(json.dumps(self.meta))
+
+    @classmethod
+    def load(cls, folder: Path) -> "Data":
+        meta = json.loads((folder / "meta.json").read_text())
+        return cls({k: np.load(folder / f"{k}.npy", allow_pickle=False) for k in meta["arrays"]}, meta)
 
 
 def attributes(scene) -> dict[str, int]:
@@ -224,7 +242,7 @@ def read_generator_negatives(path: Path, captions: list[str]) -> tuple[dict[str,
     missing = [c for c in captions if c not in row]
     if missing:
         raise SystemExit(f"{path} has no negatives for {len(missing)} of the {len(captions)} training captions (e.g. "
-                         f"{missing[0]!r}); remake it with `python perf/bench_training.py --make-negatives {path}` "
+                         f"{missing[0]!r}); remake it with `python experiments/training/training_timebudget.py --make-negatives {path}` "
                          "and the same world settings")
     out = {k: [[_decode(c, code) for code in per[row[c]]] for c in captions] for k, per in body["negatives"].items()}
     return out, body["generators"]

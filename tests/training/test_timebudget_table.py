@@ -1,5 +1,5 @@
-"""The tables of `perf/bench_training.py` (probe, experiment, per category) follow the display rule of the
-results vocabulary (percent with one decimal), docs/training.md carries their headers, and the statistics
+"""The tables of issue 28's time-budget design (`experiments/training/training_timebudget.py`: probe,
+experiment, per category) follow the display rule of the results vocabulary (percent with one decimal), docs/training.md carries their headers, and the statistics
 (Holm's correction, the detectable effect) are right on hand-checked numbers."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    sys.path.insert(0, str(ROOT / "perf"))
-    spec = importlib.util.spec_from_file_location("bench_training", ROOT / "perf" / "bench_training.py")
+    sys.path.insert(0, str(ROOT / "experiments" / "training"))
+    spec = importlib.util.spec_from_file_location("training_timebudget",
+                                                  ROOT / "experiments" / "training" / "training_timebudget.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -64,8 +65,8 @@ def test_docs_hold_the_scripts_headers():
     lines = (ROOT / "docs" / "training.md").read_text().splitlines()
     exp = bench.experiment_table(_summary()).splitlines()[0]
     probe = bench.probe_table({"attributes": {}}).splitlines()[0]
-    assert exp in lines, "docs/training.md: the experiment table's header is not the one bench_training.py prints"
-    assert probe in lines, "docs/training.md: the probe table's header is not the one bench_training.py prints"
+    assert exp in lines, "docs/training.md: the experiment table's header is not the one training_timebudget.py prints"
+    assert probe in lines, "docs/training.md: the probe table's header is not the one training_timebudget.py prints"
     start = lines.index(exp)
     body = [x for x in lines[start + 2:] if x.startswith("| ")]
     for line in body[:10]:

@@ -1,17 +1,12 @@
 """Does training against hard negatives teach a model what the negatives test? Measured on `world`.
 
-The current design is issue 34's (`--design ci|cpu|gpu`, in `training_design.py`): a pilot finds the
-plateau, every row at every seed trains to the same step count as one vectorised ensemble that
-checkpoints and resumes, the test scenes are scored in the release's layout (one item per scene), and
-the statistics are at the seed level with the papers' contrasts as a Holm-corrected primary family:
+SUPERSEDED: the experiment is `run.py` (issue 43's design, docs/training.md). This is issue 28's
+time-budget design, kept because its H100 tables (history in docs/training.md) regenerate from
+`experiments/training/results/timebudget-h100.json.gz` (`report`), and `--make-negatives` writes the
+generator negatives file every design reads.
 
-    python perf/bench_training.py --design ci --out /tmp/d                   # the pipeline check (CI, < 1 min)
-    python perf/bench_training.py --design cpu --out /tmp/d                  # docs/training.md's CPU run
-    python perf/bench_training.py --design gpu --device cuda --out D --max-call-s 540 [--resume]   # a GPU
-    python perf/bench_training.py --report perf/results/training-design-cpu.json.gz
-
-What follows is issue 28's time-budget design (kept: its H100 tables regenerate from their results
-file; issue 34 says why it cannot answer the question). First a **learnability probe**: for each attribute a negative changes (noun,
+Issue 28's time-budget design (issue 34 says why it cannot answer the question). First a
+**learnability probe**: for each attribute a negative changes (noun,
 adjective, size, verb, adverb, preposition, action, direction, sequence, manner) a supervised
 classifier on the video encoder's input (the `tiny-temporal` video tower at `--image-size`, one
 head per attribute) is trained on the training scenes and scored on held-out test scenes. An
@@ -40,11 +35,11 @@ negative. Paired differences to coarse-only: `hardneg.ranking.paired_test` (seed
 clusters = test scenes), Holm-corrected over every test in the table; the minimum detectable
 effect is (z_{1-alpha/(2m)} + z_{0.8}) x SE, alpha = 0.05, m tests (Holm's strictest step).
 
-    python perf/bench_training.py --quick                    # a tiny world, a smoke test (minutes on CPU)
-    python perf/bench_training.py --profile cpu              # the largest CPU configuration (docs/training.md)
-    python perf/bench_training.py --scale --device cuda      # >= 10,000 training scenes, 3 seeds (a GPU)
-    python perf/bench_training.py --report OUT/results.json  # reprint the tables of a finished run
-    python perf/bench_training.py --report perf/results/training-h100.json.gz   # docs/training.md's tables
+    python experiments/training/training_timebudget.py --quick                    # a tiny world, a smoke test (minutes on CPU)
+    python experiments/training/training_timebudget.py --profile cpu              # the largest CPU configuration (docs/training.md)
+    python experiments/training/training_timebudget.py --scale --device cuda      # >= 10,000 training scenes, 3 seeds (a GPU)
+    python experiments/training/training_timebudget.py --report OUT/results.json  # reprint the tables of a finished run
+    python experiments/training/training_timebudget.py --report experiments/training/results/timebudget-h100.json.gz
 
 Writes `<out>/results.json` after every run (so a cut-off run keeps what finished) and prints
 the probe table and the experiment table as Markdown. Discussion: docs/training.md.
@@ -62,6 +57,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from training_stats import holm, positive_wins  # noqa: E402  (one Holm and one item rule for every design)
+from training_world import Data  # noqa: E402
 
 ROWS = {  # key -> (row name, objective, negatives source)
     "coarse": ("coarse only", "coarse", None),
@@ -87,24 +85,6 @@ LEARNABLE = 0.25  # probe: "well above chance" = the interval's low end beyond c
 
 
 # ------------------------------------------------------------------------------------ data
-
-
-class Data:
-    """Everything a run needs, as arrays (shared by every run; saved once for worker processes)."""
-
-    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]):
-        self.a, self.meta = arrays, meta
-
-    def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        for k, v in self.a.items():
-            np.save(folder / f"{k}.npy", v, allow_pickle=False)
-        (folder / "meta.json").write_text(json.dumps(self.meta))
-
-    @classmethod
-    def load(cls, folder: Path) -> "Data":
-        meta = json.loads((folder / "meta.json").read_text())
-        return cls({k: np.load(folder / f"{k}.npy", allow_pickle=False) for k in meta["arrays"]}, meta)
 
 
 def prepare(profile: dict, seed: int, workers: int, negatives_file: Path | None, image_size: int) -> Data:
@@ -240,20 +220,6 @@ def evaluate(net, data: Data, part: str, frames, texts: Texts, head: str, autoca
         correct = positive_wins(v, F.normalize(emb, dim=-1), uniq, cand, scene)
     net.train()
     return correct
-
-
-def positive_wins(v, emb, uniq: np.ndarray, cand: np.ndarray, scene: np.ndarray) -> np.ndarray:
-    """Per item: 1 where candidate 0 (the positive) scores strictly above every other candidate (a tie is a
-    loss). v: normalised video embeddings per scene; emb: normalised text embeddings of the text ids `uniq`;
-    cand: text ids per item (-1 pads); scene: each item's scene. Shared by both designs' evaluations."""
-    import torch
-
-    where = np.full(int(cand.max()) + 1, -1, np.int64)
-    where[uniq] = np.arange(len(uniq))
-    local = torch.from_numpy(np.where(cand >= 0, where[np.clip(cand, 0, None)], 0)).to(v.device)
-    s = torch.einsum("id,icd->ic", v[torch.from_numpy(scene).to(v.device)], emb[local])
-    s = s.masked_fill(torch.from_numpy(cand < 0).to(v.device), float("-inf"))
-    return (s[:, 0] > s[:, 1:].max(dim=1).values).cpu().numpy().astype(np.int8)
 
 
 def retrieval(net, data: Data, frames, texts: Texts, autocast, n: int = 1000) -> dict[str, float]:
@@ -435,18 +401,6 @@ def probe(data: Data, cfg: dict[str, Any], image_size: int, seed: int = 0) -> di
 # ------------------------------------------------------------------------------ statistics
 
 
-def holm(pvalues: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (same order as given)."""
-    m = len(pvalues)
-    order = np.argsort(pvalues, kind="stable")
-    adj = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adj[i] = running
-    return adj.tolist()
-
-
 def _z(q: float) -> float:
     from statistics import NormalDist
 
@@ -615,15 +569,12 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--quick", action="store_true", help="a tiny world, few steps (a smoke test)")
     mode.add_argument("--scale", action="store_true", help=">= 10,000 training scenes (a GPU)")
     mode.add_argument("--profile", choices=sorted(PROFILES), default=None)
-    mode.add_argument("--report", type=Path, default=None, help="reprint the tables of a results.json (either design)")
-    mode.add_argument("--design", choices=("ci", "cpu", "gpu", "tiny"), default=None,
-                      help="issue 34's equal-step design (perf/training_design.py): a pilot, then every row at every "
-                      "seed to the same step count, seed-level statistics; ci = a small pipeline check")
+    mode.add_argument("--report", type=Path, default=None, help="reprint the tables of a results.json of this design")
     mode.add_argument("--make-negatives", type=Path, default=None,
                       help="run the generators (spaCy) on the profile's training captions and write this file")
     ap.add_argument("--out", type=Path, default=Path("bench-training"), help="work folder (results.json)")
     ap.add_argument("--negatives", type=Path, default=None,
-                    help="generator negatives (default: perf/data/world-negatives-s<seed>-train<N>.json.gz)")
+                    help="generator negatives (default: experiments/training/data/world-negatives-s<seed>-train<N>.json.gz)")
     ap.add_argument("--rows", default=",".join(ROWS))
     ap.add_argument("--seeds", default=None)
     ap.add_argument("--world-seed", type=int, default=0)
@@ -644,11 +595,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-s", type=float, default=None, help="whole-command budget: every run stops training "
                     "(at its next validation) once it is near, keeping time for the statistics (recorded as 'time budget')")
     ap.add_argument("--resamples", type=int, default=10000)
-    ap.add_argument("--resume", action="store_true", help="--design: continue the design checkpointed in --out")
-    ap.add_argument("--max-call-s", type=float, default=None, help="--design: checkpoint and stop (exit 3) at the "
-                    "first validation after this many seconds; finish later with --resume (a 10-minute GPU call)")
-    ap.add_argument("--stop-after", type=int, default=None, help="--design: checkpoint and stop (exit 3) once the "
-                    "current wave reaches this step (tests of --resume)")
     args = ap.parse_args(argv)
 
     if args.report:
@@ -658,30 +604,8 @@ def main(argv: list[str] | None = None) -> int:
 
             raw = gzip.decompress(raw)
         res = json.loads(raw)
-        if "design" in res:
-            from training_design import report as design_report
-
-            print(design_report(res))
-        else:
-            print(report(res))
+        print(report(res))
         return 0
-    if args.design:
-        import torch
-
-        from training_design import run_design
-        from training_world import default_workers
-
-        if args.threads:
-            torch.set_num_threads(args.threads)
-        here = Path(__file__).resolve().parent
-        negatives = args.negatives
-        if negatives is None:
-            found = sorted(here.glob(f"data/world-negatives-s{args.world_seed}-train*.json.gz"))
-            negatives = found[-1] if found else None
-        rows = [k for k in args.rows.split(",") if k] if args.rows != ",".join(ROWS) else None
-        return run_design(args.design, args.out, args.resume, device=args.device, world_seed=args.world_seed,
-                          workers=args.workers or default_workers(), negatives=negatives,
-                          max_call_s=args.max_call_s, stop_after=args.stop_after, rows=rows, lr=args.lr)
     import torch
 
     from hardneg.io import atomic_write_text
