@@ -19,7 +19,10 @@ def test_chaos_nothing_acknowledged_is_lost_or_doubled():
     spec.loader.exec_module(chaos)
     counts = chaos.run(n_ops=60, kills=3, fail=0.2, seed=1, quiet=True)
     assert counts["problem list"] == []
-    assert counts["kills (disk wiped)"] == 3 and counts["acknowledged submissions"] > 30
+    # the 2 kills at operations always happen; the kill timed to land during a start-up restore happens only where
+    # that restore is still running when its timer fires (a quiet machine may finish it first)
+    assert counts["kills (disk wiped)"] - counts["kills during a start-up restore"] == 2
+    assert counts["kills during a start-up restore"] in (0, 1) and counts["acknowledged submissions"] > 30
     assert counts["acknowledged submissions in repo exactly once"] == counts["acknowledged submissions"]
     assert counts["acknowledged submissions on board exactly once"] == counts["acknowledged submissions"]
     assert counts["acknowledged moderations in repo exactly once"] == counts["acknowledged moderations"]
