@@ -210,9 +210,24 @@ def build_tokenizer(kind: str = "byte-bpe", named: dict[str, str] | None = None,
     return fast
 
 
+#: CLIP's image mean and std (the tiny models' towers are CLIP-style)
+CLIP_MEAN_STD = {"image_mean": [0.48145466, 0.4578275, 0.40821073], "image_std": [0.26862954, 0.26130258, 0.27577711]}
 #: The tiny Qwen models' pixel settings (CLIP's mean and std; at most 32x32 pixels a frame).
-QWEN_PIXELS = {"min_pixels": 16 * 16, "max_pixels": 32 * 32, "image_mean": [0.48145466, 0.4578275, 0.40821073],
-               "image_std": [0.26862954, 0.26130258, 0.27577711]}
+QWEN_PIXELS = {"min_pixels": 16 * 16, "max_pixels": 32 * 32, **CLIP_MEAN_STD}
+
+
+def _llama_text_config(vocab: int, eos: int, pad: int, max_positions: int = 1024) -> dict:
+    """The tiny Llama text tower shared by the LLaVA-style families and SmolVLM."""
+    return {"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "max_position_embeddings": max_positions, "eos_token_id": eos, "pad_token_id": pad,
+            "tie_word_embeddings": False, "initializer_range": INIT_RANGE}
+
+
+#: the tiny CLIP vision tower of the LLaVA-style families (16x16 frames, 4x4 patches)
+CLIP_VISION_CONFIG = {"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                      "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
+                      "projection_dim": 32}
 
 
 def _qwen_text_config(ids: dict[str, int], vocab: int) -> dict:
@@ -286,20 +301,14 @@ def _video_llava(tok, vocab: int):
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = VideoLlavaConfig(
-        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
-                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-                     "max_position_embeddings": 1024, "eos_token_id": ids["<|im_end|>"],
-                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
-        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
-                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
-                       "projection_dim": 32},
+        text_config=_llama_text_config(vocab, ids["<|im_end|>"], ids["<|endoftext|>"]),
+        vision_config=dict(CLIP_VISION_CONFIG),
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-2,
         vision_feature_select_strategy="default", tie_word_embeddings=False,
     )
     # the Hub checkpoints' preprocessor layout: shorter side to `shortest_edge`, then the centre crop
     pre = {"size": {"shortest_edge": 20}, "crop_size": {"height": 16, "width": 16},
-           "image_mean": [0.48145466, 0.4578275, 0.40821073], "image_std": [0.26862954, 0.26130258, 0.27577711]}
+           **CLIP_MEAN_STD}
     return VideoLlavaForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
@@ -308,21 +317,15 @@ def _llava_next_video(tok, vocab: int):
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = LlavaNextVideoConfig(
-        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
-                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-                     "max_position_embeddings": 1024, "eos_token_id": ids["<|im_end|>"],
-                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
-        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
-                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
-                       "projection_dim": 32},
+        text_config=_llama_text_config(vocab, ids["<|im_end|>"], ids["<|endoftext|>"]),
+        vision_config=dict(CLIP_VISION_CONFIG),
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-2,
         vision_feature_select_strategy="default", image_grid_pinpoints=[[16, 16]], spatial_pool_stride=2,
         tie_word_embeddings=False,
     )
     # the family resizes every frame to the tower's square (hardneg.models.vlm.families.LlavaVideo)
     pre = {"size": {"height": 16, "width": 16}, "do_center_crop": False,
-           "image_mean": [0.48145466, 0.4578275, 0.40821073], "image_std": [0.26862954, 0.26130258, 0.27577711]}
+           **CLIP_MEAN_STD}
     return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
@@ -485,11 +488,7 @@ def _smolvlm(tok, vocab: int):
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(SMOLVLM_SPECIALS)}
     config = SmolVLMConfig(
-        text_config={"model_type": "llama", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
-                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-                     "max_position_embeddings": 4096, "eos_token_id": ids["<end_of_utterance>"],
-                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+        text_config=_llama_text_config(vocab, ids["<end_of_utterance>"], ids["<|endoftext|>"], max_positions=4096),
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
                        "image_size": 16, "patch_size": 4, "initializer_range": INIT_RANGE},
         scale_factor=2, image_token_id=ids["<image>"], tie_word_embeddings=False,
