@@ -70,14 +70,10 @@ PROFILES = {
             "rows": ["coarse", "world-word", "gen-word", "gen-phrase", "prompt", "eq1", "eq2"], "claim_rows": list(CLAIM_ROWS),
             "secondary_rows": ["world-word-withpos"],
             "primary": [list(p[:3]) for p in PRIMARY], "pilot_contrasts": [list(p) for p in PILOT_CONTRASTS]},
-    # the GPU design: the same code with larger sizes (several jobs share the GPU: --jobs)
-    "gpu": {"train": 10000, "val": 500, "test": 2000, "batch": 128, "n_per_pos": 16, "dim": 64, "image_size": 32,
-            "lr": 1e-3, "eval_every": 300, "pilot_steps": 9000, "pilot_seeds": 4, "pilot_rows": list(PILOT_ROWS),
-            "window": 6, "min_steps": 3000, "seeds": 6, "max_seeds": 30, "secondary_seeds": 6,
-            "rows": ["coarse", "world-word", "gen-word", "gen-phrase", "prompt", "eq1", "eq2"], "claim_rows": list(CLAIM_ROWS),
-            "secondary_rows": ["world-word-withpos"],
-            "primary": [list(p[:3]) for p in PRIMARY], "pilot_contrasts": [list(p) for p in PILOT_CONTRASTS]},
 }
+# the GPU design: the CPU design's rows, statistics and plan with larger sizes (several jobs share the GPU: --jobs)
+PROFILES["gpu"] = {**PROFILES["cpu"], "train": 10000, "val": 500, "test": 2000, "batch": 128, "n_per_pos": 16,
+                   "dim": 64, "image_size": 32, "eval_every": 300, "pilot_steps": 9000, "min_steps": 3000}
 RANK_CAP = 10  # retrieval ranks are stored up to 10 ("x" = 10 or more): R@1/5/10 need no more
 
 
