@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from chat_reference import conversation
 from hardneg.models.vlm.families import supported_model_types
 from hardneg.models.vlm.generic import metadata
 from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
@@ -36,24 +37,12 @@ def frames():
     return np.random.default_rng(11).integers(0, 256, (8, 40, 56, 3), dtype=np.uint8)
 
 
-def _conversation(prompt: str, protocol: str, text: str):
-    before, after = prompt.split("{video}")
-    if protocol == "caption-likelihood":
-        after, answer = after.replace("{caption}", "").rstrip("\n "), text
-    else:
-        after, answer = after.replace("{options}" if protocol == "choice-letter" else "{caption}", text), None
-    user = ([{"type": "text", "text": before}] if before else []) + [{"type": "video"}]
-    user += [{"type": "text", "text": after}] if after else []
-    msgs = [{"role": "user", "content": user}]
-    if answer is not None:
-        msgs.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
-    return msgs, answer is None
 
 
 def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=None):
     """The processor's output for the whole conversation, and the rendered text."""
     proc = m.engine.family.processor
-    msgs, gen = _conversation(DEFAULT_PROMPTS[protocol].prompt, protocol, text)
+    msgs, gen = conversation(DEFAULT_PROMPTS[protocol].prompt, protocol, text)
     rendered = proc.apply_chat_template(msgs, chat_template=m.engine.template, tokenize=False,
                                         add_generation_prompt=gen)
     expand = getattr(m.engine.family, "expand", None)
@@ -70,7 +59,7 @@ def _options(captions):
 
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_generic_ids_equal_the_processor_on_the_whole_conversation(arch, protocol, frames):
+def test_generic_ids_equal_the_processor_on_the_wholeconversation(arch, protocol, frames):
     m = generic(arch)
     eng = m.engine
     video = eng.family.video_inputs(frames, eng.dtype, "cpu")

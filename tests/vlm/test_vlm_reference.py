@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from chat_reference import conversation
 from hardneg.models import load_model
 from hardneg.models.vlm.support import tiny_names
 from hardneg.models.vlm.model import DEFAULT_PROMPTS
@@ -28,26 +29,8 @@ def model(request):
     return load_model(request.param, device="cpu")
 
 
-def _conversation(prompt: str, protocol: str, caption_or_options: str):
-    """The chat messages a user of the model writes: the prompt's text around the video, the caption as the
-    assistant's answer (caption-likelihood) or inside the question."""
-    before, after = prompt.split("{video}")
-    if protocol == "caption-likelihood":
-        after = after.replace("{caption}", "").rstrip("\n ")
-        answer = caption_or_options
-    else:
-        slot = "{options}" if protocol == "choice-letter" else "{caption}"
-        after, answer = after.replace(slot, caption_or_options), None
-    user = ([{"type": "text", "text": before}] if before else []) + [{"type": "video"}]
-    user += [{"type": "text", "text": after}] if after else []
-    msgs = [{"role": "user", "content": user}]
-    if answer is not None:
-        msgs.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
-    return msgs, answer is None
-
-
 def reference_ids(tok, template: str, video_token: str, n_video: int, prompt: str, protocol: str, text: str):
-    msgs, gen = _conversation(prompt, protocol, text)
+    msgs, gen = conversation(prompt, protocol, text)
     rendered = tok.apply_chat_template(msgs, chat_template=template, tokenize=False, add_generation_prompt=gen)
     assert rendered.count(video_token) == 1
     rendered = rendered.replace(video_token, video_token * n_video)  # the processor's expansion
@@ -116,7 +99,7 @@ def test_cached_scores_equal_a_forward_of_the_reference_ids(model):
         with torch.inference_mode():
             logits = eng.model(input_ids=t, attention_mask=torch.ones_like(t), **video.kwargs, **kw).logits[0]
         # the caption's tokens: those whose characters overlap the caption in the rendered text
-        msgs, _ = _conversation(spec.prompt, "caption-likelihood", cap)
+        msgs, _ = conversation(spec.prompt, "caption-likelihood", cap)
         text = eng.tok.apply_chat_template(msgs, chat_template=eng.template, tokenize=False)
         text = text.replace(eng.video_token, eng.video_token * video.n_tokens)
         enc = eng.tok(text, add_special_tokens=False, return_offsets_mapping=True)
