@@ -77,13 +77,10 @@ class _TorchvisionHook(importlib.abc.MetaPathFinder):
         if fullname != "torchvision":
             return None
         sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec("torchvision")
-            if spec is not None:
-                declare_missing_ops(spec)
-            return spec
-        finally:
-            pass
+        spec = importlib.util.find_spec("torchvision")
+        if spec is not None:
+            declare_missing_ops(spec)
+        return spec
 
 
 def install() -> None:

@@ -12,9 +12,6 @@ from hardneg.video import FrameSettings, UnscorableVideo, sample_positions
 
 @pytest.fixture(scope="module")
 def vp():
-    from hardneg.lmms_eval_compat import install_torchvision_shim
-
-    install_torchvision_shim()  # where torchvision is absent; qwen-vl-utils imports it
     return pytest.importorskip("qwen_vl_utils.vision_process")
 
 
