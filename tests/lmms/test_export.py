@@ -100,6 +100,14 @@ def test_export_refuses_a_full_folder_and_a_missing_dataset(built, tmp_path):
                  "--videos", str(built / "videos"), "--benchmarks", "tempcompass"]) == 2
 
 
+def test_export_names_a_missing_data_folder(tmp_path, capsys):
+    from hardneg.cli import main
+
+    assert main(["export", "lmms-eval", str(tmp_path / "t"), "--data", str(tmp_path / "none"),
+                 "--videos", str(tmp_path)]) == 2
+    assert "--data" in capsys.readouterr().err and not (tmp_path / "t").exists()
+
+
 @pytest.mark.slow
 def test_exported_task_in_lmms_eval_equals_hardneg_run(built, tmp_path):
     """lmms-eval runs the exported TempCompass and VITATECS tasks (generate_until, the lmms-eval protocol set) with

@@ -67,6 +67,9 @@ def run(args) -> int:
     root, named = _named(args.data, "data")
     vroot, vnamed = _named(args.videos, "videos")
     wanted = [b for b in (args.benchmarks or "").split(",") if b] or None
+    if root and not Path(root).is_dir():
+        raise ValueError(f"--data {root}: no such folder; pass the folder the benchmarks were built into "
+                         "(`hardneg build`), or NAME=PATH (a built folder or a Hub id) per benchmark")
     names = wanted or (sorted(named) + ([p.name for p in sorted(Path(root).iterdir()) if p.is_dir()
                                          and p.name in benchmarks.names()] if root else []))
     datasets, skipped = {}, []

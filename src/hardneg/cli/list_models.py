@@ -7,7 +7,7 @@ import argparse
 import json
 
 DESCRIPTION = """Every model type the installed transformers has a video processor and an image-text-to-text model
-for: the path hardneg scores it by (a hand-written family, or none yet), its protocols, and whether a tiny
+for: the path hardneg scores it by (a hand-written family, or the generic one through its own processor), its protocols, and whether a tiny
 random-weight model of the type is tested in this version (verified)."""
 
 
