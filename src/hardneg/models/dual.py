@@ -1,12 +1,20 @@
-"""Any `transformers` image-text dual encoder on video, through its own processor: CLIP, SigLIP, SigLIP 2.
+"""Any `transformers` video-text or image-text dual encoder on video, through its own processor: `dual:<id>`.
 
-`load_model("dual:<Hub id or folder>")`: the checkpoint's `AutoModel` and `AutoProcessor`. Each sampled frame is
-embedded by `get_image_features` on the processor's `pixel_values`, the frame embeddings are L2-normalised and
-averaged (the mean pooling of CLIP4Clip, Luo et al. 2021, Sec. 3.3 "parameter-free type", which the contrast-set
-and Feint6K papers use for their CLIP baselines), and captions by `get_text_features` on the processor's text
-input (SigLIP's own `padding="max_length"`, as its model card says it was trained). The score is the cosine
-(SigLIP's sigmoid logit is an increasing function of it, so rankings are the same). Video-native encoders
-(`pe_video`, `videoprism`) are not covered yet; X-CLIP has its own adapter (`hardneg.models.xclip`).
+`load_model("dual:<Hub id or folder>")` reads the checkpoint's config and picks the path by its model type:
+
+* frame-mean (`clip`, `siglip`, `siglip2`, and any other type whose model has `get_image_features` and
+  `get_text_features`): each sampled frame is embedded by `get_image_features` on the image processor's
+  `pixel_values`, the frame embeddings are L2-normalised and averaged (the mean pooling of CLIP4Clip, Luo et al.
+  2021, Sec. 3.3 "parameter-free type", which the contrast-set and Feint6K papers use for their CLIP baselines), and
+  captions by `get_text_features` on the processor's text input (SigLIP's own `padding="max_length"`, as its model
+  card says it was trained). The score is the cosine (SigLIP's sigmoid logit is an increasing function of it, so
+  rankings are the same).
+* video-native (`pe_video`, `videoprism`, `xclip`: `hardneg.models.dual_video`): the whole clip goes through the
+  model's video processor and video tower, and the score is what the model's own `forward` computes (per type there).
+
+A type with no text features, or no image or video features, is refused with its model type and what it lacks.
+X-CLIP keeps its hand-written adapter too (`hardneg.models.xclip`, loaded by an X-CLIP Hub id); it equals this path
+on the same frames (tests/vlm/test_dual_encoders.py).
 """
 
 from __future__ import annotations
@@ -20,13 +28,60 @@ from hardneg.models.registration import register
 
 #: model types whose processor pads text to the training length (their model cards: `padding="max_length"`)
 MAX_LENGTH_PADDING = ("siglip", "siglip2")
+#: image-text types whose frames are averaged (checked by tiny-model tests); any other type with image and text
+#: features takes the same path
+FRAME_MEAN_TYPES = ("clip", "siglip", "siglip2")
+#: video-text types with their own video tower (`hardneg.models.dual_video`)
+VIDEO_NATIVE_TYPES = ("pe_video", "videoprism", "xclip")
 
 
-@register("dual", "any transformers image-text dual encoder (CLIP, SigLIP, SigLIP 2) on video: frame embeddings "
-          "mean-pooled, through its own processor")
+def model_type_of(model_id: str, revision: str | None = None) -> str:
+    """The checkpoint's `model_type` (its config.json), read without loading weights."""
+    from transformers import AutoConfig
+
+    kw = {"revision": revision} if revision else {}
+    return str(AutoConfig.from_pretrained(model_id, **kw).model_type)
+
+
+@register("dual", "any transformers dual encoder on video through its own processor: CLIP, SigLIP, SigLIP 2 "
+          "(frame embeddings mean-pooled), PE video, VideoPrism, X-CLIP (their video towers)")
 class DualEncoder(VideoTextModel):
+    """`dual:<id>`: constructing it builds the class its model type takes (frame-mean or video-native)."""
+
     hub_model = True
     default_model_id = None
+
+    def __new__(cls, model_id: str | None = None, *args, **kwargs):
+        if cls is DualEncoder:
+            if not model_id:
+                raise ValueError("give the dual encoder's Hub id or folder, e.g. "
+                                 "--model dual:google/siglip2-base-patch16-224")
+            kind = model_type_of(model_id, kwargs.get("revision"))
+            if kind in VIDEO_NATIVE_TYPES:
+                from hardneg.models.dual_video import VIDEO_ENCODERS
+
+                cls = VIDEO_ENCODERS[kind]
+            else:
+                cls = FrameMeanEncoder
+        return super().__new__(cls)
+
+    @staticmethod
+    def _features(out):
+        return getattr(out, "pooler_output", out)
+
+
+def refuse_without(model, model_id: str, needs: dict[str, str]) -> None:
+    """ValueError naming the model type and each missing method (`needs`: method -> what it gives)."""
+    missing = [f"{name} ({what})" for name, what in needs.items() if not hasattr(model, name)]
+    if missing:
+        raise ValueError(
+            f"model {model_id} (model_type {model.config.model_type!r}) has no {' and no '.join(missing)}: `dual:` "
+            f"takes a dual encoder with text features and image or video features ({', '.join(FRAME_MEAN_TYPES)}: "
+            f"frames averaged; {', '.join(VIDEO_NATIVE_TYPES)}: their video towers); a video LLM loads by its id "
+            "without `dual:`")
+
+
+class FrameMeanEncoder(DualEncoder):
     adapter = "dual-frame-mean"
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
@@ -34,17 +89,14 @@ class DualEncoder(VideoTextModel):
         import torch
         from transformers import AutoModel, AutoProcessor
 
-        if not model_id:
-            raise ValueError("give the dual encoder's Hub id or folder, e.g. --model dual:google/siglip2-base-patch16-224")
         self.model_id = model_id
         self.device = pick_device(device)
         dt = torch_dtype(self.device, fp16)
         self.dtype = str(dt).replace("torch.", "")
         kw = {"revision": revision} if revision else {}
         self.model = AutoModel.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
-        if not (hasattr(self.model, "get_image_features") and hasattr(self.model, "get_text_features")):
-            raise ValueError(f"model {model_id} (model_type {self.model.config.model_type!r}) has no "
-                             "get_image_features / get_text_features: not an image-text dual encoder")
+        refuse_without(self.model, model_id, {"get_text_features": "text features",
+                                              "get_image_features": "image features"})
         self.processor = AutoProcessor.from_pretrained(model_id, **kw)
         self.tokenizer = getattr(self.processor, "tokenizer", None)
         text_cfg = getattr(self.model.config, "text_config", None)
@@ -53,10 +105,6 @@ class DualEncoder(VideoTextModel):
         self.revision = hub_revision(model_id, revision, self.model)
         self.text_batch, self.frame_batch = text_batch, frame_batch
         self._torch = torch
-
-    @staticmethod
-    def _features(out):
-        return getattr(out, "pooler_output", out)
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
         torch = self._torch
@@ -93,4 +141,4 @@ class DualEncoder(VideoTextModel):
                 "text_padding": str(self.padding)}
 
 
-__all__ = ["DualEncoder"]
+__all__ = ["DualEncoder", "FrameMeanEncoder", "FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "model_type_of"]

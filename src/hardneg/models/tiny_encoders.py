@@ -168,14 +168,14 @@ def _pe_video():
     text = {"model_type": "modernbert", "vocab_size": len(tok), **_TOWER, "num_hidden_layers": 2,
             "max_position_embeddings": 64, "global_attn_every_n_layers": 1, "local_attention": 16,
             "pad_token_id": tok.pad_token_id, "bos_token_id": tok.cls_token_id, "eos_token_id": tok.sep_token_id,
-            "cls_token_id": tok.cls_token_id, "sep_token_id": tok.sep_token_id}
+            "cls_token_id": tok.cls_token_id, "sep_token_id": tok.sep_token_id, "initializer_range": 0.1}
     frames = {"architecture": "vit_pe_core_tiny_patch16_384", "num_classes": 16, "global_pool": "map",
               "model_args": {"img_size": 32, "embed_dim": 32, "depth": 2, "num_heads": 2}}
-    video = {**_TOWER, "vision_config": frames, "num_hidden_layers": 2, "head_dim": 16}
+    video = {**_TOWER, "vision_config": frames, "num_hidden_layers": 2, "head_dim": 16, "initializer_range": 0.1}
     model = tf.PeVideoModel(tf.PeVideoConfig(text_config=text, video_config=video))
     with torch.no_grad():
-        model.text_video_logit_scale.fill_(10.0)
-        model.text_video_logit_bias.fill_(-5.0)
+        model.text_video_logit_scale.fill_(1.0)
+        model.text_video_logit_bias.fill_(-2.0)
     pixels = tf.PeVideoVideoProcessor(size={"height": 32, "width": 32}, do_resize=True, do_rescale=True,
                                       do_normalize=True, image_mean=[0.5] * 3, image_std=[0.5] * 3,
                                       do_convert_rgb=True)
