@@ -24,65 +24,35 @@ from typing import Sequence
 import numpy as np
 
 from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
+from hardneg.models.dual_types import (FRAME_MEAN_TYPES, MAX_LENGTH_PADDING, VIDEO_NATIVE_TYPES, model_type_of,
+                                       refuse_without)
+from hardneg.models.dual_video import VIDEO_ENCODERS
 from hardneg.models.registration import register
-
-#: model types whose processor pads text to the training length (their model cards: `padding="max_length"`)
-MAX_LENGTH_PADDING = ("siglip", "siglip2")
-#: image-text types whose frames are averaged (checked by tiny-model tests); any other type with image and text
-#: features takes the same path
-FRAME_MEAN_TYPES = ("clip", "siglip", "siglip2")
-#: video-text types with their own video tower (`hardneg.models.dual_video`)
-VIDEO_NATIVE_TYPES = ("pe_video", "videoprism", "xclip")
-
-
-def model_type_of(model_id: str, revision: str | None = None) -> str:
-    """The checkpoint's `model_type` (its config.json), read without loading weights."""
-    from transformers import AutoConfig
-
-    kw = {"revision": revision} if revision else {}
-    return str(AutoConfig.from_pretrained(model_id, **kw).model_type)
 
 
 @register("dual", "any transformers dual encoder on video through its own processor: CLIP, SigLIP, SigLIP 2 "
           "(frame embeddings mean-pooled), PE video, VideoPrism, X-CLIP (their video towers)")
-class DualEncoder(VideoTextModel):
-    """`dual:<id>`: constructing it builds the class its model type takes (frame-mean or video-native)."""
+class DualEncoder:
+    """`dual:<id>`: reads the checkpoint's model type and returns the encoder that type takes (`FrameMeanEncoder`
+    or a `hardneg.models.dual_video` class), built with the same arguments."""
 
     hub_model = True
     default_model_id = None
 
-    def __new__(cls, model_id: str | None = None, *args, **kwargs):
-        if cls is DualEncoder:
-            if not model_id:
-                raise ValueError("give the dual encoder's Hub id or folder, e.g. "
-                                 "--model dual:google/siglip2-base-patch16-224")
-            kind = model_type_of(model_id, kwargs.get("revision"))
-            if kind in VIDEO_NATIVE_TYPES:
-                from hardneg.models.dual_video import VIDEO_ENCODERS
-
-                cls = VIDEO_ENCODERS[kind]
-            else:
-                cls = FrameMeanEncoder
-        return super().__new__(cls)
-
-    @staticmethod
-    def _features(out):
-        return getattr(out, "pooler_output", out)
+    def __new__(cls, model_id: str | None = None, device: str | None = None, fp16: bool = False,
+                revision: str | None = None, **kwargs):
+        if not model_id:
+            raise ValueError("give the dual encoder's Hub id or folder, e.g. --model dual:google/siglip2-base-patch16-224")
+        kind = model_type_of(model_id, revision)
+        encoder = VIDEO_ENCODERS.get(kind, FrameMeanEncoder)
+        return encoder(model_id, device=device, fp16=fp16, revision=revision, **kwargs)
 
 
-def refuse_without(model, model_id: str, needs: dict[str, str]) -> None:
-    """ValueError naming the model type and each missing method (`needs`: method -> what it gives)."""
-    missing = [f"{name} ({what})" for name, what in needs.items() if not hasattr(model, name)]
-    if missing:
-        raise ValueError(
-            f"model {model_id} (model_type {model.config.model_type!r}) has no {' and no '.join(missing)}: `dual:` "
-            f"takes a dual encoder with text features and image or video features ({', '.join(FRAME_MEAN_TYPES)}: "
-            f"frames averaged; {', '.join(VIDEO_NATIVE_TYPES)}: their video towers); a video LLM loads by its id "
-            "without `dual:`")
+class FrameMeanEncoder(VideoTextModel):
+    """An image-text model on video: frame embeddings L2-normalised and averaged, the cosine with the caption's."""
 
-
-class FrameMeanEncoder(DualEncoder):
     adapter = "dual-frame-mean"
+    hub_model = True
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, text_batch: int = 256, frame_batch: int = 256):
@@ -105,6 +75,10 @@ class FrameMeanEncoder(DualEncoder):
         self.revision = hub_revision(model_id, revision, self.model)
         self.text_batch, self.frame_batch = text_batch, frame_batch
         self._torch = torch
+
+    @staticmethod
+    def _features(out):
+        return getattr(out, "pooler_output", out)
 
     def encode_text(self, texts: Sequence[str]) -> np.ndarray:
         torch = self._torch

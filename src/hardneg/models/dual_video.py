@@ -25,18 +25,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.models.base import hub_revision, pick_device, torch_dtype
-from hardneg.models.dual import DualEncoder, refuse_without
+from hardneg.models.base import VideoTextModel, hub_revision, pick_device, torch_dtype
+from hardneg.models.dual_types import refuse_without
 
 
 def _numpy_frames(video) -> np.ndarray:
     return video.cpu().numpy() if hasattr(video, "cpu") else np.asarray(video)
 
 
-class VideoNativeEncoder(DualEncoder):
+class VideoNativeEncoder(VideoTextModel):
     """One video-text model through its processor; a subclass says how its tower and score are called."""
 
     adapter = "dual-video"
+    hub_model = True
     #: the model attributes the type's path calls (name -> what it gives), checked when loading
     needs: dict[str, str] = {}
     #: the config field that fixes the frame count, when the architecture fixes it
