@@ -62,7 +62,8 @@ def direct_forward(kind: str, folder, videos, captions) -> np.ndarray:
 def test_video_native_equals_a_direct_forward(kind):
     folder = _folder(kind)
     m = load_model(f"dual:{folder}", device="cpu")
-    assert type(m).__name__ in ("XClipDual", "VideoPrismDual", "PeVideoDual") and m.identity()["adapter"] == "dual-video"
+    assert type(m).__name__ in ("XClipDual", "VideoPrismDual", "PeVideoDual")
+    assert m.identity()["adapter"] == "dual-video"
     videos = _videos(2)
     got = m.similarity(m.encode_video(videos), m.encode_text(CAPTIONS))  # two videos in one processor call
     want = direct_forward(kind, folder, videos, CAPTIONS)
@@ -99,7 +100,8 @@ def test_frame_order_and_text_padding_change_the_scores(kind):
 @pytest.mark.slow
 def test_a_fixed_frame_count_is_required_by_name():
     m = load_model(f"dual:{_folder('videoprism')}", device="cpu")
-    with pytest.raises(ValueError, match=rf"exactly {TINY_FRAMES} frames .*vision_config.num_frames.*--frames {TINY_FRAMES}"):
+    n = TINY_FRAMES
+    with pytest.raises(ValueError, match=rf"exactly {n} frames .*vision_config.num_frames.*--frames {n}"):
         m.score(_videos(1, frames=TINY_FRAMES + 2)[0], CAPTIONS)
 
 
@@ -165,3 +167,27 @@ def test_a_model_without_image_features_is_refused(tmp_path):
 
     with pytest.raises(ValueError, match=r"model_type 'qwen2_vl'\) has no get_text_features \(text features\)"):
         load_model(f"dual:{tiny_vlm_path('qwen2-vl')}", device="cpu")
+
+
+def test_the_encoders_table_is_what_the_tests_verify_and_what_the_docs_hold(capsys):
+    """`hardneg models --encoders` lists exactly the types with a tiny model and a direct-forward test above, and
+    docs/models.md holds its table as generated."""
+    import re
+    from pathlib import Path
+
+    from hardneg.cli import main
+    from hardneg.models.dual_types import ENCODERS, FRAME_MEAN_TYPES, VIDEO_NATIVE_TYPES, encoders_markdown_table
+    from hardneg.models.dual_video import VIDEO_ENCODERS
+    from hardneg.models.tiny_encoders import KINDS
+
+    assert set(ENCODERS) == set(KINDS) == {*FRAME_MEAN_TYPES, *VIDEO_NATIVE_TYPES} == {*VIDEO_TYPES, "clip", "siglip",
+                                                                                     "siglip2"}
+    assert set(VIDEO_ENCODERS) == set(VIDEO_NATIVE_TYPES)
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "models.md").read_text(encoding="utf-8")
+    got = re.search(r"<!-- encoders-table:start -->\n(.*?)<!-- encoders-table:end -->", docs, re.S)
+    assert got and got.group(1) == encoders_markdown_table(), "paste `hardneg models --encoders --markdown`"
+    assert main(["models", "--encoders", "--markdown"]) == 0
+    assert capsys.readouterr().out == encoders_markdown_table()
+    assert main(["models", "--encoders"]) == 0
+    out = capsys.readouterr().out
+    assert all(re.search(rf"^{kind}\s+verified", out, re.M) for kind in ENCODERS)

@@ -42,7 +42,8 @@ class DualEncoder:
     def __new__(cls, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                 revision: str | None = None, **kwargs):
         if not model_id:
-            raise ValueError("give the dual encoder's Hub id or folder, e.g. --model dual:google/siglip2-base-patch16-224")
+            raise ValueError("give the dual encoder's Hub id or folder, e.g. "
+                             "--model dual:google/siglip2-base-patch16-224")
         kind = model_type_of(model_id, revision)
         encoder = VIDEO_ENCODERS.get(kind, FrameMeanEncoder)
         return encoder(model_id, device=device, fp16=fp16, revision=revision, **kwargs)

@@ -15,6 +15,29 @@ VIDEO_NATIVE_TYPES = ("pe_video", "videoprism", "xclip")
 MAX_LENGTH_PADDING = ("siglip", "siglip2")
 
 
+#: the dual-encoder types as `hardneg models --encoders` prints them and docs/models.md holds them: model type ->
+#: (path, frames, score). Each is verified by a tiny-model test against a direct forward (tests/vlm/
+#: test_dual_encoders.py, on `hardneg.models.tiny_encoders`).
+ENCODERS: dict[str, tuple[str, str, str]] = {
+    "clip": ("frame-mean", "any number; L2-normalised frame embeddings averaged", "cosine"),
+    "siglip": ("frame-mean", "any number; L2-normalised frame embeddings averaged",
+               "cosine (its sigmoid logit increases with it); captions padded to max_length"),
+    "siglip2": ("frame-mean", "any number; L2-normalised frame embeddings averaged",
+                "cosine (its sigmoid logit increases with it); captions padded to max_length"),
+    "pe_video": ("video-native", "any number (rotary positions over frames)", "forward's logits_video_text"),
+    "videoprism": ("video-native", "exactly vision_config.num_frames", "cosine: forward's video_embeds @ text_embeds.T"),
+    "xclip": ("video-native; X-CLIP Hub ids load the hand-written `xclip` adapter", "exactly vision_config.num_frames",
+              "cosine after the prompt generator: forward's logits_per_video / logit_scale.exp()"),
+}
+
+
+def encoders_markdown_table() -> str:
+    """The Markdown table of `ENCODERS` (docs/models.md, between its dual-encoders markers)."""
+    lines = ["| model type | path | frames | score | verified |", "|---|---|---|---|---|"]
+    lines += [f"| `{kind}` | {path} | {frames} | {score} | yes |" for kind, (path, frames, score) in ENCODERS.items()]
+    return "\n".join(lines) + "\n"
+
+
 def model_type_of(model_id: str, revision: str | None = None) -> str:
     """The checkpoint's `model_type` (its config.json), read without loading weights."""
     from transformers import AutoConfig
@@ -34,4 +57,5 @@ def refuse_without(model, model_id: str, needs: dict[str, str]) -> None:
             "without `dual:`")
 
 
-__all__ = ["FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "MAX_LENGTH_PADDING", "model_type_of", "refuse_without"]
+__all__ = ["ENCODERS", "FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "MAX_LENGTH_PADDING", "encoders_markdown_table",
+           "model_type_of", "refuse_without"]
