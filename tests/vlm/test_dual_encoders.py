@@ -157,6 +157,14 @@ def test_frame_mean_equals_a_direct_forward(kind):
     want = (txt @ torch.nn.functional.normalize(img, dim=0)).numpy()
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
     assert m.identity()["adapter"] == "dual-frame-mean" and got[0] == got[3]
+    # several videos (6 and 3 frames) share tower calls, chunks of 4 frames crossing a video's end: same rows
+    m.frame_batch = 4
+    short = np.random.default_rng(2).integers(0, 256, (3, 20, 24, 3), dtype=np.uint8)
+    both = m.similarity(m.encode_video([frames, short]), m.encode_text(CAPTIONS))
+    np.testing.assert_allclose(both[0], want, rtol=0, atol=1e-5)
+    m.frame_batch = 256
+    np.testing.assert_allclose(both[1], m.score(short, CAPTIONS), rtol=0, atol=1e-5)
+    assert np.abs(both[1] - both[0]).max() > 1e-3
     if kind == "siglip":  # SigLIP pools the last position: captions padded to the longest, not max_length, differ
         m.padding = True  # without the long caption (16 tokens either way), the batch pads to its longest
         assert np.abs(m.score(frames, CAPTIONS[:3]) - want[:3]).max() > 1e-3

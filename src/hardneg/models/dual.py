@@ -93,23 +93,37 @@ class FrameMeanEncoder(VideoTextModel):
             out.append(emb.float().cpu().numpy())
         return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
 
-    def encode_video(self, videos: Sequence[np.ndarray]) -> np.ndarray:
+    def _embed_frames(self, frames: list) -> np.ndarray:
+        """(len(frames), D) embeddings of frames of one size, through the image processor itself: its saved
+        settings (a processor's call can override them with its class defaults, e.g. Siglip2Processor's
+        max_num_patches)."""
         torch = self._torch
-        rows = []
-        for video in videos:
+        images = getattr(self.processor, "image_processor", self.processor)
+        px = images(images=frames, return_tensors="pt")
+        px = {k: (v.to(self.device, self.model.dtype) if v.is_floating_point() else v.to(self.device))
+              for k, v in px.items() if k.startswith("pixel") or k in ("spatial_shapes", "pixel_attention_mask")}
+        with torch.inference_mode():
+            return self._features(self.model.get_image_features(**px)).float().cpu().numpy()
+
+    def encode_video(self, videos: Sequence[np.ndarray]) -> np.ndarray:
+        """Frames of several videos share a tower call (up to `frame_batch` frames of one size), then each video's
+        L2-normalised frame embeddings are averaged."""
+        flat, owner = [], []
+        for j, video in enumerate(videos):
             frames = video.cpu().numpy() if hasattr(video, "cpu") else np.asarray(video)
-            embs = []
-            for i in range(0, len(frames), self.frame_batch):
-                # the image processor itself: its saved settings (a processor's call can override them with its
-                # class defaults, e.g. Siglip2Processor's max_num_patches)
-                images = getattr(self.processor, "image_processor", self.processor)
-                px = images(images=list(frames[i:i + self.frame_batch]), return_tensors="pt")
-                px = {k: (v.to(self.device, self.model.dtype) if v.is_floating_point() else v.to(self.device))
-                      for k, v in px.items() if k.startswith("pixel") or k in ("spatial_shapes", "pixel_attention_mask")}
-                with torch.inference_mode():
-                    embs.append(self._features(self.model.get_image_features(**px)).float().cpu().numpy())
-            rows.append(l2_normalize(np.concatenate(embs)).mean(0))
-        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
+            flat.extend(frames)
+            owner.extend([j] * len(frames))
+        embs, start = [], 0
+        while start < len(flat):
+            stop = start + 1
+            while stop < len(flat) and stop - start < self.frame_batch and flat[stop].shape == flat[start].shape:
+                stop += 1
+            embs.append(self._embed_frames(flat[start:stop]))
+            start = stop
+        if not embs:
+            return np.zeros((0, 0), np.float32)
+        emb, owner = l2_normalize(np.concatenate(embs)), np.asarray(owner)
+        return np.stack([emb[owner == j].mean(0) for j in range(len(videos))]).astype(np.float32)
 
     def identity(self):
         return {**super().identity(), "pooling": "mean of L2-normalised frame embeddings",
