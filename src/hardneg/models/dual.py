@@ -3,7 +3,7 @@
 `load_model("dual:<Hub id or folder>")` reads the checkpoint's config and picks the path by its model type:
 
 * frame-mean (`clip`, `siglip`, `siglip2`, and any other type whose model has `get_image_features` and
-  `get_text_features`): each sampled frame is embedded by `get_image_features` on the image processor's
+  `get_text_features`; `FrameMeanEncoder`): each sampled frame is embedded by `get_image_features` on the image processor's
   `pixel_values`, the frame embeddings are L2-normalised and averaged (the mean pooling of CLIP4Clip, Luo et al.
   2021, Sec. 3.3 "parameter-free type", which the contrast-set and Feint6K papers use for their CLIP baselines), and
   captions by `get_text_features` on the processor's text input (SigLIP's own `padding="max_length"`, as its model
@@ -12,9 +12,13 @@
 * video-native (`pe_video`, `videoprism`, `xclip`: `hardneg.models.dual_video`): the whole clip goes through the
   model's video processor and video tower, and the score is what the model's own `forward` computes (per type there).
 
-A type with no text features, or no image or video features, is refused with its model type and what it lacks.
-X-CLIP keeps its hand-written adapter too (`hardneg.models.xclip`, loaded by an X-CLIP Hub id); it equals this path
-on the same frames (tests/vlm/test_dual_encoders.py).
+A type with no text features, or no image or video features, is refused with its model type and what it lacks
+(`hardneg.models.dual_types`, which also lists the types for `hardneg models --encoders` and the registry: a local
+folder of one of these types loads here without `dual:`). X-CLIP keeps its hand-written adapter too
+(`hardneg.models.xclip`, loaded by an X-CLIP Hub id): it equals this path to 1e-5 on frames at the model's input
+size (tests/vlm/test_dual_encoders.py) and is faster (perf/bench_dual.py: its tensor pixel pipeline); frames it
+must resize differ slightly (PIL's resize, against the checkpoint's VideoMAEImageProcessor's torchvision one).
+Every type is tested on a tiny model (`hardneg.models.tiny_encoders`) against the model's own `forward`.
 """
 
 from __future__ import annotations
