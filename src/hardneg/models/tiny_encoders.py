@@ -10,7 +10,8 @@ versioned name: bump `VERSION` whenever a built folder would change.
 | kind | classes | tokenizer (as the real checkpoint's) |
 |---|---|---|
 | clip | CLIPModel, CLIPProcessor | CLIP's byte-level BPE with `</w>`, lower-cased (CLIPTokenizer) |
-| siglip, siglip2 | SiglipModel / Siglip2Model and their processors | a byte-level BPE (not yet their SentencePiece / Gemma one) |
+| siglip | SiglipModel, SiglipProcessor | T5-style SentencePiece Unigram, `</s>` appended (a `tokenizers` backend) |
+| siglip2 | Siglip2Model, Siglip2Processor | Gemma's BPE with byte fallback, lower-cased (Siglip2Tokenizer) |
 | xclip | XCLIPModel, XCLIPProcessor with VideoMAEImageProcessor (as microsoft/xclip-*) | CLIPTokenizer |
 | videoprism | VideoPrismClipModel, VideoPrismProcessor (LlavaOnevisionVideoProcessor) | T5-style Unigram (VideoPrismTokenizer) |
 | pe_video | PeVideoModel (ModernBERT text, timm PE-core frames), PeVideoProcessor | byte-level BPE, `[CLS] text [SEP]` (ModernBERT) |
@@ -76,6 +77,35 @@ def videoprism_tokenizer():
     return VideoPrismTokenizer(vocab=vocab, extra_ids=0)
 
 
+def siglip2_tokenizer():
+    """SigLIP 2's tokenizer (`Siglip2Tokenizer`: Gemma's BPE with byte fallback, spaces as "▁", lower-cased), its
+    merges trained here with the same normaliser and split."""
+    from tokenizers import trainers
+    from transformers import Siglip2Tokenizer
+
+    backend = Siglip2Tokenizer().backend_tokenizer  # its normaliser and split, an empty vocabulary
+    specials = ["<pad>", "<eos>", "<bos>", "<unk>", "<mask>"] + [f"<0x{i:02X}>" for i in range(256)]
+    backend.train_from_iterator(_corpus(), trainers.BpeTrainer(vocab_size=900, special_tokens=specials,
+                                                               show_progress=False))
+    spec = json.loads(backend.to_str())["model"]
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in spec["merges"]]
+    return Siglip2Tokenizer(vocab=spec["vocab"], merges=merges)
+
+
+def siglip_tokenizer():
+    """SigLIP's kind of tokenizer: a SentencePiece Unigram (T5's layout: `<pad>`=0, `</s>`=1, `<unk>`=2, `</s>`
+    appended), trained here. `SiglipTokenizer` itself needs the `sentencepiece` package and a `.spm` file, which the
+    lock does not have: this one is saved as a `tokenizers` backend with the same pieces-and-scores model."""
+    from tokenizers import processors
+    from transformers import PreTrainedTokenizerFast
+
+    unigram = videoprism_tokenizer().backend_tokenizer  # the same Unigram, Metaspace split
+    unigram.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
+                                                           special_tokens=[("</s>", 1)])
+    return PreTrainedTokenizerFast(tokenizer_object=unigram, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+                                   model_max_length=64)
+
+
 def modernbert_tokenizer():
     """ModernBERT's kind of tokenizer (PE video's text tower): byte-level BPE, `[CLS] text [SEP]` around each text
     (PE's text embedding is the hidden state at `[CLS]`)."""
@@ -100,9 +130,7 @@ def _frame_mean(kind: str):
     """CLIP, SigLIP or SigLIP 2: an image-text model whose frames `dual:` averages."""
     import transformers as tf
 
-    from hardneg.models.vlm.tiny import build_tokenizer
-
-    tok = clip_tokenizer() if kind == "clip" else build_tokenizer()
+    tok = {"clip": clip_tokenizer, "siglip": siglip_tokenizer, "siglip2": siglip2_tokenizer}[kind]()
     text = {"vocab_size": len(tok), **_TOWER, "num_hidden_layers": 2, "max_position_embeddings": 16,
             "pad_token_id": tok.pad_token_id}
     vision = {**_TOWER, "num_hidden_layers": 2, "patch_size": 4}
