@@ -113,6 +113,11 @@ def test_pe_video_takes_any_frame_count():
     np.testing.assert_allclose(m.score(videos[0], CAPTIONS), direct_forward("pe_video", folder, videos, CAPTIONS)[0],
                                rtol=0, atol=1e-5)
     assert m.identity()["frames_used"] == "as sampled"
+    # 7 and 4 frames in one processor call: padded, with its frame padding mask, as each alone
+    short = _videos(1, frames=4, seed=2)[0]
+    both = m.similarity(m.encode_video([videos[0], short]), m.encode_text(CAPTIONS))
+    np.testing.assert_allclose(both[1], m.score(short, CAPTIONS), rtol=0, atol=1e-5)
+    np.testing.assert_allclose(both[0], m.score(videos[0], CAPTIONS), rtol=0, atol=1e-5)
 
 
 @pytest.mark.slow
