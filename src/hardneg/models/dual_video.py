@@ -42,8 +42,7 @@ class VideoNativeEncoder(VideoTextModel):
     needs: dict[str, str] = {}
     #: the config field that fixes the frame count, when the architecture fixes it
     frames_field: str | None = None
-    #: processor keyword arguments for the captions (None: the processor's own defaults)
-    text_kwargs: dict[str, Any] | None = None
+    #: processor keyword arguments for the frames (the captions': `_text_call`)
     video_kwargs: dict[str, Any] = {"do_sample_frames": False}
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
