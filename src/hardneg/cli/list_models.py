@@ -16,10 +16,29 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/models.md")
+    p.add_argument("--encoders", action="store_true",
+                   help="list the dual-encoder types `dual:<id>` takes instead (how frames are pooled, the score)")
     p.set_defaults(func=run)
 
 
+def run_encoders(args: argparse.Namespace) -> int:
+    from hardneg.models.dual_types import ENCODERS, encoders_markdown_table
+
+    if args.json:
+        print(json.dumps([{"model_type": k, "path": p, "frames": f, "score": s, "verified": True}
+                          for k, (p, f, s) in ENCODERS.items()], indent=2))
+    elif args.markdown:
+        print(encoders_markdown_table(), end="")
+    else:
+        for kind, (path, frames, score) in ENCODERS.items():
+            print(f"{kind:<11} verified  {path}\n{'':<21}frames: {frames}\n{'':<21}score: {score}")
+        print(f"\n{len(ENCODERS)} dual-encoder types (dual:<Hub id or folder>), each verified by a tiny-model test")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.encoders:
+        return run_encoders(args)
     from hardneg.models.vlm.support import markdown_table, table
 
     rows = table()

@@ -107,13 +107,17 @@ def resolve(model: str) -> tuple[str, str]:
         if _local_model_type(path) == "hardneg-trained":
             return "trained", model
     if path.is_dir():
+        from hardneg.models.dual_types import FRAME_MEAN_TYPES, VIDEO_NATIVE_TYPES
+
         kind = _local_model_type(path)
         mapping = {"clip": "clip", "xclip": "xclip", "sentence-transformers": "st", "hardneg-trained": "trained"}
+        mapping.update({k: "dual" for k in (*FRAME_MEAN_TYPES, *VIDEO_NATIVE_TYPES) if k not in mapping})
         mapping.update(dict.fromkeys(_video_llm_types(), "vlm"))
         if kind in mapping:
             return mapping[kind], model
         raise ValueError(f"model folder {model} has model_type {kind!r}; supported: clip, xclip, sentence-transformers, "
-                         f"hardneg-trained, video LLMs ({', '.join(_video_llm_types())}) "
+                         f"hardneg-trained, dual encoders ({', '.join((*FRAME_MEAN_TYPES, *VIDEO_NATIVE_TYPES))}), "
+                         f"video LLMs ({', '.join(_video_llm_types())}) "
                          "(or prefix the path with an adapter name, e.g. clip:/path)")
     for pred, name, _ in _MATCHERS:
         if pred(model):

@@ -5,6 +5,12 @@ generator that attends over the video's patch features. To keep video embeddings
 `encode_video` returns the video embedding followed by the mean patch features, and
 `similarity` runs the prompt generator on them, reproducing `XCLIPModel.forward`'s logits
 (without the logit scale).
+
+`dual:<id>` serves X-CLIP too, through the checkpoint's own processor (`hardneg.models.dual_video.XClipDual`). This
+adapter stays for X-CLIP Hub ids because it is faster (its tensor pixel pipeline; perf/bench_dual.py) and equal to it
+on frames at the model's input size (tests/vlm/test_dual_encoders.py); it resizes other frames with PIL where the
+checkpoint's VideoMAEImageProcessor uses torchvision (a slight difference), and it samples
+`vision_config.num_frames` frames from the decoded ones where `dual:` requires exactly that many.
 """
 
 from __future__ import annotations

@@ -1,0 +1,61 @@
+"""Which `transformers` model types `dual:<id>` serves, and how it refuses the others (no adapter is imported here).
+
+`hardneg.models.dual` (frame-mean) and `hardneg.models.dual_video` (video-native) both read these, and the registry
+reads them to send a local folder of such a type to `dual:`.
+"""
+
+from __future__ import annotations
+
+#: image-text types whose frames are averaged (checked by tiny-model tests); any other type with image and text
+#: features takes the same path
+FRAME_MEAN_TYPES = ("clip", "siglip", "siglip2")
+#: video-text types with their own video tower (`hardneg.models.dual_video`)
+VIDEO_NATIVE_TYPES = ("pe_video", "videoprism", "xclip")
+#: model types whose processor pads text to the training length (their model cards: `padding="max_length"`)
+MAX_LENGTH_PADDING = ("siglip", "siglip2")
+
+
+#: the dual-encoder types as `hardneg models --encoders` prints them and docs/models.md holds them: model type ->
+#: (path, frames, score). Each is verified by a tiny-model test against a direct forward (tests/vlm/
+#: test_dual_encoders.py, on `hardneg.models.tiny_encoders`).
+ENCODERS: dict[str, tuple[str, str, str]] = {
+    "clip": ("frame-mean", "any number; L2-normalised frame embeddings averaged", "cosine"),
+    "siglip": ("frame-mean", "any number; L2-normalised frame embeddings averaged",
+               "cosine (its sigmoid logit increases with it); captions padded to max_length"),
+    "siglip2": ("frame-mean", "any number; L2-normalised frame embeddings averaged",
+                "cosine (its sigmoid logit increases with it); captions padded to max_length"),
+    "pe_video": ("video-native", "any number (rotary positions over frames)", "forward's logits_video_text"),
+    "videoprism": ("video-native", "exactly vision_config.num_frames", "cosine: forward's video_embeds @ text_embeds.T"),
+    "xclip": ("video-native; X-CLIP Hub ids load the hand-written `xclip` adapter", "exactly vision_config.num_frames",
+              "cosine after the prompt generator: forward's logits_per_video / logit_scale.exp()"),
+}
+
+
+def encoders_markdown_table() -> str:
+    """The Markdown table of `ENCODERS` (docs/models.md, between its dual-encoders markers)."""
+    lines = ["| model type | path | frames | score | verified |", "|---|---|---|---|---|"]
+    lines += [f"| `{kind}` | {path} | {frames} | {score} | yes |" for kind, (path, frames, score) in ENCODERS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def model_type_of(model_id: str, revision: str | None = None) -> str:
+    """The checkpoint's `model_type` (its config.json), read without loading weights."""
+    from transformers import AutoConfig
+
+    kw = {"revision": revision} if revision else {}
+    return str(AutoConfig.from_pretrained(model_id, **kw).model_type)
+
+
+def refuse_without(model, model_id: str, needs: dict[str, str]) -> None:
+    """ValueError naming the model type and each missing attribute (`needs`: attribute -> what it gives)."""
+    missing = [f"{name} ({what})" for name, what in needs.items() if not hasattr(model, name)]
+    if missing:
+        raise ValueError(
+            f"model {model_id} (model_type {model.config.model_type!r}) has no {' and no '.join(missing)}: `dual:` "
+            f"takes a dual encoder with text features and image or video features ({', '.join(FRAME_MEAN_TYPES)}: "
+            f"frames averaged; {', '.join(VIDEO_NATIVE_TYPES)}: their video towers); a video LLM loads by its id "
+            "without `dual:`")
+
+
+__all__ = ["ENCODERS", "FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "MAX_LENGTH_PADDING", "encoders_markdown_table",
+           "model_type_of", "refuse_without"]
