@@ -37,7 +37,8 @@ from pathlib import Path
 
 from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
-                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
+                                         LMMS_EVAL_MODEL_HARNESS, LMMS_EVAL_PIXELS, LMMS_EVAL_POSITIONS,
+                                         LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -165,7 +166,8 @@ BENCHMARK = Benchmark(
             "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:lmms_eval_match)",
             "hardneg.benchmarks.tempcompass:lmms_eval_match",
             replace(LMMS_EVAL_ANSWERS, judge_prompt=TEMPCOMPASS_JUDGE_PROMPT), system=LMMS_EVAL_SYSTEM,
-            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES)),
+            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES,
+            positions=LMMS_EVAL_POSITIONS, model_harness=LMMS_EVAL_MODEL_HARNESS)),
     ),
 )
 
