@@ -44,3 +44,24 @@ def test_resize_is_qwen_vl_utils_smart_resize_and_torch_bicubic(vp, h, w):
     x = torch.as_tensor(frames).permute(0, 3, 1, 2)
     want = vp.transforms.functional.resize(x, [rh, rw], interpolation=vp.InterpolationMode.BICUBIC, antialias=True)
     assert np.array_equal(got, want.permute(0, 2, 3, 1).numpy())
+
+
+@pytest.mark.parametrize("total, fps, pixels", [(40, 10, (200704, 1605632)), (3, 8, (3136, 602112))])
+def test_nframes_recipe_is_fetch_video_as_lmms_eval_qwen2_5_vl_calls_it(vp, tmp_path, total, fps, pixels):
+    """The "qwen-vl-utils-nframes" recipe against qwen-vl-utils' own `fetch_video` on the file, called as lmms-eval
+    0.7.3's Qwen2.5-VL chat wrapper calls it (models/chat/qwen2_5_vl.py, `generate_until`: nframes = min(32, the
+    clip's frames) floored to even, at least 2; its min_pixels and max_pixels in the video element)."""
+    import torch
+
+    from hardneg.video import decode_frames, write_video
+
+    rng = np.random.default_rng(total)
+    path = tmp_path / "c.mp4"
+    write_video(path, [rng.integers(0, 255, (48, 64, 3), dtype=np.uint8) for _ in range(total)], fps=fps)
+    nframes = max(2, min(32, total) // 2 * 2)
+    want, _ = vp.fetch_video({"video": str(path), "nframes": nframes, "min_pixels": pixels[0], "max_pixels": pixels[1]},
+                             return_video_sample_fps=True)
+    settings = FrameSettings(n_frames=32, resize=None, recipe="qwen-vl-utils-nframes", pixels=pixels)
+    got = np.asarray(decode_frames(path, settings))
+    assert got.shape == tuple(want.permute(0, 2, 3, 1).shape)
+    assert np.array_equal(got, want.round().to(torch.uint8).permute(0, 2, 3, 1).numpy())
