@@ -316,9 +316,22 @@ class VLMPrompt:
     #: the 3-D positions of Qwen-VL models: None (Qwen's published rule, `hardneg.models.vlm.positions`) or
     #: "transformers" (the installed transformers' `get_rope_index`, as lmms-eval's wrappers run it)
     positions: str | None = None
+    #: generate-match decoding: 0 is greedy; above 0, sampling at this temperature (TempCompass's Video-LLaVA script:
+    #: do_sample=True, temperature=0.1), from the `top_k` most likely tokens (None: all; transformers' generate
+    #: defaults to 50), with a torch generator seeded by `seed` for every answer (recorded in provenance)
+    temperature: float = 0.0
+    top_k: int | None = None
+    seed: int = 0
     #: the harness per model type, where its wrapper for that family differs: ((model_type, ((field, value), ...)),
     #: ...); a field "answers" holds ((AnswerRules field, value), ...). Applied by `for_model_type`.
     model_harness: tuple = ()
+
+    def decoding(self) -> str:
+        """The generate-match decoding in words (provenance)."""
+        if not self.temperature:
+            return f"greedy, at most {self.max_new_tokens} new tokens"
+        return (f"sampling: temperature {self.temperature}, top_k {self.top_k}, torch generator seeded {self.seed} "
+                f"for every answer; at most {self.max_new_tokens} new tokens")
 
     def for_model_type(self, model_type: str | None) -> "VLMPrompt":
         """This protocol with the harness settings its source uses for `model_type` (`model_harness`), if any."""
@@ -331,6 +344,10 @@ class VLMPrompt:
         return self
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.temperature, (int, float)) and self.temperature >= 0) or (
+                self.top_k is not None and not (isinstance(self.top_k, int) and self.top_k > 0)):
+            raise ValueError(f"temperature {self.temperature!r} must be >= 0 and top_k {self.top_k!r} a positive "
+                             "integer or None")
         if self.positions not in (None, "transformers"):
             raise ValueError(f"positions {self.positions!r}: use None (Qwen's rule) or 'transformers'")
         if self.answers is None:

@@ -313,6 +313,13 @@ class VideoLLM(ScoreAdapter):
         extra = {"item_text": self.spec.item_text, "matcher": self.spec.matcher,
                  "max_new_tokens": self.spec.max_new_tokens, "answers": self.spec.answers.identity(),
                  "judge": judge} if self.spec.protocol == "generate-match" else {}
+        if self.spec.protocol == "generate-match" and self.spec.temperature:  # sampled: its settings and seed
+            extra.update(decoding=self.spec.decoding(), temperature=self.spec.temperature, top_k=self.spec.top_k,
+                         seed=self.spec.seed)
+        if self.spec.dtype is not None:
+            extra["protocol_dtype"] = self.spec.dtype
+        if self.spec.positions is not None:
+            extra["positions"] = self.spec.positions
         if self.spec.system is not None:
             extra["system"] = self.spec.system
         return {**super().identity(), "protocol": self.spec.protocol, "score": score_name(self.spec),
@@ -357,6 +364,7 @@ class VideoLLM(ScoreAdapter):
         arr = np.ascontiguousarray(np.asarray(video))
         key = (hashlib.blake2b(arr.tobytes(), digest_size=16).hexdigest(), arr.shape, question, self.spec.prompt,
                self.spec.system, self.spec.max_new_tokens, self.spec.dtype, self.spec.positions,
+               self.spec.temperature, self.spec.top_k, self.spec.seed,
                None if timestamps is None else tuple(np.asarray(timestamps, np.float64).reshape(-1).tolist()), naive)
         raw = self._answers.get(key)
         if raw is None:
