@@ -317,10 +317,11 @@ class VLMPrompt:
     #: "transformers" (the installed transformers' `get_rope_index`, as lmms-eval's wrappers run it)
     positions: str | None = None
     #: generate-match decoding: 0 is greedy; above 0, sampling at this temperature (TempCompass's Video-LLaVA script:
-    #: do_sample=True, temperature=0.1), from the `top_k` most likely tokens (None: all; transformers' generate
-    #: defaults to 50), with a torch generator seeded by `seed` for every answer (recorded in provenance)
+    #: do_sample=True, temperature=0.1), recorded in provenance
     temperature: float = 0.0
+    #: sampling: only the `top_k` most likely tokens (None: all; transformers' generate defaults to 50)
     top_k: int | None = None
+    #: sampling: the seed of the torch generator drawn from, afresh for every answer (recorded in provenance)
     seed: int = 0
     #: the harness per model type, where its wrapper for that family differs: ((model_type, ((field, value), ...)),
     #: ...); a field "answers" holds ((AnswerRules field, value), ...). Applied by `for_model_type`.
