@@ -78,6 +78,24 @@ def qwen_vl_utils_positions(times, settings) -> np.ndarray:
     return idx[keep]
 
 
+#: the seed of ViLMA's offsets (run_blip2.py, main: np.random.seed(0))
+VILMA_SEED = 0
+
+
+def vilma_consecutive_positions(total: int, n: int, seed: int = VILMA_SEED) -> np.ndarray:
+    """ViLMA's authors' frames (models/image/run_blip2.py, `sample_frame_indices(clip_len=8, frame_sample_rate=1,
+    seg_len)`, called when the clip has more than clip_len frames; otherwise every frame): end = randint(n, total),
+    start = end - n, the positions clip(linspace(start, end, n), start, end - 1) as integers, i.e. n consecutive
+    frames from a random offset. Their offsets come from one global NumPy stream seeded 0 and drawn in their items'
+    order; here each clip draws from its own generator seeded by (seed, its frame count), so a clip's frames do not
+    depend on which clips were decoded before it (a departure: the same offsets only by chance)."""
+    if total <= n:
+        return np.arange(total, dtype=np.int64)
+    end = int(np.random.default_rng([seed, total]).integers(n, total))
+    start = end - n
+    return np.clip(np.linspace(start, end, num=n), start, end - 1).astype(np.int64)
+
+
 def qwen_vl_utils_resize(frames: np.ndarray, min_pixels: int = LMMS_EVAL_MIN_PIXELS,
                          max_pixels: int = LMMS_EVAL_MAX_PIXELS) -> np.ndarray:
     """(T, H, W, 3) uint8 resized as `fetch_video` does: `smart_resize` to multiples of 28 within the pixel limits,
@@ -98,5 +116,5 @@ def qwen_vl_utils_resize(frames: np.ndarray, min_pixels: int = LMMS_EVAL_MIN_PIX
     return x.permute(0, 2, 3, 1).contiguous().numpy()
 
 
-__all__ = ["LMMS_EVAL_MAX_PIXELS", "LMMS_EVAL_MIN_PIXELS", "qwen_vl_utils_positions", "qwen_vl_utils_resize",
-           "smart_resize"]
+__all__ = ["LMMS_EVAL_MAX_PIXELS", "LMMS_EVAL_MIN_PIXELS", "VILMA_SEED", "qwen_vl_utils_positions",
+           "qwen_vl_utils_resize", "smart_resize", "vilma_consecutive_positions"]

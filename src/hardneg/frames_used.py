@@ -24,6 +24,9 @@ RECIPE_RULES = {
                               "frames) floored to even, at least 2, frames at round(linspace(0, total - 1, "
                               "nframes)) (qwen-vl-utils 0.0.14); resized to multiples of 28 within the pixel limits "
                               "(hardneg.frame_recipes)"),
+    "vilma-consecutive": ("ViLMA's authors (models/image/run_blip2.py, sample_frame_indices): n consecutive frames "
+                          "from a random offset, every frame of a clip of n or fewer; the offset drawn from a "
+                          "generator seeded by (0, the clip's frame count) (hardneg.frame_recipes)"),
 }
 
 

@@ -81,7 +81,10 @@ def require_decoder(settings: "FrameSettings") -> None:
 
 #: "hardneg": hardneg's own sampling; "qwen-vl-utils": lmms-eval's Qwen2-VL wrapper (2 frames per second);
 #: "qwen-vl-utils-nframes": lmms-eval's Qwen2.5-VL chat wrapper (a fixed count); `hardneg.frame_recipes`
-FRAME_RECIPES = ("hardneg", "qwen-vl-utils", "qwen-vl-utils-nframes")
+#: "vilma-consecutive": ViLMA's authors' n consecutive frames at a seeded random offset (`hardneg.frame_recipes`)
+FRAME_RECIPES = ("hardneg", "qwen-vl-utils", "qwen-vl-utils-nframes", "vilma-consecutive")
+#: the recipes that read and resize frames as qwen-vl-utils does (their own resize: `resize` must be None)
+QWEN_RECIPES = ("qwen-vl-utils", "qwen-vl-utils-nframes")
 
 
 @dataclass(frozen=True)
@@ -126,9 +129,9 @@ class FrameSettings:
             raise ValueError(f"scaler applies to the pyav decoder only; {self.decoder} frames are resized with torch")
         if self.recipe not in FRAME_RECIPES:
             raise ValueError(f"recipe must be one of {FRAME_RECIPES}, got {self.recipe!r}")
-        if self.recipe != "hardneg" and self.resize is not None:
+        if self.recipe in QWEN_RECIPES and self.resize is not None:
             raise ValueError(f"recipe {self.recipe!r} resizes the frames itself: leave resize None")
-        if self.pixels is not None and (self.recipe == "hardneg" or len(self.pixels) != 2
+        if self.pixels is not None and (self.recipe not in QWEN_RECIPES or len(self.pixels) != 2
                                         or not 0 < self.pixels[0] <= self.pixels[1]):
             raise ValueError(f"pixels {self.pixels!r}: (min_pixels, max_pixels), min <= max, with a qwen-vl-utils "
                              "recipe")
@@ -184,6 +187,10 @@ def sample_positions(times: Sequence[float], settings: FrameSettings) -> np.ndar
     time in seconds (or its position when it has none): the rule all decoders follow."""
     if len(times) < 1:
         raise ValueError("a video with no frames has nothing to sample")
+    if settings.recipe == "vilma-consecutive":
+        from hardneg.frame_recipes import vilma_consecutive_positions
+
+        return vilma_consecutive_positions(len(times), settings.n_frames)
     if settings.recipe != "hardneg":
         from hardneg.frame_recipes import qwen_vl_utils_positions
 
@@ -596,7 +603,7 @@ def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettin
             got = _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
         else:
             got = _decode_pyav(path, settings, max_pixels, threads, stats, device)
-        if settings.recipe != "hardneg":
+        if settings.recipe in QWEN_RECIPES:
             from hardneg.frame_recipes import qwen_vl_utils_resize
 
             got = Frames(qwen_vl_utils_resize(np.asarray(got), *(settings.pixels or ())), frame_times(got))
