@@ -105,10 +105,11 @@ class FrameSettings:
     resize: int | None = 224
     decoder: str = "pyav"
     scaler: str = "pil"
-    #: "hardneg" (the rule above) or "qwen-vl-utils": the frames lmms-eval's Qwen2-VL wrapper takes
-    #: (`hardneg.frame_recipes`: qwen-vl-utils' `fetch_video` at `fps` (default 2) frames per second, at least 4,
-    #: an even count, then at most `n_frames` (the wrapper's max_num_frames), resized to multiples of 28 pixels
-    #: within its pixel limits); `resize` must then be None
+    #: "hardneg" (the rule above) or another harness's frames (`FRAME_RECIPES`, `hardneg.frame_recipes`):
+    #: "qwen-vl-utils", lmms-eval's Qwen2-VL wrapper (qwen-vl-utils' `fetch_video` at `fps` (default 2) frames per
+    #: second, at least 4, an even count, then at most `n_frames`, resized to multiples of 28 pixels within its pixel
+    #: limits; `resize` must then be None); "qwen-vl-utils-nframes", lmms-eval's Qwen2.5-VL chat wrapper (a fixed
+    #: even count); "vilma-consecutive", ViLMA's authors (`n_frames` consecutive from a seeded random offset)
     recipe: str = "hardneg"
     #: the recipes only: (min_pixels, max_pixels) given to qwen-vl-utils per frame (the wrapper's); None: lmms-eval's
     #: Qwen2-VL wrapper's 3,136 and 602,112
