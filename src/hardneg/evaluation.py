@@ -87,6 +87,9 @@ def provenance(meta: dict, data, ties: str) -> dict[str, Any]:
         "hardneg_version": __version__, "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "data_revision": data.data_revision, "hub_id": decl.hub_id, "scored_data_revision": meta.get("data_revision"),
         "ties": ties, "original_ties": decl.original_ties, "frames": meta.get("frames"),
+        # the frames each video gave and how they were decoded (`hardneg.frames_used`; absent in older files and
+        # for models that take no video)
+        **({"frames_used": meta["frames_used"], "decoding": meta.get("decoding")} if meta.get("frames_used") else {}),
         "model_id": meta.get("model_id"), "model_revision": meta.get("model_revision"),
         "scored_with": meta.get("hardneg_version"),
         # the packages that change numbers (hardneg.versions): here, and where the scores were computed

@@ -35,6 +35,7 @@ from hardneg.resources import cache_dir as default_cache_dir
 from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predictions_metadata
 from hardneg.truncation import check_items, tie_identical
 from hardneg.decoding import decode_batches
+from hardneg.frames_used import frames_used, frames_used_record, sampling_rule
 from hardneg.video import FrameSettings, UnscorableVideo, VideoFolder, VideoReport, file_fingerprint
 
 # -------------------------------------------------------------------------------------- cache
@@ -96,8 +97,13 @@ UNSCORABLE = (UnscorableVideo,)
 
 
 def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
-                  cache: EmbeddingCache | None, report: VideoReport) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, bool]]:
-    """Embeddings of the given videos (cache first), their status, and whether each came from the cache."""
+                  cache: EmbeddingCache | None, report: VideoReport,
+                  used: dict[str, tuple] | None = None
+                  ) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, bool]]:
+    """Embeddings of the given videos (cache first), their status, and whether each came from the cache.
+
+    used: filled with {video id: (frame count, first time s, spacing s)} of the frames decoded here
+    (`hardneg.frames_used.frames_used`); a video taken from the cache is not decoded and gets none."""
     emb: dict[str, np.ndarray] = {}
     status: dict[str, str] = {}
     cached: dict[str, bool] = {}
@@ -130,6 +136,8 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
                 status[v] = "unreadable"
             else:
                 todo.append((v, fp, got))
+                if used is not None:
+                    used[v] = frames_used(got)
         done += len(got_chunk)
         if todo:
             vecs = model.encode_video([t[2] for t in todo])
@@ -144,6 +152,8 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
 _BATCH_OUTPUT_SCHEMA = pa.schema([
     ("id", pa.string()), ("scores", pa.list_(pa.float32())), ("video_id", pa.string()), ("video_status", pa.string()),
     ("video_error", pa.string()), ("video_cached", pa.bool_()), ("skipped", pa.bool_()), ("skip_reason", pa.string()),
+    # the frames the video gave (`hardneg.frames_used`): how many, the first one's time and their spacing, seconds
+    ("frame_count", pa.int32()), ("frame_first_s", pa.float64()), ("frame_spacing_s", pa.float64()),
 ])
 
 
@@ -180,9 +190,11 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
 
     def fn(batch: dict[str, list]) -> dict[str, list]:
         report = VideoReport()
-        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report)
+        used: dict[str, tuple] = {}
+        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report, used)
         out: dict[str, list] = {"id": [], "scores": [], "video_id": [], "video_status": [], "video_error": [],
-                                "video_cached": [], "skipped": [], "skip_reason": []}
+                                "video_cached": [], "skipped": [], "skip_reason": [], "frame_count": [],
+                                "frame_first_s": [], "frame_spacing_s": []}
         has_captions = "captions" in batch
         many: dict[int, np.ndarray] = {}  # a model that scores many items at once (video LLMs batch across videos)
         if has_captions and callable(getattr(model, "similarity_many", None)) and not getattr(model, "wants_items", False):
@@ -215,6 +227,10 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
             out["video_cached"].append(bool(cached.get(vid, False)))
             out["skipped"].append(st not in ("ok", "not used"))
             out["skip_reason"].append(None if st in ("ok", "not used") else f"video {st}")
+            n, first, spacing = used.pop(vid, (None, None, None))  # once per video: its first row
+            out["frame_count"].append(n)
+            out["frame_first_s"].append(first)
+            out["frame_spacing_s"].append(spacing)
         return pa.Table.from_pydict(out, schema=_BATCH_OUTPUT_SCHEMA)
 
     fn.model = model  # for callers that want the identity without loading twice
@@ -340,11 +356,9 @@ def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[s
         if fallback:
             print(f"warning: {fallback}", file=sys.stderr)
     backend = default_backend(frames)
-    from hardneg.video import SAMPLING_RULE
-
     info: dict[str, Any] = {"requested": requested, "decoder": frames.decoder, "backend": backend,
                             "workers": default_workers() if backend == "process" else None,
-                            "sampling": SAMPLING_RULE, "scaler": frames.scaler if frames.decoder != "torchcodec"
+                            "sampling": sampling_rule(frames), "scaler": frames.scaler if frames.decoder != "torchcodec"
                             else "torch-bicubic-antialias"}
     if fallback:
         info["fallback"] = fallback
@@ -464,6 +478,8 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
                          schema=PREDICTIONS_SCHEMA)
         n_rows = data.queries.num_rows
         extra = {"video_ids": coll}
+    if m.uses_video:  # the frames each video gave, and how they were taken (results' provenance)
+        extra["frames_used"] = frames_used_record(rows, frames, decoding)
     meta = dict(meta_common, videos=report.to_dict(), rows_total=n_rows, rows_scored=table.num_rows,
                 text_cuts=cuts.to_dict() if cuts is not None else None, **extra)
     said = cuts.message() if cuts is not None else None

@@ -79,6 +79,14 @@ def require_decoder(settings: "FrameSettings") -> None:
         _pyav()
 
 
+#: "hardneg": hardneg's own sampling; "qwen-vl-utils": lmms-eval's Qwen2-VL wrapper (2 frames per second);
+#: "qwen-vl-utils-nframes": lmms-eval's Qwen2.5-VL chat wrapper (a fixed count); `hardneg.frame_recipes`
+#: "vilma-consecutive": ViLMA's authors' n consecutive frames at a seeded random offset (`hardneg.frame_recipes`)
+FRAME_RECIPES = ("hardneg", "qwen-vl-utils", "qwen-vl-utils-nframes", "vilma-consecutive")
+#: the recipes that read and resize frames as qwen-vl-utils does (their own resize: `resize` must be None)
+QWEN_RECIPES = ("qwen-vl-utils", "qwen-vl-utils-nframes")
+
+
 @dataclass(frozen=True)
 class FrameSettings:
     """How frames are sampled: part of a result's identity.
@@ -97,11 +105,15 @@ class FrameSettings:
     resize: int | None = 224
     decoder: str = "pyav"
     scaler: str = "pil"
-    #: "hardneg" (the rule above) or "qwen-vl-utils": the frames lmms-eval's Qwen2-VL wrapper takes
-    #: (`hardneg.frame_recipes`: qwen-vl-utils' `fetch_video` at `fps` (default 2) frames per second, at least 4,
-    #: an even count, then at most `n_frames` (the wrapper's max_num_frames), resized to multiples of 28 pixels
-    #: within its pixel limits); `resize` must then be None
+    #: "hardneg" (the rule above) or another harness's frames (`FRAME_RECIPES`, `hardneg.frame_recipes`):
+    #: "qwen-vl-utils", lmms-eval's Qwen2-VL wrapper (qwen-vl-utils' `fetch_video` at `fps` (default 2) frames per
+    #: second, at least 4, an even count, then at most `n_frames`, resized to multiples of 28 pixels within its pixel
+    #: limits; `resize` must then be None); "qwen-vl-utils-nframes", lmms-eval's Qwen2.5-VL chat wrapper (a fixed
+    #: even count); "vilma-consecutive", ViLMA's authors (`n_frames` consecutive from a seeded random offset)
     recipe: str = "hardneg"
+    #: the recipes only: (min_pixels, max_pixels) given to qwen-vl-utils per frame (the wrapper's); None: lmms-eval's
+    #: Qwen2-VL wrapper's 3,136 and 602,112
+    pixels: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_frames, int) or self.n_frames < 1:
@@ -116,10 +128,14 @@ class FrameSettings:
             raise ValueError(f"scaler must be one of {SCALERS}, got {self.scaler!r}")
         if self.decoder in TORCH_DECODERS and self.scaler != "pil":
             raise ValueError(f"scaler applies to the pyav decoder only; {self.decoder} frames are resized with torch")
-        if self.recipe not in ("hardneg", "qwen-vl-utils"):
-            raise ValueError(f"recipe must be 'hardneg' or 'qwen-vl-utils', got {self.recipe!r}")
-        if self.recipe != "hardneg" and self.resize is not None:
-            raise ValueError("recipe 'qwen-vl-utils' resizes the frames itself: leave resize None")
+        if self.recipe not in FRAME_RECIPES:
+            raise ValueError(f"recipe must be one of {FRAME_RECIPES}, got {self.recipe!r}")
+        if self.recipe in QWEN_RECIPES and self.resize is not None:
+            raise ValueError(f"recipe {self.recipe!r} resizes the frames itself: leave resize None")
+        if self.pixels is not None and (self.recipe not in QWEN_RECIPES or len(self.pixels) != 2
+                                        or not 0 < self.pixels[0] <= self.pixels[1]):
+            raise ValueError(f"pixels {self.pixels!r}: (min_pixels, max_pixels), min <= max, with a qwen-vl-utils "
+                             "recipe")
 
     def identity(self) -> dict[str, Any]:
         """The settings that make the frames what they are. The defaults give the same dict as
@@ -131,6 +147,8 @@ class FrameSettings:
             ident["resize_method"] = "torch-bicubic-antialias"
         if self.recipe != "hardneg":
             ident["recipe"] = self.recipe
+        if self.pixels is not None:
+            ident["recipe_pixels"] = list(self.pixels)
         if self.scaler != "pil":
             ident["scaler"] = f"{self.scaler}-bicubic"
         return ident
@@ -170,7 +188,11 @@ def sample_positions(times: Sequence[float], settings: FrameSettings) -> np.ndar
     time in seconds (or its position when it has none): the rule all decoders follow."""
     if len(times) < 1:
         raise ValueError("a video with no frames has nothing to sample")
-    if settings.recipe == "qwen-vl-utils":
+    if settings.recipe == "vilma-consecutive":
+        from hardneg.frame_recipes import vilma_consecutive_positions
+
+        return vilma_consecutive_positions(len(times), settings.n_frames)
+    if settings.recipe != "hardneg":
         from hardneg.frame_recipes import qwen_vl_utils_positions
 
         try:
@@ -582,10 +604,10 @@ def decode_frames(path: str | os.PathLike, settings: FrameSettings = FrameSettin
             got = _decode_torchcodec(path, settings, max_pixels, device, threads, stats)
         else:
             got = _decode_pyav(path, settings, max_pixels, threads, stats, device)
-        if settings.recipe == "qwen-vl-utils":
+        if settings.recipe in QWEN_RECIPES:
             from hardneg.frame_recipes import qwen_vl_utils_resize
 
-            got = Frames(qwen_vl_utils_resize(np.asarray(got)), frame_times(got))
+            got = Frames(qwen_vl_utils_resize(np.asarray(got), *(settings.pixels or ())), frame_times(got))
         return got
     except (VideoDecodeError, DecoderUnavailable):
         raise

@@ -61,6 +61,10 @@ def test_export_every_benchmark_loads_in_lmms_eval_task_manager(built, tmp_path,
         assert doc["task"] == task and doc["dataset_name"] == spec["config"]
         assert doc["output_type"] == {"generate-match": "generate_until", "caption-likelihood": "multiple_choice"}[
             spec["protocol"]]
+        # a likelihood task says it does not reproduce hardneg run (lmms-eval sums, hardneg takes the mean)
+        likelihood = spec["protocol"] == "caption-likelihood"
+        assert doc["metadata"].get("hardneg_reproduces_run", True) is not likelihood
+        assert ("not hardneg run's" in doc["metadata"].get("hardneg_note", "")) is likelihood
     install_shims()
     from lmms_eval.tasks import TaskManager, get_task_dict
 

@@ -13,7 +13,7 @@ file of metadata; evaluation lives in shared code).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -310,8 +310,47 @@ class VLMPrompt:
     #: the frames the protocol set's source takes (a `hardneg.video.FrameSettings`, e.g. lmms-eval's wrapper's
     #: qwen-vl-utils recipe), used when the run's frames are left at their defaults; None: the run's frames
     frames: Any = None
+    #: the dtype the source's harness loads the model in ("bfloat16": lmms-eval's Qwen2.5-VL wrapper hard-codes it);
+    #: None: hardneg's (float32 on the CPU)
+    dtype: str | None = None
+    #: the 3-D positions of Qwen-VL models: None (Qwen's published rule, `hardneg.models.vlm.positions`) or
+    #: "transformers" (the installed transformers' `get_rope_index`, as lmms-eval's wrappers run it)
+    positions: str | None = None
+    #: generate-match decoding: 0 is greedy; above 0, sampling at this temperature (TempCompass's Video-LLaVA script:
+    #: do_sample=True, temperature=0.1), recorded in provenance
+    temperature: float = 0.0
+    #: sampling: only the `top_k` most likely tokens (None: all; transformers' generate defaults to 50)
+    top_k: int | None = None
+    #: sampling: the seed of the torch generator drawn from, afresh for every answer (recorded in provenance)
+    seed: int = 0
+    #: the harness per model type, where its wrapper for that family differs: ((model_type, ((field, value), ...)),
+    #: ...); a field "answers" holds ((AnswerRules field, value), ...). Applied by `for_model_type`.
+    model_harness: tuple = ()
+
+    def decoding(self) -> str:
+        """The generate-match decoding in words (provenance)."""
+        if not self.temperature:
+            return f"greedy, at most {self.max_new_tokens} new tokens"
+        return (f"sampling: temperature {self.temperature}, top_k {self.top_k}, torch generator seeded {self.seed} "
+                f"for every answer; at most {self.max_new_tokens} new tokens")
+
+    def for_model_type(self, model_type: str | None) -> "VLMPrompt":
+        """This protocol with the harness settings its source uses for `model_type` (`model_harness`), if any."""
+        for name, overrides in self.model_harness:
+            if name == model_type:
+                fields = dict(overrides)
+                if "answers" in fields:
+                    fields["answers"] = replace(self.answers, **dict(fields["answers"]))
+                return replace(self, **fields, model_harness=())
+        return self
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.temperature, (int, float)) and self.temperature >= 0) or (
+                self.top_k is not None and not (isinstance(self.top_k, int) and self.top_k > 0)):
+            raise ValueError(f"temperature {self.temperature!r} must be >= 0 and top_k {self.top_k!r} a positive "
+                             "integer or None")
+        if self.positions not in (None, "transformers"):
+            raise ValueError(f"positions {self.positions!r}: use None (Qwen's rule) or 'transformers'")
         if self.answers is None:
             object.__setattr__(self, "answers", AnswerRules())
         check_vlm_prompt(self.protocol, self.prompt)

@@ -45,5 +45,35 @@ LMMS_EVAL_PIXELS = (3136, 602112)
 #: (`hardneg.frame_recipes`)
 LMMS_EVAL_FRAMES = FrameSettings(n_frames=32, fps=None, resize=None, recipe="qwen-vl-utils")
 
-__all__ = ["TEMPCOMPASS_JUDGE_PROMPT", "VITATECS_JUDGE_PROMPT", "LMMS_EVAL_ANSWERS", "LMMS_EVAL_FRAMES", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS",
+#: lmms-eval's wrappers call the installed transformers' `generate`, whose `get_rope_index` gives the 3-D positions:
+#: in 5.24 the text after a video starts at start + max(h, w) for Qwen2-VL and Qwen2.5-VL alike, where Qwen's
+#: published rule (hardneg's default) starts it after the video's largest position (time included)
+LMMS_EVAL_POSITIONS = "transformers"
+#: lmms-eval 0.7.3's Qwen2.5-VL wrapper, where it differs from its Qwen2-VL one. `--model qwen2_5_vl` resolves to the
+#: chat class (models/__init__.py registers both; registry_v2.py `resolve` prefers chat): models/chat/qwen2_5_vl.py
+#: `Qwen2_5_VL.generate_until`, its `__init__` from models/simple/qwen2_5_vl.py. It
+#: * sends no system turn of its own (the task's messages hold the user turn only; the model's chat template may add
+#:   its default, which hardneg's engine renders the same way);
+#: * takes nframes = min(max_num_frames=32, the clip's frames), floored to even, at least 2, through qwen-vl-utils,
+#:   with min_pixels=256*28*28 and max_pixels=1605632 per frame (given to qwen-vl-utils, which caps the latter at
+#:   its own 602,112 here, and to `AutoProcessor.from_pretrained`);
+#: * does not cut at `until` (it returns the decoded text as is; the task strips it, api/task.py
+#:   `ConfigurableTask.process_results`, as for every wrapper); 128 new tokens by default;
+#: * loads the model in bfloat16, hard-coded (`model_kwargs["torch_dtype"]`);
+#: * (as the Qwen2-VL one) runs the installed transformers' positions (`LMMS_EVAL_POSITIONS`); with Qwen2.5-VL's
+#:   time-spaced positions (`second_per_grid_ts` x tokens_per_second) they depart from Qwen's rule far more often.
+LMMS_EVAL_QWEN2_5_VL_PIXELS = (256 * 28 * 28, 1605632)
+LMMS_EVAL_QWEN2_5_VL = ("qwen2_5_vl", (
+    ("system", None), ("pixels", LMMS_EVAL_QWEN2_5_VL_PIXELS), ("max_new_tokens", 128), ("dtype", "bfloat16"),
+    ("frames", FrameSettings(n_frames=32, fps=None, resize=None, recipe="qwen-vl-utils-nframes",
+                             pixels=LMMS_EVAL_QWEN2_5_VL_PIXELS)),
+    ("answers", (("stop", ()), ("strip", True), ("source", (
+        "lmms-eval 0.7.3 models/chat/qwen2_5_vl.py Qwen2_5_VL.generate_until (the decoded text, no cut at until); "
+        "api/task.py ConfigurableTask.process_results (strips every generate_until result before the task's rule); "
+        "tasks/*/utils.py get_eval_result (the GPT judge; rating 0 when it cannot answer)")))),
+))
+#: every model family whose lmms-eval wrapper differs from the Qwen2-VL one the set's fields follow
+LMMS_EVAL_MODEL_HARNESS = (LMMS_EVAL_QWEN2_5_VL,)
+
+__all__ = ["LMMS_EVAL_MODEL_HARNESS", "LMMS_EVAL_POSITIONS", "LMMS_EVAL_QWEN2_5_VL", "LMMS_EVAL_QWEN2_5_VL_PIXELS", "TEMPCOMPASS_JUDGE_PROMPT", "VITATECS_JUDGE_PROMPT", "LMMS_EVAL_ANSWERS", "LMMS_EVAL_FRAMES", "LMMS_EVAL_MAX_NEW_TOKENS", "LMMS_EVAL_PIXELS",
            "LMMS_EVAL_SYSTEM"]

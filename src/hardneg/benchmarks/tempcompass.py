@@ -37,7 +37,9 @@ from pathlib import Path
 
 from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
-                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
+                                         LMMS_EVAL_MODEL_HARNESS, LMMS_EVAL_PIXELS, LMMS_EVAL_POSITIONS,
+                                         LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
+from hardneg.video import FrameSettings
 
 ASPECTS = ("action", "direction", "speed", "order", "attribute_change")
 ALL = "all"
@@ -58,6 +60,46 @@ ASPECT_TEXT = {
 #: `authors_match`); an answer eval_rule cannot decide is rated by ChatGPT, or 0 with --disable_llm
 AUTHORS_ANSWERS = AnswerRules(undecided="wrong", judge_prompt=TEMPCOMPASS_JUDGE_PROMPT, source=(
     "TempCompass eval_caption_matching.py main: eval_rule, else the ChatGPT judge, else (--disable_llm) rating 0"))
+
+
+#: The authors' recipe per model family: the release has an inference script per family (github llyx97/TempCompass:
+#: run_qwen2_vl.py, run_video_llava/inference_dataset.py, run_minicpm-v.py, run_reka.py, run_gpt_4o.py,
+#: run_gemini.ipynb); the `authors` set takes that family's system prompt, decoding and frame settings where
+#: hardneg serves the family, and says which recipe it borrowed where the release has none.
+#: run_qwen2_vl.py, `inference_single_video` + `__main__`: no system message (the chat template's own), the video
+#: element {"max_pixels": 720 * 720, "fps": 1.0} through qwen-vl-utils (min_pixels its default 128 x 28 x 28, no cap
+#: on the count but its own 768), the processor at the checkpoint's settings, bfloat16, greedy (the checkpoint's
+#: generation config: top_k 1), max_new_tokens=128, decoded without special tokens
+TEMPCOMPASS_QWEN2_VL_FRAMES = FrameSettings(n_frames=768, fps=1.0, resize=None, recipe="qwen-vl-utils",
+                                            pixels=(128 * 28 * 28, 720 * 720))
+#: run_video_llava/inference_dataset.py, `inference_single_video` (conv_templates["llava_v1"], llava/conversation.py)
+LLAVA_V1_SYSTEM = ("A chat between a curious human and an artificial intelligence assistant. The assistant gives "
+                   "helpful, detailed, and polite answers to the human's questions.")
+
+
+def _authors_recipes() -> tuple:
+    qwen = (("frames", TEMPCOMPASS_QWEN2_VL_FRAMES), ("dtype", "bfloat16"), ("max_new_tokens", 128))
+    return (
+        ("qwen2_vl", (*qwen, ("source", (
+            "TempCompass run_qwen2_vl.py inference_single_video (video {max_pixels: 720*720, fps: 1.0} then the "
+            "question + answer_prompt['caption_matching']; bfloat16; greedy; 128 tokens), eval_caption_matching.py "
+            "eval_rule (hardneg.benchmarks.tempcompass:authors_match)")))),
+        ("qwen2_5_vl", (*qwen, ("source", (
+            "borrowed: TempCompass run_qwen2_vl.py inference_single_video (the release has no Qwen2.5-VL script; the "
+            "same processor API), eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)"
+            )))),
+        # llava_v1: "{system} USER: <video>\n{question}{answer_prompt} ASSISTANT:", do_sample=True, temperature=0.1
+        # (transformers' generate: top_k 50 by default), 128 tokens, the decoded answer stripped and "</s>" removed;
+        # the script loads the model in 4 bits on a GPU and its processor takes 8 frames at linspace(0, n - 1, 8)
+        # (hardneg: the checkpoint's dtype, the run's 8 frames at segment midpoints: departures)
+        ("video_llava", (("system", LLAVA_V1_SYSTEM), ("temperature", 0.1), ("top_k", 50), ("seed", 0),
+                         ("prompt", "{video}\n{question}\nPlease directly give the best option:"),
+                         ("answers", (("strip", True),)), ("source", (
+            "TempCompass run_video_llava/inference_dataset.py inference_single_video (conv llava_v1 system prompt; "
+            "'<video>\\n' + question + answer_prompt['caption_matching']; do_sample=True, temperature=0.1, "
+            "max_new_tokens=128; output .strip().replace('</s>', '')), eval_caption_matching.py eval_rule "
+            "(hardneg.benchmarks.tempcompass:authors_match)")))),
+    )
 
 
 def _question_then_answer(source: str, matcher: str, answers: AnswerRules, **harness) -> VLMPrompt:
@@ -152,10 +194,13 @@ BENCHMARK = Benchmark(
         # the authors' own protocol: each question as released (questions/caption_matching.json) after the video,
         # then answer_prompt["caption_matching"] (run_qwen2_vl.py, inference_single_video: video, then the text);
         # a greedy answer, matched by eval_caption_matching.py, eval_rule (their ChatGPT fallback: the judge hook)
+        # per model family, the family's own script (`_authors_recipes`); any other family borrows run_qwen2_vl.py's
+        # prompt and greedy decoding with the run's frames, and says so
         ("authors", _question_then_answer(
-            "TempCompass run_qwen2_vl.py (question + answer_prompt['caption_matching'], generate), "
-            "eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)",
-            "hardneg.benchmarks.tempcompass:authors_match", AUTHORS_ANSWERS)),
+            "borrowed (the release has no script for this model family): TempCompass run_qwen2_vl.py "
+            "inference_single_video (question + answer_prompt['caption_matching'], greedy, 128 tokens; the run's "
+            "frames), eval_caption_matching.py eval_rule (hardneg.benchmarks.tempcompass:authors_match)",
+            "hardneg.benchmarks.tempcompass:authors_match", AUTHORS_ANSWERS, model_harness=_authors_recipes())),
         # lmms-eval: f"{pre_prompt}{question}{post_prompt}" with post_prompt["caption_matching"] the same sentence,
         # scored by the same eval_rule (tasks/tempcompass/utils.py, tempcompass_doc_to_text_caption_matching,
         # tempcompass_process_results_caption_matching)
@@ -165,7 +210,8 @@ BENCHMARK = Benchmark(
             "tempcompass_process_results_caption_matching (eval_rule; hardneg.benchmarks.tempcompass:lmms_eval_match)",
             "hardneg.benchmarks.tempcompass:lmms_eval_match",
             replace(LMMS_EVAL_ANSWERS, judge_prompt=TEMPCOMPASS_JUDGE_PROMPT), system=LMMS_EVAL_SYSTEM,
-            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES)),
+            pixels=LMMS_EVAL_PIXELS, max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS, frames=LMMS_EVAL_FRAMES,
+            positions=LMMS_EVAL_POSITIONS, model_harness=LMMS_EVAL_MODEL_HARNESS)),
     ),
 )
 

@@ -41,6 +41,7 @@ import re
 from pathlib import Path
 
 from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
+from hardneg.video import FrameSettings
 
 ALL = "all"
 #: release file stem -> (config, test); the order of the authors' README and paper
@@ -178,7 +179,9 @@ BENCHMARK = Benchmark(
     vlm_sets=(("authors", VLMPrompt(
         "caption-likelihood", "{video}\n{caption}",
         "ViLMA models/image/run_blip2.py, main (per-frame caption perplexity: summed loss / (tokens + 1), mean over "
-        "frames, exp; negated)", "1", normalize="vilma-perplexity")),),
+        "frames, exp; negated); its frames: 8 consecutive at a random offset (run_blip2.py, sample_frame_indices)",
+        "1", normalize="vilma-perplexity",
+        frames=FrameSettings(n_frames=8, recipe="vilma-consecutive"))),),
 )
 
 

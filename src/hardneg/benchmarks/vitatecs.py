@@ -23,7 +23,8 @@ from pathlib import Path
 
 from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
-                                         LMMS_EVAL_PIXELS, LMMS_EVAL_SYSTEM, VITATECS_JUDGE_PROMPT)
+                                         LMMS_EVAL_MODEL_HARNESS, LMMS_EVAL_PIXELS, LMMS_EVAL_POSITIONS,
+                                         LMMS_EVAL_SYSTEM, VITATECS_JUDGE_PROMPT)
 
 #: the aspects in the order of the authors' README; file `<Aspect>.jsonl`, config `<aspect>`
 ASPECTS = ("Direction", "Intensity", "Sequence", "Localization", "Compositionality", "Type")
@@ -121,7 +122,8 @@ BENCHMARK = Benchmark(
         "2", item_text="hardneg.benchmarks.vitatecs:lmms_eval_question",
         matcher="hardneg.benchmarks.vitatecs:lmms_eval_match", max_new_tokens=LMMS_EVAL_MAX_NEW_TOKENS,
         answers=replace(LMMS_EVAL_ANSWERS, judge_prompt=VITATECS_JUDGE_PROMPT),
-        system=LMMS_EVAL_SYSTEM, pixels=LMMS_EVAL_PIXELS, frames=LMMS_EVAL_FRAMES)),),
+        system=LMMS_EVAL_SYSTEM, pixels=LMMS_EVAL_PIXELS, frames=LMMS_EVAL_FRAMES,
+        positions=LMMS_EVAL_POSITIONS, model_harness=LMMS_EVAL_MODEL_HARNESS)),),
 )
 
 

@@ -129,6 +129,12 @@ def _yaml(t: ExportedTask) -> dict:
     doc["metric_list"] = [{"metric": f"hardneg_{key}", "aggregation": "!function utils.aggregate",
                            "higher_is_better": True}]
     doc["metadata"] = {"version": 1, "hardneg_protocol_set": s.protocol_set, "hardneg_protocol": s.protocol}
+    if s.protocol == "caption-likelihood":  # said where a user of the task sees it (docs/models.md, "Limits")
+        doc["metadata"]["hardneg_reproduces_run"] = False
+        doc["metadata"]["hardneg_note"] = (
+            "scores are the model's loglikelihood per caption as lmms-eval defines it (the sum over the caption's "
+            "tokens); hardneg's caption likelihood is the mean, so these numbers are not hardneg run's; needs a "
+            "model whose loglikelihood takes a video (none of lmms-eval 0.7.3's Qwen-VL wrappers does)")
     return doc
 
 

@@ -471,16 +471,17 @@ class Engine:
         stop = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
         stop |= {self.tok.eos_token_id} if self.tok.eos_token_id is not None else set()
         new: list[int] = []
+        pick = self._picker(spec)
         if naive:
             for _ in range(spec.max_new_tokens):
                 t = torch.tensor([ids + new], device=self.device)
-                nxt = int(self._forward(t, video, attention_mask=torch.ones_like(t)).logits[0, -1].argmax())
+                nxt = pick(self._forward(t, video, attention_mask=torch.ones_like(t)).logits[0, -1])
                 if nxt in stop:
                     break
                 new.append(nxt)
         else:
             cache, last, delta = self.prefix(ids, video)
-            nxt = int(last[0].argmax())
+            nxt = pick(last[0])
             n = len(ids)
             while nxt not in stop and len(new) < spec.max_new_tokens:
                 new.append(nxt)
@@ -495,9 +496,27 @@ class Engine:
                     out = self.model(input_ids=t, attention_mask=mask, position_ids=pos, use_cache=True,
                                      **{self.cache_arg: cache})
                 cache = out.get("cache") if "cache" in out else out.get("past_key_values")
-                nxt = int(out.logits[0, -1].argmax())
+                nxt = pick(out.logits[0, -1])
                 n += 1
         return self.tok.decode(new, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+
+    def _picker(self, spec):
+        """The next token from one step's logits: the argmax (greedy), or, with `spec.temperature` > 0, a sample of
+        softmax(logits / temperature) over the `top_k` most likely tokens, drawn with a CPU torch generator seeded
+        by `spec.seed` afresh for every answer (so an answer does not depend on the items before it)."""
+        torch = self.torch
+        if not spec.temperature:
+            return lambda logits: int(logits.argmax())
+        gen = torch.Generator().manual_seed(int(spec.seed))
+
+        def pick(logits):
+            x = logits.float().cpu() / float(spec.temperature)
+            if spec.top_k is not None and spec.top_k < x.numel():
+                cut = torch.topk(x, spec.top_k).values[-1]
+                x = x.masked_fill(x < cut, float("-inf"))
+            return int(torch.multinomial(torch.softmax(x, -1), 1, generator=gen))
+
+        return pick
 
     @staticmethod
     def shared_prefix(seqs: list[Sequence_]) -> int:

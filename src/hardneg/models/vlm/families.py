@@ -149,6 +149,9 @@ class QwenVL(Family):
         self.tokens_per_second = float(vc.tokens_per_second) if self.timed else None
         self.video_token_id = int(getattr(config, "video_token_id", None) or getattr(config, "video_token_index"))
         self.seconds_per_frame = float(settings.get("seconds_per_frame") or DEFAULT_SECONDS_PER_FRAME)
+        #: "qwen" (Qwen's published rule, the default) or "transformers" (the installed transformers 5.24's
+        #: Qwen2.5-VL `get_rope_index`; a protocol set's `positions`, lmms-eval's)
+        self.position_rule = "qwen"
         if not self.seconds_per_frame > 0:
             raise ValueError(f"seconds_per_frame must be positive, got {self.seconds_per_frame!r}")
 
@@ -157,6 +160,11 @@ class QwenVL(Family):
 
         grids = video.kwargs["video_grid_thw"].tolist() if video is not None else []
         spg = video.kwargs.get("second_per_grid_ts") if video is not None else None
+        if self.position_rule == "transformers":  # the lmms-eval protocol set: what lmms-eval's wrapper runs
+            from hardneg.models.vlm.positions import transformers_positions
+
+            return transformers_positions(ids, self.video_token_id, grids, self.merge,
+                                          None if spg is None else spg.tolist(), self.tokens_per_second or 1.0)
         return mrope_positions(ids, self.video_token_id, grids, self.merge,
                                None if spg is None else spg.tolist(), self.tokens_per_second)
 
@@ -188,6 +196,9 @@ class QwenVL(Family):
     def size_identity(self):
         got = {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels, "patch": self.patch,
                "temporal_patch": self.temporal, "merge": self.merge}
+        if self.position_rule != "qwen":
+            got["position_rule"] = (f"{self.position_rule}: the installed transformers' get_rope_index (text after a "
+                                    "video at start + max(h, w)), not Qwen's published rule")
         if self.timed:  # the default spacing, unless a video's own timestamps are given
             got["seconds_per_frame"] = self.seconds_per_frame
             got["tokens_per_second"] = self.tokens_per_second

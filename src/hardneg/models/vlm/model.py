@@ -185,6 +185,7 @@ class VideoLLM(ScoreAdapter):
 
             cls = Qwen3VL if config.model_type in Qwen3VL.model_types else Generic
             family = cls(config, settings, AutoProcessor.from_pretrained(model_id, **kw), tok, template)
+        self.hf_model_type = config.model_type  # picks a protocol set's harness for this family (`model_harness`)
         text_cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
         video_token = getattr(family, "video_token_id", None)
         if video_token is None:
@@ -267,6 +268,8 @@ class VideoLLM(ScoreAdapter):
             default = declaration.vlm_for(protocol_set or "default")
         else:
             default = getattr(declaration, "vlm", None) or VLMPrompt()
+        # the set's harness for this model family (lmms-eval's Qwen2.5-VL wrapper differs from its Qwen2-VL one)
+        default = default.for_model_type(getattr(self, "hf_model_type", None))
         spec = self._resolve(default, fixed_protocol, fixed_prompt)
         if spec.protocol == "choice-letter" and getattr(declaration, "is_retrieval", False):
             raise ValueError(f"benchmark {declaration.name!r} ranks videos for each query: protocol 'choice-letter' "
@@ -279,7 +282,30 @@ class VideoLLM(ScoreAdapter):
             if not hasattr(self, "_own_pixels"):
                 self._own_pixels = (fam.min_pixels, fam.max_pixels)
             fam.min_pixels, fam.max_pixels = spec.pixels or self._own_pixels
+        if hasattr(fam, "position_rule"):  # Qwen's rule unless the set reproduces the installed transformers'
+            fam.position_rule = spec.positions or "qwen"
+        self._use_dtype(spec.dtype)
         return spec
+
+    def _use_dtype(self, dtype: str | None) -> None:
+        """The protocol set's dtype (lmms-eval's Qwen2.5-VL wrapper loads in bfloat16), else the run's own.
+
+        As `from_pretrained(dtype=...)` leaves a model: the parameters cast from the loaded ones (kept, so that a
+        later set gets them back unrounded), the rotary `inv_freq` buffers left in float32 (`module.to(dtype)`
+        would round those too, and move every position's angle)."""
+        torch = self.engine.torch
+        if not hasattr(self, "_own_dtype"):
+            self._own_dtype = self.engine.dtype
+        want = getattr(torch, dtype) if dtype else self._own_dtype
+        if want == self.engine.dtype:
+            return
+        params = list(self.engine.model.parameters())
+        if not hasattr(self, "_own_params"):
+            self._own_params = [p.data for p in params]
+        for p, own in zip(params, self._own_params):
+            p.data = own if want == self._own_dtype else own.to(want)
+        self.engine.dtype = want
+        self.dtype = str(want).replace("torch.", "")
 
     def identity(self) -> dict[str, Any]:
         judge = None if self.judge is None else (self.judge.identity() if hasattr(self.judge, "identity")
@@ -287,6 +313,13 @@ class VideoLLM(ScoreAdapter):
         extra = {"item_text": self.spec.item_text, "matcher": self.spec.matcher,
                  "max_new_tokens": self.spec.max_new_tokens, "answers": self.spec.answers.identity(),
                  "judge": judge} if self.spec.protocol == "generate-match" else {}
+        if self.spec.protocol == "generate-match" and self.spec.temperature:  # sampled: its settings and seed
+            extra.update(decoding=self.spec.decoding(), temperature=self.spec.temperature, top_k=self.spec.top_k,
+                         seed=self.spec.seed)
+        if self.spec.dtype is not None:
+            extra["protocol_dtype"] = self.spec.dtype
+        if self.spec.positions is not None:
+            extra["positions"] = self.spec.positions
         if self.spec.system is not None:
             extra["system"] = self.spec.system
         return {**super().identity(), "protocol": self.spec.protocol, "score": score_name(self.spec),
@@ -330,8 +363,9 @@ class VideoLLM(ScoreAdapter):
         # aspect) is answered once per run
         arr = np.ascontiguousarray(np.asarray(video))
         key = (hashlib.blake2b(arr.tobytes(), digest_size=16).hexdigest(), arr.shape, question, self.spec.prompt,
-               self.spec.system, self.spec.max_new_tokens, None if timestamps is None else tuple(np.asarray(
-                   timestamps, np.float64).reshape(-1).tolist()), naive)
+               self.spec.system, self.spec.max_new_tokens, self.spec.dtype, self.spec.positions,
+               self.spec.temperature, self.spec.top_k, self.spec.seed,
+               None if timestamps is None else tuple(np.asarray(timestamps, np.float64).reshape(-1).tolist()), naive)
         raw = self._answers.get(key)
         if raw is None:
             raw = self.engine.generate(video, self.spec, question, timestamps=timestamps, naive=naive)

@@ -86,6 +86,54 @@ def mrope_positions(ids: Sequence[int], video_token_id: int, grids: Sequence[Seq
     return out
 
 
+def transformers_positions(ids: Sequence[int], video_token_id: int, grids: Sequence[Sequence[int]], merge: int,
+                           seconds_per_grid: Sequence[float] | None = None,
+                           tokens_per_second: float = 1.0) -> np.ndarray:
+    """(3, len(ids)) positions as the installed transformers 5.24 gives Qwen2.5-VL, which departs from Qwen's rule
+    (`mrope_positions`): only the lmms-eval protocol set uses it, to reproduce what lmms-eval's wrapper runs.
+
+    Written from reading transformers 5.24 `models/qwen2_5_vl/modeling_qwen2_5_vl.py`,
+    `Qwen2_5_VLModel.get_rope_index` and `get_vision_position_ids` (tests/lmms compares it with that function's
+    output on lmms-eval's own inputs):
+
+    * a video's token (g, i, j) sits at (s + int(g * (tokens_per_second * second_per_grid_t)), s + i, s + j): the
+      interval is formed first, in float32 (a float32 `second_per_grid_ts` tensor), then multiplied and truncated;
+    * the text after a video starts at s + max(h, w) (merged patches), whatever the video's time extent, where
+      Qwen's rule starts it after the video's largest position; so a video whose time positions reach past its
+      height and width overlaps the text after it;
+    * the continuation: the largest position + 1 (`rope_deltas`, `next_delta`), as in Qwen's rule.
+    """
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    out = np.zeros((3, len(ids)), np.int64)
+    is_video = ids == int(video_token_id)
+    nxt, k, v = 0, 0, 0
+    while k < len(ids):
+        end = k
+        while end < len(ids) and is_video[end] == is_video[k]:
+            end += 1
+        if not is_video[k]:
+            out[:, k:end] = np.arange(nxt, nxt + end - k, dtype=np.int64)
+            nxt += end - k
+            k = end
+            continue
+        if v >= len(grids):
+            raise ValueError(f"the token sequence holds more videos than the {len(grids)} grid(s) given")
+        t, h, w = int(grids[v][0]), int(grids[v][1]) // merge, int(grids[v][2]) // merge
+        spg = np.float32(1.0 if seconds_per_grid is None else seconds_per_grid[v])
+        interval = np.float32(np.float32(tokens_per_second) * spg)
+        ti = (np.arange(t, dtype=np.float32) * interval).astype(np.int64)
+        pos = np.stack([np.repeat(ti, h * w), np.tile(np.repeat(np.arange(h, dtype=np.int64), w), t),
+                        np.tile(np.arange(w, dtype=np.int64), t * h)]) + nxt
+        if end - k != pos.shape[1]:
+            raise ValueError(f"video {v}: grid {list(map(int, grids[v]))} makes {pos.shape[1]} video tokens but the "
+                             f"sequence holds a run of {end - k} at index {k}")
+        out[:, k:end] = pos
+        nxt += max(h, w)
+        k = end
+        v += 1
+    return out
+
+
 def next_delta(positions: np.ndarray) -> int:
     """Offset of the next token's position from its 1-D index: max + 1 - length (0 for an empty sequence)."""
     if positions.shape[-1] == 0:
@@ -93,4 +141,4 @@ def next_delta(positions: np.ndarray) -> int:
     return int(positions.max()) + 1 - int(positions.shape[-1])
 
 
-__all__ = ["mrope_positions", "next_delta", "temporal_index", "video_positions"]
+__all__ = ["mrope_positions", "next_delta", "temporal_index", "transformers_positions", "video_positions"]
