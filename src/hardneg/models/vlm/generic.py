@@ -16,10 +16,25 @@ Positions are the model's own: the prefix runs without `position_ids` (the model
 continue at their 1-D index plus that delta, as its own `generate` does. Nothing here names a model type, so a
 type added in a later `transformers` works without code; a type whose checkpoints need more (a hand-written
 family) has one in `families.py`, and the tests require the two to agree where both exist.
+
+Linear attention (Gated DeltaNet layers: Qwen3.5, MiniCPM-V 4.6's Qwen3.5 language model) is computed by
+`transformers`' chunked kernel (`torch_chunk_gated_delta_rule`, chunks of 64 tokens, in float32 whatever the
+model's dtype) for every call of more than one token. The fast path's prefix and captions are two calls, one
+forward of the whole sequence is one, so their chunks start at different tokens and the float32 sums run in a
+different order: on the tiny MiniCPM-V 4.6 (8 frames, 4 captions x 3 protocols) the fast path and one forward
+per caption differ by up to 1.1e-5 in a score. It is the kernel's rounding, not the cache: `transformers`' own two
+kernels (chunked, recurrent) differ by 9.1e-6 on the same one-forward sequences; with the shared prefix cut at a
+chunk boundary the fast path agrees with one forward to 4.8e-7; and with both run in the same kernel mode
+(`same_linear_attention_kernel`: the per-token recurrent kernel that `transformers` uses for cached decoding, for
+every call) to 1.5e-6 (8 frames) and 9.5e-7 (32 frames). So the tests compare the fast path with one forward per
+caption in that one mode for such models (tests/vlm/test_vlm_generic.py, to 1e-5 as for every type), and with a
+plain forward of the processor's output in the model's own mode.
+Scoring itself keeps the model's own kernels.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -69,6 +84,39 @@ def metadata(n_frames: int, timestamps) -> Any:
              else (np.arange(n_frames) + 0.5) * step)
     return VideoMetadata(total_num_frames=n_frames, fps=1.0 / step, frames_indices=[float(t / step) for t in times],
                          duration=float(n_frames * step))
+
+
+def linear_attention_modules(model) -> list:
+    """The `transformers` modeling modules of `model`'s layers that compute linear attention by the gated delta
+    rule in two kernels (chunked for a call of several tokens, recurrent for one): empty for other models."""
+    import sys
+
+    seen, out = set(), []
+    for m in model.modules():
+        mod = sys.modules.get(type(m).__module__)
+        if mod is None or mod.__name__ in seen:
+            continue
+        seen.add(mod.__name__)
+        if hasattr(mod, "torch_chunk_gated_delta_rule") and hasattr(mod, "torch_recurrent_gated_delta_rule"):
+            out.append(mod)
+    return out
+
+
+@contextmanager
+def same_linear_attention_kernel(model):
+    """Within the block, every linear-attention call of `model` runs `transformers`' recurrent kernel (one token
+    after another, as its cached decoding does), so a sequence split into a prefix and a continuation is summed in
+    the same order as the whole sequence in one call (see the module docstring). A no-op for other models."""
+    mods = linear_attention_modules(model)
+    saved = [(m, m.torch_chunk_gated_delta_rule) for m in mods]
+    try:
+        for m in mods:
+            recurrent = m.torch_recurrent_gated_delta_rule
+            m.torch_chunk_gated_delta_rule = (lambda *a, chunk_size=64, _r=recurrent, **k: _r(*a, **k))
+        yield bool(mods)
+    finally:
+        for m, f in saved:
+            m.torch_chunk_gated_delta_rule = f
 
 
 class Generic(Family):
@@ -140,4 +188,4 @@ class Generic(Family):
         return {"processor": type(self.processor).__name__, "video_processor": keep, "region": self.region}
 
 
-__all__ = ["Generic", "metadata", "video_region"]
+__all__ = ["Generic", "linear_attention_modules", "metadata", "same_linear_attention_kernel", "video_region"]

@@ -22,12 +22,13 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4")
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
-               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4"}
+               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4",
+               "minicpm-v-4.6": "minicpmv4_6"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -103,6 +104,11 @@ GEMMA4_TEMPLATE = (
     "{% endfor %}{% if add_generation_prompt %}<|turn>model\n{% endif %}"
 )
 MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS}
+#: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
+#: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
+MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
+                 "image_end_token": "</image>", "slice_start_token": "<slice>", "slice_end_token": "</slice>",
+                 "image_id_start_token": "<image_id>", "image_id_end_token": "</image_id>"}
 #: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
 NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
                              "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"},
@@ -111,7 +117,8 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                            "video_token": "<video>"},
                "gemma4": {"boi_token": "<|image>", "eoi_token": "<image|>", "image_token": "<|image|>",
                           "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
-                          "eoa_token": "<audio|>"}}
+                          "eoa_token": "<audio|>"},
+               "minicpm-v-4.6": MINICPM_NAMED}
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -538,11 +545,46 @@ def _gemma4(tok, vocab: int):
     return Gemma4ForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
 
 
+
+def _minicpmv4_6(tok, vocab: int):
+    """MiniCPM-V 4.6: a SigLIP-style NaViT tower with a window-attention merger after layer `insert_layer_id`, a
+    2x2 merger (16x fewer tokens), each frame as "<image>" + its tokens + "</image>" after one
+    "<image_id>0</image_id>" (its processor writes them), over Qwen3.5's hybrid language model (Gated DeltaNet
+    linear-attention layers between full-attention ones; 1-D positions). Frames of about 32x32 pixels, 4-pixel
+    patches: 4 tokens a frame. The chat template is ChatML with the video as its placeholder token."""
+    from transformers import (MiniCPMV4_6Config, MiniCPMV4_6ForConditionalGeneration, MiniCPMV4_6ImageProcessor,
+                              MiniCPMV4_6Processor, MiniCPMV4_6VideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = MiniCPMV4_6Config(
+        text_config={"model_type": "qwen3_5_text", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["linear_attention", "full_attention"], "linear_conv_kernel_dim": 4,
+                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_num_key_heads": 2,
+                     "linear_num_value_heads": 4, "max_position_embeddings": 4096,
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": 32, "patch_size": 4, "initializer_range": INIT_RANGE},
+        insert_layer_id=1, image_size=32, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"scale_resolution": 32, "patch_size": 4, "max_slice_nums": 1, "image_mean": [0.5, 0.5, 0.5],
+              "image_std": [0.5, 0.5, 0.5]}
+    template = QWEN_TEMPLATE.replace("<|vision_start|><|video_pad|><|vision_end|>", "<|video_pad|>")
+    processor = MiniCPMV4_6Processor(image_processor=MiniCPMV4_6ImageProcessor(**pixels),
+                                     video_processor=MiniCPMV4_6VideoProcessor(**pixels, slice_mode=False,
+                                                                               do_sample_frames=False),
+                                     tokenizer=tok, chat_template=template)
+    return MiniCPMV4_6ForConditionalGeneration(config), template, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
                      "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
-                     "smolvlm": _smolvlm, "gemma4": _gemma4}
+                     "smolvlm": _smolvlm, "gemma4": _gemma4, "minicpm-v-4.6": _minicpmv4_6}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -605,7 +647,8 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
-              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe"}
+              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
+              "minicpm-v-4.6": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
