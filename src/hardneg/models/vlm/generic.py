@@ -143,6 +143,27 @@ class Generic(Family):
         self.region = video_region(tokenizer, template, self.video_token)
         self.expand: str | None = None  # the text given to the processor for the region (None: the region itself)
         self._media: int | None = None
+        self._types: dict[int, int] | None = None
+        self.text_prefix, self.text_prefix_ids = self._processor_prefix(tokenizer)
+
+    def _processor_prefix(self, tokenizer) -> tuple[str, list[int]]:
+        """What the processor puts before every text it is given (Molmo2's processor prepends its `bos_token` to
+        any text that does not start with it; a tokenizer whose post-processor adds a BOS does the same): its ids
+        and text, found by calling it on a plain text. The engine puts them once at the start of a conversation
+        that does not already start with them, and they are cut from the front of the video's expansion, as in
+        the processor's one call on the whole conversation."""
+        plain = "HARDNEGTEXT"
+        try:
+            got = self.processor(text=[plain], return_tensors=None)["input_ids"][0]
+        except Exception:  # a processor that takes no text alone: it adds nothing we can see
+            return "", []
+        got = list(got.tolist() if hasattr(got, "tolist") else got)
+        want = tokenizer(plain, add_special_tokens=False)["input_ids"]
+        k = next((i for i in range(len(got) - len(want) + 1) if got[i:i + len(want)] == want), None)
+        if not k:
+            return "", []
+        lead = got[:k]
+        return tokenizer.decode(lead, skip_special_tokens=False, clean_up_tokenization_spaces=False), lead
 
     def video_inputs(self, frames, dtype, device, timestamps=None) -> VideoInputs:
         frames = np.asarray(frames)
@@ -153,6 +174,9 @@ class Generic(Family):
                              video_metadata=[metadata(len(frames), timestamps)], do_sample_frames=False,
                              return_tensors="pt")
         ids = out["input_ids"][0].tolist()
+        lead = self.text_prefix_ids
+        if lead and ids[:len(lead)] == lead and not (self.expand or self.region).startswith(self.text_prefix):
+            ids = ids[len(lead):]
         kwargs = {}
         for k, v in out.items():
             if k in _TEXT_KEYS:
@@ -171,15 +195,44 @@ class Generic(Family):
         """The token the model's vision features replace for a video: the video token, or for a model that feeds
         frames as images (InternVL: "FrameN: <img><IMG_CONTEXT>...</img>") the image token."""
         if self._media is None:
-            probe = self.processor(text=[self.expand or self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
-                                   video_metadata=[metadata(2, None)], do_sample_frames=False,
-                                   return_tensors="pt")["input_ids"][0].tolist()
+            out = self._probe()
+            probe = out["input_ids"][0].tolist()
             image = getattr(self.config, "image_token_id", None)
             if image is None:
                 image = getattr(self.config, "image_token_index", None)
-            self._media = (self.video_token_id if self.video_token_id in probe or image is None or image not in probe
-                           else int(image))
+            if self.video_token_id in probe or (image is None and not self.token_type_map()):
+                self._media = self.video_token_id
+            elif image is not None and image in probe:
+                self._media = int(image)
+            else:  # neither named token (Molmo2: "<im_patch>"): the processor's most frequent multimodal token
+                marked = [t for t in probe if t in self.token_type_map()]
+                self._media = max(set(marked), key=marked.count) if marked else self.video_token_id
         return self._media
+
+    def _probe(self):
+        return self.processor(text=[self.expand or self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
+                              video_metadata=[metadata(2, None)], do_sample_frames=False, return_tensors="pt")
+
+    def token_type_map(self) -> dict[int, int]:
+        """token id -> the modality type the processor gives it in `mm_token_type_ids` (1 image, 2 video), read from
+        its output for a video; empty when the processor returns no types."""
+        if self._types is None:
+            out = self._probe()
+            types = out.get("mm_token_type_ids")
+            self._types = {} if types is None else {
+                int(t): int(k) for t, k in zip(out["input_ids"][0].tolist(), types[0].tolist()) if int(k) != 0}
+        return self._types
+
+    def token_types(self, ids):
+        """`mm_token_type_ids` for `ids` (a LongTensor) as the processor makes them (by token id), or None to let
+        the engine use its default (video tokens 2)."""
+        mapping = self.token_type_map()
+        if not mapping:
+            return None
+        out = ids.new_zeros(ids.shape)
+        for t, k in mapping.items():
+            out[ids == t] = k
+        return out
 
     def size_identity(self) -> dict[str, Any]:
         vp = getattr(self.processor, "video_processor", None)

@@ -22,13 +22,14 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6")
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
+                 "molmo2")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
                "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4",
-               "minicpm-v-4.6": "minicpmv4_6"}
+               "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -103,7 +104,30 @@ GEMMA4_TEMPLATE = (
     "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<turn|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|turn>model\n{% endif %}"
 )
-MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS}
+#: Molmo2's control tokens (its tokenizer's extra special tokens: image and frame markers, placeholders)
+MOLMO2_SPECIALS = ("<im_start>", "<im_end>", "<im_patch>", "<im_col>", "<low_res_im_start>", "<|image|>", "<im_low>",
+                   "<frame_start>", "<frame_end>", "<|video|>")
+#: Molmo2's published chat template (allenai/Molmo2-4B `chat_template.jinja`) without its demo styles and subtitle
+#: turn: every image / video placeholder first, then the turns; a turn's text items joined by one space; an
+#: assistant turn written " <|im_start|>assistant\n..." (the space is the published template's, before its
+#: `{# assistant #}` comment) and closed by the next user turn's "<|im_end|>\n". Its tokenizer's `bos_token` is
+#: "<|im_end|>", which the processor puts before every text (the template does not write it).
+MOLMO2_TEMPLATE = (
+    "{% set n = namespace(img=0, vid=0) %}{% for message in messages %}{% if message['content'] is not string %}"
+    "{% for c in message['content'] %}{% if c['type'] == 'image' %}{% set n.img = n.img + 1 %}"
+    "{% elif c['type'] == 'video' %}{% set n.vid = n.vid + 1 %}{% endif %}{% endfor %}{% endif %}{% endfor %}"
+    "{% if n.img == 1 %}<|image|>{% elif n.img > 1 %}{% for i in range(n.img) %}{{ 'Image ' ~ (i + 1) ~ '<|image|>' }}"
+    "{% endfor %}{% endif %}{% for _ in range(n.vid) %}<|video|>{% endfor %}"
+    "{% for message in messages %}{% if message['content'] is string %}{% set text = message['content'] %}"
+    "{% else %}{% set m = namespace(text='') %}{% for c in message['content'] %}{% if c['type'] == 'text' %}"
+    "{% set m.text = m.text ~ ('' if not m.text else ' ') ~ c['text'] %}{% endif %}{% endfor %}"
+    "{% set text = m.text %}{% endif %}"
+    "{% if message['role'] == 'user' %}{% if not loop.first %}<|im_end|>\n{% endif %}<|im_start|>user\n{{ text }}"
+    "<|im_end|>\n{% else %} <|im_start|>assistant\n{{ text }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
+               "molmo2": MOLMO2_SPECIALS}
 #: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
 #: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
 MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
@@ -118,7 +142,8 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                "gemma4": {"boi_token": "<|image>", "eoi_token": "<image|>", "image_token": "<|image|>",
                           "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
                           "eoa_token": "<audio|>"},
-               "minicpm-v-4.6": MINICPM_NAMED}
+               "minicpm-v-4.6": MINICPM_NAMED,
+               "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"}}
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -580,11 +605,45 @@ def _minicpmv4_6(tok, vocab: int):
     return MiniCPMV4_6ForConditionalGeneration(config), template, processor
 
 
+def _molmo2(tok, vocab: int):
+    """Molmo2: each frame "{t:.1f} <frame_start>" + its pooled patches as "<im_patch>" + "<frame_end>", frames
+    joined by spaces (its processor writes them), the patch features added onto those tokens' embeddings, the
+    frame tokens attending to each other both ways (its `mm_token_type_ids`), a Qwen3-style language model with
+    1-D positions. Its processor prepends the tokenizer's `bos_token` ("<|im_end|>") to every text."""
+    from transformers import (Molmo2Config, Molmo2ForConditionalGeneration, Molmo2ImageProcessor, Molmo2Processor,
+                              Molmo2VideoProcessor)
+
+    tok.bos_token = "<|im_end|>"  # Molmo2's tokenizer (special_tokens_map.json): bos and eos are "<|im_end|>"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MOLMO2_SPECIALS)}
+    vit = {"num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16, "initializer_range": INIT_RANGE}
+    config = Molmo2Config(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "image_size": [16, 16],
+                       "patch_size": 4, **vit},
+        adapter_config={"vision_feature_layer": [-1, -2], "hidden_size": 32, "intermediate_size": 64,
+                        "text_hidden_size": 32, **vit},
+        text_config={"hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "vocab_size": vocab, "additional_vocab_size": 0, "num_hidden_layers": 2, "intermediate_size": 64,
+                     "max_position_embeddings": 4096, "initializer_range": INIT_RANGE, "tie_word_embeddings": False},
+        image_start_token_id=ids["<im_start>"], low_res_image_start_token_id=ids["<low_res_im_start>"],
+        image_end_token_id=ids["<im_end>"], image_patch_id=ids["<im_patch>"],
+        frame_start_token_id=ids["<frame_start>"], frame_end_token_id=ids["<frame_end>"],
+        initializer_range=INIT_RANGE, tie_word_embeddings=False,
+    )
+    # 16x16 frames, 4-pixel patches pooled 2x2: 4 tokens a frame
+    pixels = {"size": {"height": 16, "width": 16}, "patch_size": 4, "pooling_size": [2, 2],
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Molmo2Processor(image_processor=Molmo2ImageProcessor(**pixels),
+                                video_processor=Molmo2VideoProcessor(**pixels, do_sample_frames=False),
+                                tokenizer=tok, chat_template=MOLMO2_TEMPLATE)
+    return Molmo2ForConditionalGeneration(config), MOLMO2_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
                      "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
-                     "smolvlm": _smolvlm, "gemma4": _gemma4, "minicpm-v-4.6": _minicpmv4_6}
+                     "smolvlm": _smolvlm, "gemma4": _gemma4, "minicpm-v-4.6": _minicpmv4_6,
+                     "molmo2": _molmo2}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -648,7 +707,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
               "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
-              "minicpm-v-4.6": "byte-bpe"}
+              "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
