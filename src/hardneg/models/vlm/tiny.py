@@ -23,13 +23,14 @@ SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
-                 "molmo2")
+                 "molmo2", "perception-lm")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
                "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4",
-               "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2"}
+               "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2",
+               "perception-lm": "perception_lm"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -126,8 +127,44 @@ MOLMO2_TEMPLATE = (
     "<|im_end|>\n{% else %} <|im_start|>assistant\n{{ text }}{% endif %}{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+#: PerceptionLM's control tokens (its Llama-3 tokenizer's: transformers `convert_perception_lm_weights_to_hf.py`,
+#: DEFAULT_SPECIAL_TOKENS)
+PLM_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|image|>", "<|video|>", "<|start_header_id|>",
+                "<|end_header_id|>", "<|eot_id|>")
+#: PerceptionLM's published chat template (transformers `convert_perception_lm_weights_to_hf.py`, CHAT_TEMPLATE):
+#: the bos, a system turn (its default text unless the conversation has one), each turn's images and videos first,
+#: then its text items trimmed and joined with nothing, "<|eot_id|>"
+PLM_TEMPLATE = (
+    "{{- bos_token }}"
+    "{%- if messages[0]['role'] == 'system' -%}"
+    "    {%- set system_message = messages[0]['content']|trim %}\n"
+    "    {%- set messages = messages[1:] %}\n"
+    "{%- else %}"
+    "    {%- set system_message = 'You are a helpful language and vision assistant. You are able to understand the "
+    "visual content that the user provides, and assist the user with a variety of tasks using natural language.' %}"
+    "{%- endif %}"
+    "{{- '<|start_header_id|>system<|end_header_id|>\\n\\n' }}"
+    "{{- system_message }}"
+    "{{- '<|eot_id|>' }}"
+    "{%- for message in messages %}"
+    "{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' }}"
+    "{%- for content in message['content'] | selectattr('type', 'equalto', 'image') %}"
+    "{{ '<|image|>' }}"
+    "{%- endfor %}"
+    "{%- for content in message['content'] | selectattr('type', 'equalto', 'video') %}"
+    "{{ '<|video|>' }}"
+    "{%- endfor %}"
+    "{%- for content in message['content'] | selectattr('type', 'equalto', 'text') %}"
+    "{{- content['text'] | trim }}"
+    "{%- endfor %}"
+    "{{'<|eot_id|>' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}"
+    "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}"
+    "{%- endif %}"
+)
 MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
-               "molmo2": MOLMO2_SPECIALS}
+               "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS}
 #: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
 #: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
 MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
@@ -143,7 +180,8 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                           "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
                           "eoa_token": "<audio|>"},
                "minicpm-v-4.6": MINICPM_NAMED,
-               "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"}}
+               "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"},
+               "perception-lm": {"image_token": "<|image|>", "video_token": "<|video|>"}}
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -638,12 +676,43 @@ def _molmo2(tok, vocab: int):
     return Molmo2ForConditionalGeneration(config), MOLMO2_TEMPLATE, processor
 
 
+def _perception_lm(tok, vocab: int):
+    """PerceptionLM: a Perception Encoder vision tower (timm's `vit_pe_core` Eva with 2-D rotary attention, built
+    by `timm.create_model(..., pretrained=False)` through `TimmWrapperConfig`: random weights, nothing downloaded),
+    its CLS token dropped, 2x2 average pooling after the projector, every frame one tile of
+    (side / patch / 2)^2 "<|video|>" tokens (its processor writes them), a Llama 3 language model with 1-D
+    positions. Departure: the tokenizer is the tiny byte-level BPE with Qwen2's split (Llama 3's tiktoken-style
+    BPE differs in grouping up to three digits)."""
+    from transformers import (PerceptionLMConfig, PerceptionLMForConditionalGeneration, PerceptionLMImageProcessor,
+                              PerceptionLMProcessor, PerceptionLMVideoProcessor)
+
+    tok.bos_token = "<|begin_of_text|>"
+    tok.eos_token = "<|eot_id|>"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(PLM_SPECIALS)}
+    config = PerceptionLMConfig(
+        vision_config={"model_type": "timm_wrapper", "architecture": "vit_pe_core_tiny_patch16_384",
+                       "num_classes": 0,
+                       "model_args": {"embed_dim": 32, "depth": 2, "num_heads": 2, "patch_size": 4, "img_size": [16, 16],
+                                      "global_pool": "", "ref_feat_shape": [4, 4], "use_post_transformer_norm": True}},
+        text_config=_llama_text_config(vocab, ids["<|eot_id|>"], ids["<|endoftext|>"], max_positions=4096),
+        projector_pooling_ratio=2, vision_use_cls_token=True, image_token_id=ids["<|image|>"],
+        video_token_id=ids["<|video|>"], tie_word_embeddings=False,
+    )
+    # 16x16 frames, 4-pixel patches, pooled 2x2: 4 tokens a frame
+    pixels = {"size": {"height": 16, "width": 16}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = PerceptionLMProcessor(
+        video_processor=PerceptionLMVideoProcessor(**pixels, do_sample_frames=False),
+        image_processor=PerceptionLMImageProcessor(**pixels, tile_size=16, max_num_tiles=1, vision_input_type="vanilla"),
+        tokenizer=tok, patch_size=4, pooling_ratio=2, chat_template=PLM_TEMPLATE)
+    return PerceptionLMForConditionalGeneration(config), PLM_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
                      "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
                      "smolvlm": _smolvlm, "gemma4": _gemma4, "minicpm-v-4.6": _minicpmv4_6,
-                     "molmo2": _molmo2}
+                     "molmo2": _molmo2, "perception-lm": _perception_lm}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -707,7 +776,8 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
               "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
-              "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe"}
+              "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
+              "perception-lm": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
