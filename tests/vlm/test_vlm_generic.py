@@ -16,6 +16,7 @@ import pytest
 from chat_reference import conversation
 from hardneg.models.vlm.families import supported_model_types
 from hardneg.models.vlm.generic import linear_attention_modules, metadata, same_linear_attention_kernel
+from hardneg.benchmarks.base import VLMPrompt
 from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
 from hardneg.models.vlm.support import VERIFIED
 from hardneg.models.vlm.tiny import tiny_vlm_path
@@ -39,10 +40,10 @@ def frames():
 
 
 
-def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=None):
+def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=None, prompt: str | None = None):
     """The processor's output for the whole conversation, and the rendered text."""
     proc = m.engine.family.processor
-    msgs, gen = conversation(DEFAULT_PROMPTS[protocol].prompt, protocol, text)
+    msgs, gen = conversation(prompt or DEFAULT_PROMPTS[protocol].prompt, protocol, text)
     rendered = proc.apply_chat_template(msgs, chat_template=m.engine.template, tokenize=False,
                                         add_generation_prompt=gen)
     expand = getattr(m.engine.family, "expand", None)
@@ -209,3 +210,41 @@ def test_linear_attention_differs_only_by_the_kernels_chunks(arch, frames, monke
     with same_linear_attention_kernel(eng.model):
         moved = np.abs(eng.score(frames, CAPTIONS, spec) - eng.score(frames, CAPTIONS, spec, naive=True)).max()
     assert moved > 1e-3
+
+
+#: a caption right after a space in the question: a tokenizer call on the caption alone spells its first word without
+#: the space it carries in the whole conversation ("Ġa" / "▁a"), for every tokenizer kind
+SPACED = VLMPrompt(protocol="yes-probability", prompt="{video}\nIs this it: {caption}?")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_generic_ids_check_can_fail(arch, frames):
+    """The ids check above fails when text is tokenised in pieces: the caption tokenised in its own call (apart from
+    the question around it) gives other ids than the processor's one call, for every verified type; the engine's
+    own ids equal the processor's on the same prompt. Molmo2: without the processor's bos the ids differ too."""
+    m = generic(arch)
+    eng = m.engine
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    cap = CAPTIONS[0]
+    want = processor_reference(m, frames, "yes-probability", cap, prompt=SPACED.prompt)[0]["input_ids"][0].tolist()
+    assert eng.sequences(SPACED, [cap], video.n_tokens, video)[0].ids == want
+
+    def pieces(head, data, tail):  # the mutation: head, caption and tail each in its own tokenizer call
+        a = eng._encode_after_control(head)[0] if head else []
+        b = eng._encode(data)[0]
+        return a + b + (eng._encode(tail)[0] if tail else []), (len(a), len(a) + len(b))
+
+    eng.encode_with_data = pieces
+    try:
+        assert eng.sequences(SPACED, [cap], video.n_tokens, video)[0].ids != want
+    finally:
+        del eng.encode_with_data
+    fam = eng.family
+    if fam.text_prefix:  # Molmo2: its processor's bos before every text
+        assert fam.config.model_type == "molmo2" and want[:len(fam.text_prefix_ids)] == fam.text_prefix_ids
+        saved = fam.text_prefix
+        fam.text_prefix = ""
+        try:
+            assert eng.sequences(SPACED, [cap], video.n_tokens, video)[0].ids != want
+        finally:
+            fam.text_prefix = saved
