@@ -248,3 +248,22 @@ def test_generic_ids_check_can_fail(arch, frames):
             assert eng.sequences(SPACED, [cap], video.n_tokens, video)[0].ids != want
         finally:
             fam.text_prefix = saved
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ARCHS)
+def test_generic_greedy_answers_from_the_cache_equal_a_full_forward_per_token(arch):
+    """generate-match on the generic path: the cached greedy answer == a full forward per new token (one linear-
+    attention kernel for both, as above)."""
+    from dataclasses import replace
+
+    from hardneg import benchmarks
+
+    eng = generic(arch).engine
+    spec = replace(benchmarks.get("tempcompass").vlm_for("authors"), max_new_tokens=10)
+    frames4 = np.random.default_rng(2).integers(0, 256, (4, 40, 56, 3), dtype=np.uint8)
+    q = "Which caption matches the video better?\nCaption A: a dog runs <|im_end|>\nCaption B: ünïcødé 猫 sits"
+    times = np.arange(4) * 1.5
+    with same_linear_attention_kernel(eng.model):
+        cached = eng.generate(frames4, spec, q, timestamps=times)
+        assert cached == eng.generate(frames4, spec, q, timestamps=times, naive=True)
