@@ -19,7 +19,7 @@ import pytest
 from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
 from hardneg.models.vlm.tiny import tiny_vlm_path
 
-ARCHS = ("qwen3-vl", "qwen3.5")
+ARCHS = ("qwen3-vl", "qwen3.5", "qwen3-vl-moe", "qwen3.5-moe")
 _LOADED: dict = {}
 
 

@@ -23,14 +23,14 @@ SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
-                 "molmo2", "perception-lm")
+                 "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
                "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4",
                "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2",
-               "perception-lm": "perception_lm"}
+               "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -399,12 +399,20 @@ def _llava_next_video(tok, vocab: int):
     return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
-def _qwen3_vl(tok, vocab: int):
-    """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
-    rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them)."""
-    from transformers import (Qwen2VLImageProcessor, Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen3VLProcessor,
-                              Qwen3VLVideoProcessor)
+#: the text tower's experts of the tiny MoE variants (Qwen3-VL-MoE, Qwen3.5-MoE): 4 experts, 2 routed per token
+TINY_MOE = {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "decoder_sparse_step": 1}
 
+
+def _qwen3_vl(tok, vocab: int, moe: bool = False):
+    """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
+    rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them).
+    `moe`: Qwen3-VL-MoE, the same with a mixture-of-experts text tower (`TINY_MOE`)."""
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
+
+    prefix = "Qwen3VLMoe" if moe else "Qwen3VL"
+    Qwen3VLConfig = getattr(transformers, prefix + "Config")
+    Qwen3VLForConditionalGeneration = getattr(transformers, prefix + "ForConditionalGeneration")
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen3VLConfig(
         text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
@@ -414,7 +422,7 @@ def _qwen3_vl(tok, vocab: int):
                                          "mrope_interleaved": True},
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+                     "initializer_range": INIT_RANGE, **(TINY_MOE if moe else {})},
         vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
                        "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
                        "num_position_embeddings": 64, "deepstack_visual_indexes": [0],
@@ -455,12 +463,17 @@ def _internvl(tok, vocab: int):
     return InternVLForConditionalGeneration(config), INTERNVL_TEMPLATE, processor
 
 
-def _qwen3_5(tok, vocab: int):
+def _qwen3_5(tok, vocab: int, moe: bool = False):
     """Qwen3.5: Qwen3-VL's vision tower, processor and timestamps over a hybrid language model (Gated DeltaNet
-    linear-attention layers between full-attention ones, whose cache holds recurrent states)."""
-    from transformers import (Qwen2VLImageProcessor, Qwen3_5Config, Qwen3_5ForConditionalGeneration, Qwen3VLProcessor,
-                              Qwen3VLVideoProcessor)
+    linear-attention layers between full-attention ones, whose cache holds recurrent states). `moe`: Qwen3.5-MoE,
+    the same with a mixture-of-experts text tower (`TINY_MOE` and a shared expert)."""
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
 
+    prefix = "Qwen3_5Moe" if moe else "Qwen3_5"
+    Qwen3_5Config = getattr(transformers, prefix + "Config")
+    Qwen3_5ForConditionalGeneration = getattr(transformers, prefix + "ForConditionalGeneration")
+    experts = {**TINY_MOE, "shared_expert_intermediate_size": 32} if moe else {}
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen3_5Config(
         text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
@@ -472,7 +485,7 @@ def _qwen3_5(tok, vocab: int):
                                          "mrope_interleaved": True, "partial_rotary_factor": 1.0},
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+                     "initializer_range": INIT_RANGE, **experts},
         vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
                        "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
                        "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
@@ -712,7 +725,9 @@ def _perception_lm(tok, vocab: int):
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
                      "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
                      "smolvlm": _smolvlm, "gemma4": _gemma4, "minicpm-v-4.6": _minicpmv4_6,
-                     "molmo2": _molmo2, "perception-lm": _perception_lm}
+                     "molmo2": _molmo2, "perception-lm": _perception_lm,
+                     "qwen3-vl-moe": lambda tok, vocab: _qwen3_vl(tok, vocab, moe=True),
+                     "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True)}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -777,7 +792,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
               "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
               "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
-              "perception-lm": "byte-bpe"}
+              "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
