@@ -169,7 +169,7 @@ def test_generic_64_frames_equal_the_processor(arch):
     np.testing.assert_allclose(fast, naive, rtol=0, atol=1e-5)
 
 
-LINEAR = [a for a in ARCHS if a in ("qwen3.5", "qwen3.5-moe", "minicpm-v-4.6")]
+LINEAR = [a for a in ARCHS if a in ("qwen3.5", "qwen3.5-moe", "minicpm-v-4.6", "minicpm-v-4.7")]
 
 
 @pytest.mark.parametrize("arch", LINEAR)
