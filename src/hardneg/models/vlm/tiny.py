@@ -24,7 +24,7 @@ VERSION = "4"  # bump when the built folders change: they are rebuilt under a ne
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
-                 "minicpm-v-4.7")
+                 "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -32,7 +32,8 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4",
                "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2",
                "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe",
-               "minicpm-v-4.7": "minicpmv4_7"}
+               "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
+               "exaone4.5": "exaone4_5"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -730,6 +731,43 @@ def _perception_lm(tok, vocab: int):
     return PerceptionLMForConditionalGeneration(config), PLM_TEMPLATE, processor
 
 
+def _qwen25_vision_family(tok, vocab: int, kind: str):
+    """Types that pair Qwen2.5-VL's vision tower (window attention, 2-frame temporal patches, 2x2 merge) and Qwen2-VL's
+    image and video processors with another language model: HyperCLOVAX-Vision v2 ("hyperclovax": a Llama-style
+    model with its own multipliers) and EXAONE 4.5 ("exaone4_5": EXAONE 4's sliding and full attention layers).
+    Departure: their published chat templates are not available offline here, so both use ChatML with Qwen's video
+    region `<|vision_start|><|video_pad|><|vision_end|>` (the processors replace `<|video_pad|>` alone)."""
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen2VLVideoProcessor
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    vision = {"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+              "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3, "window_size": 16,
+              "fullatt_block_indexes": [1], "initializer_range": INIT_RANGE}
+    text = {"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+            "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"],
+            "tie_word_embeddings": False, "initializer_range": INIT_RANGE}
+    if kind == "hyperclovax":
+        prefix = "HyperCLOVAXVisionV2"
+        sub = {"vision_config": {**vision, "model_type": "qwen2_5_vl_vision"},
+               "text_config": {**text, "model_type": "hyperclovax"}}
+    else:
+        prefix = "Exaone4_5_"
+        sub = {"vision_config": {**vision, "num_key_value_heads": 2},
+               "text_config": {**text, "model_type": "exaone4", "sliding_window": 4096,
+                               "layer_types": ["sliding_attention", "full_attention"]}}
+    config = getattr(transformers, prefix + "Config")(**sub, image_token_id=ids["<|image_pad|>"],
+                                                        video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False)
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = getattr(transformers, prefix + "Processor")(
+        image_processor=Qwen2VLImageProcessor(**pixels),
+        video_processor=Qwen2VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
+        chat_template=QWEN_TEMPLATE)
+    return getattr(transformers, prefix + "ForConditionalGeneration")(config), QWEN_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -738,7 +776,9 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "molmo2": _molmo2, "perception-lm": _perception_lm,
                      "qwen3-vl-moe": lambda tok, vocab: _qwen3_vl(tok, vocab, moe=True),
                      "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True),
-                     "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True)}
+                     "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
+                     "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
+                     "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -804,7 +844,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
               "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
               "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
-              "minicpm-v-4.7": "byte-bpe"}
+              "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
