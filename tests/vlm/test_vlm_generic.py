@@ -169,28 +169,30 @@ def test_generic_64_frames_equal_the_processor(arch):
     np.testing.assert_allclose(fast, naive, rtol=0, atol=1e-5)
 
 
-LINEAR = [a for a in ARCHS if a in ("qwen3.5", "qwen3.5-moe", "minicpm-v-4.6", "minicpm-v-4.7")]
+LINEAR = [a for a in ARCHS if a in ("qwen3.5", "qwen3.5-moe", "minicpm-v-4.6", "minicpm-v-4.7", "minicpm-ocr")]
 
 
 @pytest.mark.parametrize("arch", LINEAR)
 def test_linear_attention_differs_only_by_the_kernels_chunks(arch, frames, monkeypatch):
     """Linear-attention models (hardneg.models.vlm.generic's docstring): with the shared prefix cut at the chunked
-    kernel's 64-token boundary, the fast path in the model's own kernels equals one forward per caption to 1e-6;
+    kernel's 64-token boundary, the fast path in the model's own kernels equals one forward per caption to 2e-6;
     and the one-kernel comparison the tests use sees the cache: a continuation from a zeroed recurrent state moves
     the scores."""
     from hardneg.models.vlm.engine import Engine
 
     eng = generic(arch).engine
     assert linear_attention_modules(eng.model)
-    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    # a question after the video longer than a chunk, so that a chunk boundary falls between the video and the captions
+    spec = VLMPrompt(prompt="{video}\n" + "Describe this video in one sentence. " * 12 + "\n{caption}")
     video = eng.family.video_inputs(frames, eng.dtype, "cpu")
     real = Engine.shared_prefix
     cut = lambda seqs: real(seqs) // 64 * 64  # noqa: E731
     seqs = eng.sequences(spec, CAPTIONS, video.n_tokens, video)
     assert cut(seqs) > max(i for i, t in enumerate(seqs[0].ids) if t == eng.family.media_token_id)  # video inside
     monkeypatch.setattr(Engine, "shared_prefix", staticmethod(cut))
+    # float32 rounding of the other layers only (measured: at most 1.43e-6, MiniCPM-V 4.7)
     np.testing.assert_allclose(eng.score(frames, CAPTIONS, spec), eng.score(frames, CAPTIONS, spec, naive=True),
-                               rtol=0, atol=1e-6)
+                               rtol=0, atol=2e-6)
     monkeypatch.setattr(Engine, "shared_prefix", staticmethod(real))
     real_prefix = eng.prefix
 

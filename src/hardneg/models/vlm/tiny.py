@@ -24,7 +24,7 @@ VERSION = "4"  # bump when the built folders change: they are rebuilt under a ne
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
-                 "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5")
+                 "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -33,7 +33,7 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2",
                "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe",
                "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
-               "exaone4.5": "exaone4_5"}
+               "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -183,6 +183,7 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                           "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
                           "eoa_token": "<audio|>"},
                "minicpm-v-4.6": MINICPM_NAMED, "minicpm-v-4.7": MINICPM_NAMED,
+               "minicpm-ocr": MINICPM_NAMED,
                "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"},
                "perception-lm": {"image_token": "<|image|>", "video_token": "<|video|>"}}
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
@@ -625,20 +626,22 @@ def _gemma4(tok, vocab: int):
 
 
 
-def _minicpmv4_6(tok, vocab: int, v47: bool = False):
+def _minicpmv4_6(tok, vocab: int, v47: bool = False, ocr: bool = False):
     """MiniCPM-V 4.6: a SigLIP-style NaViT tower with a window-attention merger after layer `insert_layer_id`, a
     2x2 merger (16x fewer tokens), each frame as "<image>" + its tokens + "</image>" after one
     "<image_id>0</image_id>" (its processor writes them), over Qwen3.5's hybrid language model (Gated DeltaNet
     linear-attention layers between full-attention ones; 1-D positions). Frames of about 32x32 pixels, 4-pixel
-    patches: 4 tokens a frame. The chat template is ChatML with the video as its placeholder token. `v47`: MiniCPM-V
+    patches: 4 tokens a frame (16 for MiniCPM-OCR, whose default merge keeps 4x more). The chat template is ChatML
+    with the video as its placeholder token. `ocr`: MiniCPM-OCR, its own config and processor classes. `v47`: MiniCPM-V
     4.7, the same tower and processors with its canvas 3-D rotary positions, which pin the image and slice markers
     and the slice-row newlines (their ids in its config)."""
     import transformers
-    from transformers import MiniCPMV4_6ImageProcessor, MiniCPMV4_6VideoProcessor
 
-    prefix = "MiniCPMV4_7" if v47 else "MiniCPMV4_6"
+    prefix = "MiniCPMOcr" if ocr else "MiniCPMV4_7" if v47 else "MiniCPMV4_6"
     MiniCPMV4_6Config, MiniCPMV4_6ForConditionalGeneration, MiniCPMV4_6Processor = (
         getattr(transformers, prefix + n) for n in ("Config", "ForConditionalGeneration", "Processor"))
+    MiniCPMV4_6ImageProcessor, MiniCPMV4_6VideoProcessor = (
+        getattr(transformers, ("MiniCPMOcr" if ocr else "MiniCPMV4_6") + n) for n in ("ImageProcessor", "VideoProcessor"))
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MINICPM_NAMED.values())}
     # MiniCPM-V 4.7's canvas 3-D positions pin its markers and slice-row newlines (its config names their ids)
     canvas = ({"image_start_id": ids["<image>"], "image_end_id": ids["</image>"], "slice_start_id": ids["<slice>"],
@@ -654,8 +657,8 @@ def _minicpmv4_6(tok, vocab: int, v47: bool = False):
                      "initializer_range": INIT_RANGE},
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
                        "image_size": 32, "patch_size": 4, "initializer_range": INIT_RANGE},
-        insert_layer_id=1, image_size=32, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        tie_word_embeddings=False, **canvas,
+        insert_layer_id=1, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        tie_word_embeddings=False, **canvas, **({} if ocr else {"image_size": 32}),
     )
     pixels = {"scale_resolution": 32, "patch_size": 4, "max_slice_nums": 1, "image_mean": [0.5, 0.5, 0.5],
               "image_std": [0.5, 0.5, 0.5]}
@@ -777,6 +780,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "qwen3-vl-moe": lambda tok, vocab: _qwen3_vl(tok, vocab, moe=True),
                      "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True),
                      "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
+                     "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -844,7 +848,8 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
               "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
               "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
-              "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe"}
+              "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
+              "minicpm-ocr": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
