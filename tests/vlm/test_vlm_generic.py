@@ -269,3 +269,11 @@ def test_generic_greedy_answers_from_the_cache_equal_a_full_forward_per_token(ar
     with same_linear_attention_kernel(eng.model):
         cached = eng.generate(frames4, spec, q, timestamps=times)
         assert cached == eng.generate(frames4, spec, q, timestamps=times, naive=True)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_generic_the_video_reaches_the_scores(arch, frames):
+    """The comparisons above would pass if both sides ignored the video: the frames' pixels move the scores."""
+    eng = generic(arch).engine
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    assert np.abs(eng.score(frames, CAPTIONS, spec) - eng.score(255 - frames, CAPTIONS, spec)).max() > 1e-3

@@ -24,7 +24,8 @@ VERSION = "4"  # bump when the built folders change: they are rebuilt under a ne
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
-                 "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr")
+                 "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
+                 "gemma4-unified")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -33,7 +34,8 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2",
                "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe",
                "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
-               "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr"}
+               "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
+               "gemma4-unified": "gemma4_unified"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -167,7 +169,7 @@ PLM_TEMPLATE = (
     "{%- endif %}"
 )
 MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
-               "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS}
+               "gemma4-unified": GEMMA4_SPECIALS, "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS}
 #: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
 #: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
 MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
@@ -186,6 +188,7 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                "minicpm-ocr": MINICPM_NAMED,
                "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"},
                "perception-lm": {"image_token": "<|image|>", "video_token": "<|video|>"}}
+NAMED_TOKENS["gemma4-unified"] = NAMED_TOKENS["gemma4"]  # the same tokenizer names
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -771,6 +774,39 @@ def _qwen25_vision_family(tok, vocab: int, kind: str):
     return getattr(transformers, prefix + "ForConditionalGeneration")(config), QWEN_TEMPLATE, processor
 
 
+def _gemma4_unified(tok, vocab: int):
+    """Gemma 4 Unified: Gemma 4's turn layout, tokens and per-frame "MM:SS <|image><|video|>...<image|>" (its
+    processor writes them), its own vision encoder (patches pooled 2x2, 2-D patch positions) and a language model
+    whose vision tokens attend to each other both ways (`use_bidirectional_attention="vision"`, from the processor's
+    `mm_token_type_ids`). Same tokenizer departure as the tiny Gemma 4."""
+    from transformers import (Gemma4UnifiedAudioFeatureExtractor, Gemma4UnifiedConfig,
+                              Gemma4UnifiedForConditionalGeneration, Gemma4UnifiedImageProcessor, Gemma4UnifiedProcessor,
+                              Gemma4UnifiedVideoProcessor)
+
+    tok.bos_token = "<bos>"
+    tok.model_max_length = 8192
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GEMMA4_SPECIALS)}
+    config = Gemma4UnifiedConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 8192,
+                     "max_position_embeddings": 8192, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<turn|>"], "bos_token_id": ids["<bos>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"patch_size": 4, "pooling_kernel_size": 2, "mm_embed_dim": 32, "mm_posemb_size": 64,
+                       "output_proj_dims": 32, "initializer_range": INIT_RANGE},
+        audio_config=None, boi_token_id=ids["<|image>"], eoi_token_id=ids["<image|>"],
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"], boa_token_id=ids["<|audio>"],
+        eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"], tie_word_embeddings=False,
+    )
+    pixels = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
+    processor = Gemma4UnifiedProcessor(feature_extractor=Gemma4UnifiedAudioFeatureExtractor(),
+                                       image_processor=Gemma4UnifiedImageProcessor(**pixels),
+                                       video_processor=Gemma4UnifiedVideoProcessor(**pixels, do_sample_frames=False),
+                                       tokenizer=tok, chat_template=GEMMA4_TEMPLATE, image_seq_length=70)
+    return Gemma4UnifiedForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -781,6 +817,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True),
                      "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
+                     "gemma4-unified": _gemma4_unified,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -849,7 +886,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
               "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
               "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
-              "minicpm-ocr": "byte-bpe"}
+              "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
