@@ -25,7 +25,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
-                 "gemma4-unified")
+                 "gemma4-unified", "lfm3-vl")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -35,7 +35,7 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe",
                "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
                "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
-               "gemma4-unified": "gemma4_unified"}
+               "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -807,6 +807,36 @@ def _gemma4_unified(tok, vocab: int):
     return Gemma4UnifiedForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
 
 
+def _lfm3_vl(tok, vocab: int):
+    """LFM3-VL: Qwen3-VL's video processor (its per-step `<t seconds>` blocks) and its own vision tower and projector
+    over LFM3, a hybrid language model of short gated convolutions (whose cache holds conv states) and attention
+    layers. Departure: ChatML with Qwen's video region as the chat template (LFM's published one is not available
+    offline here); the installed processor keeps the template's outer vision markers around the per-step blocks,
+    and the generic path follows it."""
+    from transformers import Lfm3VlConfig, Lfm3VlForConditionalGeneration, Lfm3VlProcessor, Qwen2VLImageProcessor
+    from transformers import Qwen3VLVideoProcessor
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Lfm3VlConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+                     "layer_types": ["conv", "full_attention"], "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "patch_size": 4, "num_hidden_layers": 2,
+                       "num_attention_heads": 2, "num_key_value_heads": 2, "initializer_range": INIT_RANGE},
+        projector_hidden_size=64, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Lfm3VlProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
+                                chat_template=QWEN_TEMPLATE)
+    return Lfm3VlForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -817,7 +847,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True),
                      "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
-                     "gemma4-unified": _gemma4_unified,
+                     "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -886,7 +916,8 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
               "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
               "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
-              "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe"}
+              "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
+              "lfm3-vl": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
