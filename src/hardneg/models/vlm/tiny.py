@@ -25,7 +25,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
-                 "gemma4-unified", "lfm3-vl")
+                 "gemma4-unified", "lfm3-vl", "kimi-k2.5")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -35,7 +35,8 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe",
                "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
                "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
-               "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl"}
+               "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
+               "kimi-k2.5": "kimi_k25"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -168,8 +169,24 @@ PLM_TEMPLATE = (
     "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}"
     "{%- endif %}"
 )
+#: Kimi K2.5's control tokens (turns, media markers, the image pad and the video placeholder)
+KIMI_SPECIALS = ("<|im_user|>", "<|im_assistant|>", "<|im_system|>", "<|im_middle|>", "<|media_begin|>",
+                 "<|media_content|>", "<|media_end|>", "<|media_pad|>", "<|kimi_k25_video_placeholder|>")
+#: Kimi K2.5's turn layout ("<|im_user|>user<|im_middle|>...<|im_end|><|im_assistant|>assistant<|im_middle|>", its
+#: video as "<|kimi_k25_video_placeholder|>", which the processor expands per 4-frame chunk); simplified: no system
+#: turn and no thinking block (the published template is not available offline here)
+KIMI_TEMPLATE = (
+    "{% for message in messages %}<|im_{{ message['role'] }}|>{{ message['role'] }}<|im_middle|>"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|kimi_k25_video_placeholder|>"
+    "{% elif c['type'] == 'image' %}<|media_begin|>image<|media_content|><|media_pad|><|media_end|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>"
+    "{% endfor %}{% if add_generation_prompt %}<|im_assistant|>assistant<|im_middle|>{% endif %}"
+)
 MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
-               "gemma4-unified": GEMMA4_SPECIALS, "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS}
+               "gemma4-unified": GEMMA4_SPECIALS, "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS,
+               "kimi-k2.5": KIMI_SPECIALS}
 #: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
 #: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
 MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
@@ -187,7 +204,8 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                "minicpm-v-4.6": MINICPM_NAMED, "minicpm-v-4.7": MINICPM_NAMED,
                "minicpm-ocr": MINICPM_NAMED,
                "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"},
-               "perception-lm": {"image_token": "<|image|>", "video_token": "<|video|>"}}
+               "perception-lm": {"image_token": "<|image|>", "video_token": "<|video|>"},
+               "kimi-k2.5": {"image_token": "<|media_pad|>", "video_token": "<|kimi_k25_video_placeholder|>"}}
 NAMED_TOKENS["gemma4-unified"] = NAMED_TOKENS["gemma4"]  # the same tokenizer names
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
@@ -837,6 +855,41 @@ def _lfm3_vl(tok, vocab: int):
     return Lfm3VlForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
+def _kimi_k25(tok, vocab: int):
+    """Kimi K2.5: MoonViT-3D (native-resolution patches, 4-frame temporal chunks, 2x2 merge), each chunk written
+    "HH:MM:SS.mmm<|media_begin|>video<|media_content|>" + its tokens + "<|media_end|>" (its processor writes them),
+    over a DeepSeek-V3 language model (multi-head latent attention, routed and shared experts; here 4 experts, the
+    first layer dense)."""
+    from transformers import (Kimi_K25Config, Kimi_K25ForConditionalGeneration, Kimi_K25ImageProcessor,
+                              Kimi_K25Processor, Kimi_K25VideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(KIMI_SPECIALS)}
+    config = Kimi_K25Config(
+        text_config={"model_type": "deepseek_v3", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "moe_intermediate_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+                     "num_key_value_heads": 4, "n_shared_experts": 1, "n_routed_experts": 4, "num_experts_per_tok": 2,
+                     "first_k_dense_replace": 1, "kv_lora_rank": 16, "q_lora_rank": 16, "qk_rope_head_dim": 4,
+                     "v_head_dim": 8, "qk_nope_head_dim": 8, "n_group": 1, "topk_group": 1,
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<|im_end|>"], "bos_token_id": ids["<|im_start|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"patch_size": 4, "pos_emb_height": 8, "pos_emb_width": 8, "pos_emb_time": 4,
+                       "num_attention_heads": 2, "num_hidden_layers": 2, "hidden_size": 32, "intermediate_size": 64,
+                       "initializer_range": INIT_RANGE},
+        projection_hidden_size=32, image_token_id=ids["<|media_pad|>"],
+        video_token_id=ids["<|kimi_k25_video_placeholder|>"], vision_start_token_id=ids["<|media_begin|>"],
+        vision_end_token_id=ids["<|media_end|>"], tie_word_embeddings=False,
+    )
+    # frames of at most 32x32 pixels, 4-pixel patches merged 2x2: 16 tokens per 4-frame chunk
+    pixels = {"size": {"max_height": 32, "max_width": 32}, "patch_size": 4, "merge_size": 2, "max_patches": 64,
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Kimi_K25Processor(image_processor=Kimi_K25ImageProcessor(**pixels),
+                                  video_processor=Kimi_K25VideoProcessor(**pixels, temporal_patch_size=4,
+                                                                         do_sample_frames=False),
+                                  tokenizer=tok, chat_template=KIMI_TEMPLATE)
+    return Kimi_K25ForConditionalGeneration(config), KIMI_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -847,7 +900,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True),
                      "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
-                     "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl,
+                     "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -917,7 +970,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
               "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
               "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
-              "lfm3-vl": "byte-bpe"}
+              "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
