@@ -277,3 +277,25 @@ def test_generic_the_video_reaches_the_scores(arch, frames):
     eng = generic(arch).engine
     spec = DEFAULT_PROMPTS["caption-likelihood"]
     assert np.abs(eng.score(frames, CAPTIONS, spec) - eng.score(255 - frames, CAPTIONS, spec)).max() > 1e-3
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_generic_ids_with_a_system_turn_equal_the_processor(arch, frames):
+    """A protocol set with a system turn (lmms-eval's): the video region is what the template adds for the video, not
+    the turn markers next to it (Cohere's `<|USER_TOKEN|>`), so the ids still equal the processor's."""
+    from dataclasses import replace
+
+    m = generic(arch)
+    eng = m.engine
+    spec = replace(DEFAULT_PROMPTS["yes-probability"], system="You are a helpful assistant.")
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    got = eng.sequences(spec, CAPTIONS[:1], video.n_tokens, video)[0].ids
+    msgs, gen = conversation(spec.prompt, "yes-probability", CAPTIONS[0])
+    msgs = [{"role": "system", "content": spec.system}, *msgs]
+    proc = eng.family.processor
+    rendered = proc.apply_chat_template(msgs, chat_template=eng.template, tokenize=False, add_generation_prompt=gen)
+    if getattr(eng.family, "expand", None):
+        rendered = rendered.replace(eng.family.region, eng.family.expand)
+    out = proc(text=[rendered], videos=[frames], video_metadata=[metadata(len(frames), None)], do_sample_frames=False,
+               return_tensors="pt")
+    assert got == out["input_ids"][0].tolist()

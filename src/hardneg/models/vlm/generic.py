@@ -46,18 +46,45 @@ _TEXT_KEYS = ("input_ids", "attention_mask", "mm_token_type_ids", "token_type_id
 
 
 def video_region(tokenizer, template: str, video_token: str) -> str:
-    """The text the chat template renders for a video: the video token and the control tokens right around it."""
+    """The text the chat template renders for a video: the video token and the control tokens it writes with it
+    (Qwen's `<|vision_start|><|video_pad|><|vision_end|>`), found as what the template adds when a video is added to
+    a message (so a turn's own markers next to the video, Cohere's `<|USER_TOKEN|>` or Molmo2's `<|im_start|>`
+    after its leading placeholders, stay outside it), cut to its control tokens."""
     import re
 
-    msgs = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": "HARDNEGTEXT"}]}]
-    text = tokenizer.apply_chat_template(msgs, chat_template=template, tokenize=False, add_generation_prompt=True)
+    def render(with_video: bool) -> str:
+        content = ([{"type": "video"}] if with_video else []) + [{"type": "text", "text": "HARDNEGTEXT"}]
+        return tokenizer.apply_chat_template([{"role": "user", "content": content}], chat_template=template,
+                                             tokenize=False, add_generation_prompt=True)
+
+    text = render(True)
     if text.count(video_token) != 1:
         raise ValueError(f"the chat template renders the video token {video_token!r} {text.count(video_token)} times "
                          "for one video; hardneg needs exactly one")
     added = sorted({str(getattr(t, "content", t)) for t in getattr(tokenizer, "added_tokens_decoder", {}).values()}
                    - {""}, key=len, reverse=True)
     control = re.compile("|".join(map(re.escape, added))) if added else None
-    start = text.index(video_token)
+    if control is not None:
+        def pieces(t: str) -> list[str]:  # control tokens whole, other text character by character
+            out, at = [], 0
+            for m in control.finditer(t):
+                out += list(t[at:m.start()]) + [m.group()]
+                at = m.end()
+            return out + list(t[at:])
+
+        a, b = pieces(text), pieces(render(False))
+        p = 0
+        while p < min(len(a), len(b)) and a[p] == b[p]:
+            p += 1
+        q = 0
+        while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
+            q += 1
+        inserted = a[p:len(a) - q]
+        if inserted.count(video_token) == 1:
+            # the inserted text, from its first to its last control token (a newline the template adds stays text)
+            marks = [i for i, x in enumerate(inserted) if control.fullmatch(x)]
+            return "".join(inserted[marks[0]:marks[-1] + 1])
+    start = text.index(video_token)  # fallback: the video token and the control tokens right around it
     end = start + len(video_token)
     if control is not None:
         while True:  # extend over control tokens adjacent on the right

@@ -25,7 +25,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
-                 "gemma4-unified", "lfm3-vl", "kimi-k2.5")
+                 "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -36,7 +36,7 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
                "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
                "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
-               "kimi-k2.5": "kimi_k25"}
+               "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -184,9 +184,24 @@ KIMI_TEMPLATE = (
     "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>"
     "{% endfor %}{% if add_generation_prompt %}<|im_assistant|>assistant<|im_middle|>{% endif %}"
 )
+#: Cohere's control tokens (Command / Aya turns) and Cohere Compass's vision tokens
+COHERE_SPECIALS = ("<BOS_TOKEN>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>", "<|USER_TOKEN|>", "<|CHATBOT_TOKEN|>",
+                   "<|SYSTEM_TOKEN|>", "<|IMAGE_PAD|>", "<|VIDEO_PAD|>", "<|VISION_START|>", "<|VISION_END|>")
+#: Cohere's turn layout ("<BOS_TOKEN><|START_OF_TURN_TOKEN|><|USER_TOKEN|>...<|END_OF_TURN_TOKEN|>", the reply after
+#: "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"), the video as "<|VIDEO_PAD|>" (its processor writes each frame's
+#: "<t seconds><|VISION_START|>...<|VISION_END|>"); simplified: no default preamble, no response markers
+COHERE_TEMPLATE = (
+    "<BOS_TOKEN>{% for message in messages %}<|START_OF_TURN_TOKEN|>"
+    "{{ {'user': '<|USER_TOKEN|>', 'assistant': '<|CHATBOT_TOKEN|>', 'system': '<|SYSTEM_TOKEN|>'}[message['role']] }}"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|VIDEO_PAD|>{% elif c['type'] == 'image' %}<|IMAGE_PAD|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|END_OF_TURN_TOKEN|>"
+    "{% endfor %}{% if add_generation_prompt %}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>{% endif %}"
+)
 MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
                "gemma4-unified": GEMMA4_SPECIALS, "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS,
-               "kimi-k2.5": KIMI_SPECIALS}
+               "kimi-k2.5": KIMI_SPECIALS, "cohere-compass": COHERE_SPECIALS}
 #: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
 #: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
 MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
@@ -890,6 +905,39 @@ def _kimi_k25(tok, vocab: int):
     return Kimi_K25ForConditionalGeneration(config), KIMI_TEMPLATE, processor
 
 
+def _cohere_compass(tok, vocab: int):
+    """Cohere Compass: Qwen3-VL-style patches (2-frame temporal patches, 2x2 merge, deepstack features), each frame
+    "<t seconds><|VISION_START|>" + its tokens + "<|VISION_END|>" (its processor writes them), over a Cohere
+    language model of sliding-window and full attention layers with 3-D rotary positions per layer type."""
+    from transformers import (CohereCompassConfig, CohereCompassForConditionalGeneration, CohereCompassImageProcessor,
+                              CohereCompassProcessor, CohereCompassVideoProcessor)
+
+    tok.bos_token = "<BOS_TOKEN>"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(COHERE_SPECIALS)}
+    rope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]}
+    config = CohereCompassConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+                     "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 4096,
+                     "rope_parameters": {"sliding_attention": dict(rope), "full_attention": dict(rope)},
+                     "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<BOS_TOKEN>"],
+                     "eos_token_id": ids["<|END_OF_TURN_TOKEN|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "deepstack_visual_indexes": [0], "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|IMAGE_PAD|>"], video_token_id=ids["<|VIDEO_PAD|>"],
+        vision_start_token_id=ids["<|VISION_START|>"], vision_end_token_id=ids["<|VISION_END|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = CohereCompassProcessor(image_processor=CohereCompassImageProcessor(**pixels),
+                                       video_processor=CohereCompassVideoProcessor(**pixels, do_sample_frames=False),
+                                       tokenizer=tok, chat_template=COHERE_TEMPLATE)
+    return CohereCompassForConditionalGeneration(config), COHERE_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -901,6 +949,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
                      "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
+                     "cohere-compass": _cohere_compass,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -970,7 +1019,8 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
               "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
               "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
-              "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe"}
+              "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
+              "cohere-compass": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
