@@ -25,7 +25,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
-                 "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass")
+                 "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -36,7 +36,8 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
                "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
                "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
-               "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass"}
+               "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
+               "hy-v4-vl": "hy_v4_vl"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -938,6 +939,36 @@ def _cohere_compass(tok, vocab: int):
     return CohereCompassForConditionalGeneration(config), COHERE_TEMPLATE, processor
 
 
+def _hy_v4_vl(tok, vocab: int):
+    """Hunyuan V4-VL: a native-resolution vision tower (2x2 merge) and a DeepSeek-style language model (latent
+    attention with a sparse indexer, routed and shared experts, hyper-connections) with 3-D rotary positions on its
+    rope dims. Departure: ChatML with Qwen's video region as the chat template (Hunyuan's published one is not
+    available offline here)."""
+    from transformers import (HYV4VLConfig, HYV4VLForConditionalGeneration, HYV4VLImageProcessor, HYV4VLProcessor,
+                              HYV4VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = HYV4VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 32,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "q_lora_rank": 16,
+                     "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 6, "v_head_dim": 8,
+                     "index_head_dim": 8, "index_n_heads": 2,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 1]},
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_attention_heads": 2, "num_hidden_layers": 2,
+                       "out_hidden_size": 32, "patch_size": 4, "max_image_size": 64},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False,
+    )
+    pixels = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = HYV4VLProcessor(image_processor=HYV4VLImageProcessor(**pixels),
+                                video_processor=HYV4VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
+                                chat_template=QWEN_TEMPLATE)
+    return HYV4VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -949,7 +980,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
                      "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
-                     "cohere-compass": _cohere_compass,
+                     "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1020,7 +1051,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
               "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
               "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
-              "cohere-compass": "byte-bpe"}
+              "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
