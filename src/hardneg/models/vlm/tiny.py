@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer")
+                 "muse-glimmer", "muse-spark")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -38,7 +38,8 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
                "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
                "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
-               "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer"}
+               "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
+               "muse-spark": "muse_spark"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -207,7 +208,8 @@ MUSE_SPECIALS = ("<|patch|>", "<|image_start|>", "<|image_end|>", "<|video|>", "
 MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
                "gemma4-unified": GEMMA4_SPECIALS, "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS,
                "kimi-k2.5": KIMI_SPECIALS, "cohere-compass": COHERE_SPECIALS,
-               "muse-glimmer": MUSE_SPECIALS}
+               "muse-glimmer": MUSE_SPECIALS,
+               "muse-spark": MUSE_SPECIALS + ("<|audio|>", "<|soft_audio_start|>", "<|soft_audio_end|>")}
 #: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
 #: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
 MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
@@ -974,32 +976,42 @@ def _hy_v4_vl(tok, vocab: int):
     return HYV4VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
-def _muse_glimmer(tok, vocab: int):
+def _muse_glimmer(tok, vocab: int, spark: bool = False):
     """Muse Glimmer: a vision tower with 2-frame temporal groups, window attention and a 2x2 pixel shuffle, each group
     "Time: {t}s" + its "<|video|>" tokens between "<|vid_start|>", "<|vid_frame_separator|>" and "<|vid_end|>" (its
     processor writes them), a language model of sliding and full attention layers with soft-capped logits. Its
     processor needs the video's metadata back from its video processor (`return_metadata`, set in the saved video
     processor config). Departure: ChatML with its video token as the chat template (its published one is not
-    available offline here)."""
-    from transformers import (MuseGlimmerConfig, MuseGlimmerForConditionalGeneration, MuseGlimmerImageProcessor,
-                              MuseGlimmerProcessor, MuseGlimmerVideoProcessor)
+    available offline here). `spark`: Muse Spark, the same vision path and processors over a mixture-of-experts
+    language model (4 experts, 2 routed) with an audio encoder (a tiny default one of its class: unused for video)."""
+    import transformers
+    from transformers import MuseGlimmerImageProcessor, MuseGlimmerVideoProcessor
 
+    prefix = "MuseSpark" if spark else "MuseGlimmer"
+    MuseGlimmerConfig, MuseGlimmerForConditionalGeneration, MuseGlimmerProcessor = (
+        getattr(transformers, prefix + n) for n in ("Config", "ForConditionalGeneration", "Processor"))
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MUSE_SPECIALS)}
+    experts = {"num_local_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+               "moe_hidden_size": 32} if spark else {}
+    audio = ({"audio_config": {"hidden_sizes": [8, 8, 8, 16], "depths": [1, 1, 1, 1], "out_hidden_size": 32},
+              "audio_token_id": tok.convert_tokens_to_ids("<|audio|>")} if spark else {})
     config = MuseGlimmerConfig(
         text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
                      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
                      "sliding_window": 4096, "layer_types": ["sliding_attention", "full_attention"],
                      "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<|im_start|>"],
-                     "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+                     "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE,
+                     **experts},
         vision_config={"patch_size": 4, "pos_emb_height": 8, "pos_emb_width": 8, "num_attention_heads": 2,
                        "num_hidden_layers": 2, "hidden_size": 32, "intermediate_size": 64, "max_position_embeddings": 64},
         out_hidden_size=128, projector_hidden_size=32, image_token_id=ids["<|patch|>"], video_token_id=ids["<|video|>"],
-        tie_word_embeddings=False,
+        tie_word_embeddings=False, **audio,
     )
     template = LLAVA_TEMPLATE.replace("<video>", "<|video|>")
     pixels = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    more = {"feature_extractor": transformers.MuseSparkFeatureExtractor()} if spark else {}
     processor = MuseGlimmerProcessor(
-        image_processor=MuseGlimmerImageProcessor(**pixels),
+        **more, image_processor=MuseGlimmerImageProcessor(**pixels),
         video_processor=MuseGlimmerVideoProcessor(**pixels, max_video_frame_tokens=4, do_sample_frames=False,
                                                   return_metadata=True),
         tokenizer=tok, chat_template=template)
@@ -1018,6 +1030,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
                      "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
                      "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl, "muse-glimmer": _muse_glimmer,
+                     "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True),
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1089,7 +1102,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
               "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
               "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
-              "muse-glimmer": "byte-bpe"}
+              "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
