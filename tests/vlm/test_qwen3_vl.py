@@ -18,8 +18,9 @@ import pytest
 
 from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
 from hardneg.models.vlm.tiny import tiny_vlm_path
+from waves import arch_params
 
-ARCHS = ("qwen3-vl", "qwen3.5")
+ARCHS = ("qwen3-vl", "qwen3.5", "qwen3-vl-moe", "qwen3.5-moe")
 _LOADED: dict = {}
 
 
@@ -61,7 +62,7 @@ def frames():
 TIMES = [0.1, 0.7, 1.1, 1.7, 2.1, 2.7, 3.1, 3.7]  # steps' mean times 0.4, 1.4, 2.4, 3.4
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", arch_params(ARCHS))
 def test_ids_follow_qwens_published_layout(arch, frames):
     m = model(arch)
     eng = m.engine
@@ -78,7 +79,7 @@ def test_ids_follow_qwens_published_layout(arch, frames):
     assert seq.ids == eng.tok(text, add_special_tokens=False)["input_ids"]
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", arch_params(ARCHS))
 def test_the_installed_processor_nests_the_markers(arch, frames):
     """The departure, as a fact: 5.24's processor on the template's region keeps the outer markers."""
     from hardneg.models.vlm.generic import metadata
@@ -91,7 +92,7 @@ def test_the_installed_processor_nests_the_markers(arch, frames):
     assert toks.count("<|vision_start|>") == 4 + 1  # 4 temporal steps, plus the template's own, nested
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", arch_params(ARCHS))
 def test_positions_equal_a_port_of_qwens_rule(arch, frames):
     import torch
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from hardneg.models.vlm.tiny import ARCHITECTURES, HUB, MODEL_TYPES, tiny_vlm_path
+from waves import arch_params
 
 
 def test_every_architecture_is_checked():
@@ -45,7 +46,7 @@ def test_folder_holds_every_hub_file(arch):
     assert PROCESSOR_MAPPING_NAMES[MODEL_TYPES[arch]] == processor
 
 
-@pytest.mark.parametrize("arch", ARCHITECTURES)
+@pytest.mark.parametrize("arch", arch_params(ARCHITECTURES))
 def test_auto_classes_load_the_folder(arch):
     from transformers import AutoConfig, AutoImageProcessor, AutoModelForImageTextToText, AutoTokenizer
 
@@ -64,7 +65,7 @@ def test_auto_classes_load_the_folder(arch):
     assert model.config.model_type == MODEL_TYPES[arch]
 
 
-@pytest.mark.parametrize("arch", ARCHITECTURES)
+@pytest.mark.parametrize("arch", arch_params(ARCHITECTURES))
 def test_auto_processor_loads_the_folder(arch):
     """`AutoProcessor` (torchvision: the models extra) builds the family's processor, and its video input makes as
     many video tokens as the family counts (`hardneg.models.vlm.families`)."""

@@ -48,7 +48,7 @@ def test_verified_types_are_the_tested_tiny_models():
         assert cfg["model_type"] == r.model_type
     assert len(tiny_names("all")) == len(VERIFIED) >= len(tiny_names())
     assert support("qwen3_vl").supported and support("qwen3_vl").path.startswith("generic: Qwen3VL")
-    assert support("cohere_compass").path == "generic" and not support("cohere_compass").verified
+    assert support("instructblipvideo").path == "generic" and not support("instructblipvideo").verified
     assert not support("clip").supported and support("clip").path == "none"
 
 

@@ -251,8 +251,7 @@ class Engine:
         if getattr(video, "expansion", None) is not None:
             lead_text, middle, trail_text = self._text_edges(middle)
             before, head = before + lead_text, trail_text + head
-        lead, _ = self._encode(before)
-        lead = lead + middle
+        lead = self._lead_ids(before) + middle
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
         out = []
         for text in texts:
@@ -287,7 +286,20 @@ class Engine:
     # ------------------------------------------------------------------ model calls
 
     def _token_types(self, ids):
+        own = getattr(self.family, "token_types", None)
+        got = own(ids) if own is not None else None  # the generic family: as its processor types them
+        if got is not None:
+            return got
         return (ids == self.video_token_id).to(ids.dtype) * 2  # text 0, image 1, video 2 (transformers' convention)
+
+    def _lead_ids(self, before: str) -> list[int]:
+        """Ids of the conversation's text before the video, with what the model's processor puts before every text
+        (the generic family's `text_prefix`, e.g. Molmo2's `<bos>`) when the template did not write it."""
+        lead, _ = self._encode(before)
+        prefix = getattr(self.family, "text_prefix", "")
+        if prefix and not before.startswith(prefix):
+            lead = list(self.family.text_prefix_ids) + lead
+        return lead
 
     def _forward(self, ids, video, **kw):
         torch = self.torch
@@ -460,7 +472,7 @@ class Engine:
         if getattr(video, "expansion", None) is not None:
             lead_text, middle, trail_text = self._text_edges(middle)
             before, head = before + lead_text, trail_text + head
-        lead, _ = self._encode(before)
+        lead = self._lead_ids(before)
         body, _ = self.encode_with_data(head, question, r.tail)
         ids = lead + middle + body
         if len(ids) + spec.max_new_tokens > self.max_context:

@@ -16,10 +16,25 @@ Positions are the model's own: the prefix runs without `position_ids` (the model
 continue at their 1-D index plus that delta, as its own `generate` does. Nothing here names a model type, so a
 type added in a later `transformers` works without code; a type whose checkpoints need more (a hand-written
 family) has one in `families.py`, and the tests require the two to agree where both exist.
+
+Linear attention (Gated DeltaNet layers: Qwen3.5, MiniCPM-V 4.6's Qwen3.5 language model) is computed by
+`transformers`' chunked kernel (`torch_chunk_gated_delta_rule`, chunks of 64 tokens, in float32 whatever the
+model's dtype) for every call of more than one token. The fast path's prefix and captions are two calls, one
+forward of the whole sequence is one, so their chunks start at different tokens and the float32 sums run in a
+different order: on the tiny MiniCPM-V 4.6 (8 frames, 4 captions x 3 protocols) the fast path and one forward
+per caption differ by up to 1.1e-5 in a score. It is the kernel's rounding, not the cache: `transformers`' own two
+kernels (chunked, recurrent) differ by 9.1e-6 on the same one-forward sequences; with the shared prefix cut at a
+chunk boundary the fast path agrees with one forward to 4.8e-7; and with both run in the same kernel mode
+(`same_linear_attention_kernel`: the per-token recurrent kernel that `transformers` uses for cached decoding, for
+every call) to 1.5e-6 (8 frames) and 9.5e-7 (32 frames). So the tests compare the fast path with one forward per
+caption in that one mode for such models (tests/vlm/test_vlm_generic.py, to 1e-5 as for every type), and with a
+plain forward of the processor's output in the model's own mode.
+Scoring itself keeps the model's own kernels.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -31,18 +46,45 @@ _TEXT_KEYS = ("input_ids", "attention_mask", "mm_token_type_ids", "token_type_id
 
 
 def video_region(tokenizer, template: str, video_token: str) -> str:
-    """The text the chat template renders for a video: the video token and the control tokens right around it."""
+    """The text the chat template renders for a video: the video token and the control tokens it writes with it
+    (Qwen's `<|vision_start|><|video_pad|><|vision_end|>`), found as what the template adds when a video is added to
+    a message (so a turn's own markers next to the video, Cohere's `<|USER_TOKEN|>` or Molmo2's `<|im_start|>`
+    after its leading placeholders, stay outside it), cut to its control tokens."""
     import re
 
-    msgs = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": "HARDNEGTEXT"}]}]
-    text = tokenizer.apply_chat_template(msgs, chat_template=template, tokenize=False, add_generation_prompt=True)
+    def render(with_video: bool) -> str:
+        content = ([{"type": "video"}] if with_video else []) + [{"type": "text", "text": "HARDNEGTEXT"}]
+        return tokenizer.apply_chat_template([{"role": "user", "content": content}], chat_template=template,
+                                             tokenize=False, add_generation_prompt=True)
+
+    text = render(True)
     if text.count(video_token) != 1:
         raise ValueError(f"the chat template renders the video token {video_token!r} {text.count(video_token)} times "
                          "for one video; hardneg needs exactly one")
     added = sorted({str(getattr(t, "content", t)) for t in getattr(tokenizer, "added_tokens_decoder", {}).values()}
                    - {""}, key=len, reverse=True)
     control = re.compile("|".join(map(re.escape, added))) if added else None
-    start = text.index(video_token)
+    if control is not None:
+        def pieces(t: str) -> list[str]:  # control tokens whole, other text character by character
+            out, at = [], 0
+            for m in control.finditer(t):
+                out += list(t[at:m.start()]) + [m.group()]
+                at = m.end()
+            return out + list(t[at:])
+
+        a, b = pieces(text), pieces(render(False))
+        p = 0
+        while p < min(len(a), len(b)) and a[p] == b[p]:
+            p += 1
+        q = 0
+        while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
+            q += 1
+        inserted = a[p:len(a) - q]
+        if inserted.count(video_token) == 1:
+            # the inserted text, from its first to its last control token (a newline the template adds stays text)
+            marks = [i for i, x in enumerate(inserted) if control.fullmatch(x)]
+            return "".join(inserted[marks[0]:marks[-1] + 1])
+    start = text.index(video_token)  # fallback: the video token and the control tokens right around it
     end = start + len(video_token)
     if control is not None:
         while True:  # extend over control tokens adjacent on the right
@@ -71,6 +113,39 @@ def metadata(n_frames: int, timestamps) -> Any:
                          duration=float(n_frames * step))
 
 
+def linear_attention_modules(model) -> list:
+    """The `transformers` modeling modules of `model`'s layers that compute linear attention by the gated delta
+    rule in two kernels (chunked for a call of several tokens, recurrent for one): empty for other models."""
+    import sys
+
+    seen, out = set(), []
+    for m in model.modules():
+        mod = sys.modules.get(type(m).__module__)
+        if mod is None or mod.__name__ in seen:
+            continue
+        seen.add(mod.__name__)
+        if hasattr(mod, "torch_chunk_gated_delta_rule") and hasattr(mod, "torch_recurrent_gated_delta_rule"):
+            out.append(mod)
+    return out
+
+
+@contextmanager
+def same_linear_attention_kernel(model):
+    """Within the block, every linear-attention call of `model` runs `transformers`' recurrent kernel (one token
+    after another, as its cached decoding does), so a sequence split into a prefix and a continuation is summed in
+    the same order as the whole sequence in one call (see the module docstring). A no-op for other models."""
+    mods = linear_attention_modules(model)
+    saved = [(m, m.torch_chunk_gated_delta_rule) for m in mods]
+    try:
+        for m in mods:
+            recurrent = m.torch_recurrent_gated_delta_rule
+            m.torch_chunk_gated_delta_rule = (lambda *a, chunk_size=64, _r=recurrent, **k: _r(*a, **k))
+        yield bool(mods)
+    finally:
+        for m, f in saved:
+            m.torch_chunk_gated_delta_rule = f
+
+
 class Generic(Family):
     """Any video LLM through its own processor (see the module docstring)."""
 
@@ -95,6 +170,27 @@ class Generic(Family):
         self.region = video_region(tokenizer, template, self.video_token)
         self.expand: str | None = None  # the text given to the processor for the region (None: the region itself)
         self._media: int | None = None
+        self._types: dict[int, int] | None = None
+        self.text_prefix, self.text_prefix_ids = self._processor_prefix(tokenizer)
+
+    def _processor_prefix(self, tokenizer) -> tuple[str, list[int]]:
+        """What the processor puts before every text it is given (Molmo2's processor prepends its `bos_token` to
+        any text that does not start with it; a tokenizer whose post-processor adds a BOS does the same): its ids
+        and text, found by calling it on a plain text. The engine puts them once at the start of a conversation
+        that does not already start with them, and they are cut from the front of the video's expansion, as in
+        the processor's one call on the whole conversation."""
+        plain = "HARDNEGTEXT"
+        try:
+            got = self.processor(text=[plain], return_tensors=None)["input_ids"][0]
+        except Exception:  # a processor that takes no text alone: it adds nothing we can see
+            return "", []
+        got = list(got.tolist() if hasattr(got, "tolist") else got)
+        want = tokenizer(plain, add_special_tokens=False)["input_ids"]
+        k = next((i for i in range(len(got) - len(want) + 1) if got[i:i + len(want)] == want), None)
+        if not k:
+            return "", []
+        lead = got[:k]
+        return tokenizer.decode(lead, skip_special_tokens=False, clean_up_tokenization_spaces=False), lead
 
     def video_inputs(self, frames, dtype, device, timestamps=None) -> VideoInputs:
         frames = np.asarray(frames)
@@ -105,6 +201,9 @@ class Generic(Family):
                              video_metadata=[metadata(len(frames), timestamps)], do_sample_frames=False,
                              return_tensors="pt")
         ids = out["input_ids"][0].tolist()
+        lead = self.text_prefix_ids
+        if lead and ids[:len(lead)] == lead and not (self.expand or self.region).startswith(self.text_prefix):
+            ids = ids[len(lead):]
         kwargs = {}
         for k, v in out.items():
             if k in _TEXT_KEYS:
@@ -123,15 +222,44 @@ class Generic(Family):
         """The token the model's vision features replace for a video: the video token, or for a model that feeds
         frames as images (InternVL: "FrameN: <img><IMG_CONTEXT>...</img>") the image token."""
         if self._media is None:
-            probe = self.processor(text=[self.expand or self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
-                                   video_metadata=[metadata(2, None)], do_sample_frames=False,
-                                   return_tensors="pt")["input_ids"][0].tolist()
+            out = self._probe()
+            probe = out["input_ids"][0].tolist()
             image = getattr(self.config, "image_token_id", None)
             if image is None:
                 image = getattr(self.config, "image_token_index", None)
-            self._media = (self.video_token_id if self.video_token_id in probe or image is None or image not in probe
-                           else int(image))
+            if self.video_token_id in probe or (image is None and not self.token_type_map()):
+                self._media = self.video_token_id
+            elif image is not None and image in probe:
+                self._media = int(image)
+            else:  # neither named token (Molmo2: "<im_patch>"): the processor's most frequent multimodal token
+                marked = [t for t in probe if t in self.token_type_map()]
+                self._media = max(set(marked), key=marked.count) if marked else self.video_token_id
         return self._media
+
+    def _probe(self):
+        return self.processor(text=[self.expand or self.region], videos=[np.zeros((2, 16, 16, 3), np.uint8)],
+                              video_metadata=[metadata(2, None)], do_sample_frames=False, return_tensors="pt")
+
+    def token_type_map(self) -> dict[int, int]:
+        """token id -> the modality type the processor gives it in `mm_token_type_ids` (1 image, 2 video), read from
+        its output for a video; empty when the processor returns no types."""
+        if self._types is None:
+            out = self._probe()
+            types = out.get("mm_token_type_ids")
+            self._types = {} if types is None else {
+                int(t): int(k) for t, k in zip(out["input_ids"][0].tolist(), types[0].tolist()) if int(k) != 0}
+        return self._types
+
+    def token_types(self, ids):
+        """`mm_token_type_ids` for `ids` (a LongTensor) as the processor makes them (by token id), or None to let
+        the engine use its default (video tokens 2)."""
+        mapping = self.token_type_map()
+        if not mapping:
+            return None
+        out = ids.new_zeros(ids.shape)
+        for t, k in mapping.items():
+            out[ids == t] = k
+        return out
 
     def size_identity(self) -> dict[str, Any]:
         vp = getattr(self.processor, "video_processor", None)
@@ -140,4 +268,4 @@ class Generic(Family):
         return {"processor": type(self.processor).__name__, "video_processor": keep, "region": self.region}
 
 
-__all__ = ["Generic", "metadata", "video_region"]
+__all__ = ["Generic", "linear_attention_modules", "metadata", "same_linear_attention_kernel", "video_region"]

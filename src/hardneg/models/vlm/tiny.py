@@ -22,12 +22,24 @@ from pathlib import Path
 SEED = 1234
 VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
-                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4")
+                 "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
+                 "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
+                 "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
+                 "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
+                 "muse-glimmer", "muse-spark")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
                "internvl": "internvl", "qwen3.5": "qwen3_5", "glm4v": "glm4v",
-               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4"}
+               "glm46v": "glm46v", "video-llama-3": "video_llama_3", "smolvlm": "smolvlm", "gemma4": "gemma4",
+               "minicpm-v-4.6": "minicpmv4_6", "molmo2": "molmo2",
+               "perception-lm": "perception_lm", "qwen3-vl-moe": "qwen3_vl_moe", "qwen3.5-moe": "qwen3_5_moe",
+               "minicpm-v-4.7": "minicpmv4_7", "hyperclovax-vision-v2": "hyperclovax_vision_v2",
+               "exaone4.5": "exaone4_5", "minicpm-ocr": "minicpm_ocr",
+               "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
+               "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
+               "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
+               "muse-spark": "muse_spark"}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -102,7 +114,107 @@ GEMMA4_TEMPLATE = (
     "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<turn|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|turn>model\n{% endif %}"
 )
-MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS}
+#: Molmo2's control tokens (its tokenizer's extra special tokens: image and frame markers, placeholders)
+MOLMO2_SPECIALS = ("<im_start>", "<im_end>", "<im_patch>", "<im_col>", "<low_res_im_start>", "<|image|>", "<im_low>",
+                   "<frame_start>", "<frame_end>", "<|video|>")
+#: Molmo2's published chat template (allenai/Molmo2-4B `chat_template.jinja`) without its demo styles and subtitle
+#: turn: every image / video placeholder first, then the turns; a turn's text items joined by one space; an
+#: assistant turn written " <|im_start|>assistant\n..." (the space is the published template's, before its
+#: `{# assistant #}` comment) and closed by the next user turn's "<|im_end|>\n". Its tokenizer's `bos_token` is
+#: "<|im_end|>", which the processor puts before every text (the template does not write it).
+MOLMO2_TEMPLATE = (
+    "{% set n = namespace(img=0, vid=0) %}{% for message in messages %}{% if message['content'] is not string %}"
+    "{% for c in message['content'] %}{% if c['type'] == 'image' %}{% set n.img = n.img + 1 %}"
+    "{% elif c['type'] == 'video' %}{% set n.vid = n.vid + 1 %}{% endif %}{% endfor %}{% endif %}{% endfor %}"
+    "{% if n.img == 1 %}<|image|>{% elif n.img > 1 %}{% for i in range(n.img) %}{{ 'Image ' ~ (i + 1) ~ '<|image|>' }}"
+    "{% endfor %}{% endif %}{% for _ in range(n.vid) %}<|video|>{% endfor %}"
+    "{% for message in messages %}{% if message['content'] is string %}{% set text = message['content'] %}"
+    "{% else %}{% set m = namespace(text='') %}{% for c in message['content'] %}{% if c['type'] == 'text' %}"
+    "{% set m.text = m.text ~ ('' if not m.text else ' ') ~ c['text'] %}{% endif %}{% endfor %}"
+    "{% set text = m.text %}{% endif %}"
+    "{% if message['role'] == 'user' %}{% if not loop.first %}<|im_end|>\n{% endif %}<|im_start|>user\n{{ text }}"
+    "<|im_end|>\n{% else %} <|im_start|>assistant\n{{ text }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+#: PerceptionLM's control tokens (its Llama-3 tokenizer's: transformers `convert_perception_lm_weights_to_hf.py`,
+#: DEFAULT_SPECIAL_TOKENS)
+PLM_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|image|>", "<|video|>", "<|start_header_id|>",
+                "<|end_header_id|>", "<|eot_id|>")
+#: PerceptionLM's published chat template (transformers `convert_perception_lm_weights_to_hf.py`, CHAT_TEMPLATE):
+#: the bos, a system turn (its default text unless the conversation has one), each turn's images and videos first,
+#: then its text items trimmed and joined with nothing, "<|eot_id|>"
+PLM_TEMPLATE = (
+    "{{- bos_token }}"
+    "{%- if messages[0]['role'] == 'system' -%}"
+    "    {%- set system_message = messages[0]['content']|trim %}\n"
+    "    {%- set messages = messages[1:] %}\n"
+    "{%- else %}"
+    "    {%- set system_message = 'You are a helpful language and vision assistant. You are able to understand the "
+    "visual content that the user provides, and assist the user with a variety of tasks using natural language.' %}"
+    "{%- endif %}"
+    "{{- '<|start_header_id|>system<|end_header_id|>\\n\\n' }}"
+    "{{- system_message }}"
+    "{{- '<|eot_id|>' }}"
+    "{%- for message in messages %}"
+    "{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' }}"
+    "{%- for content in message['content'] | selectattr('type', 'equalto', 'image') %}"
+    "{{ '<|image|>' }}"
+    "{%- endfor %}"
+    "{%- for content in message['content'] | selectattr('type', 'equalto', 'video') %}"
+    "{{ '<|video|>' }}"
+    "{%- endfor %}"
+    "{%- for content in message['content'] | selectattr('type', 'equalto', 'text') %}"
+    "{{- content['text'] | trim }}"
+    "{%- endfor %}"
+    "{{'<|eot_id|>' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}"
+    "{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}"
+    "{%- endif %}"
+)
+#: Kimi K2.5's control tokens (turns, media markers, the image pad and the video placeholder)
+KIMI_SPECIALS = ("<|im_user|>", "<|im_assistant|>", "<|im_system|>", "<|im_middle|>", "<|media_begin|>",
+                 "<|media_content|>", "<|media_end|>", "<|media_pad|>", "<|kimi_k25_video_placeholder|>")
+#: Kimi K2.5's turn layout ("<|im_user|>user<|im_middle|>...<|im_end|><|im_assistant|>assistant<|im_middle|>", its
+#: video as "<|kimi_k25_video_placeholder|>", which the processor expands per 4-frame chunk); simplified: no system
+#: turn and no thinking block (the published template is not available offline here)
+KIMI_TEMPLATE = (
+    "{% for message in messages %}<|im_{{ message['role'] }}|>{{ message['role'] }}<|im_middle|>"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|kimi_k25_video_placeholder|>"
+    "{% elif c['type'] == 'image' %}<|media_begin|>image<|media_content|><|media_pad|><|media_end|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>"
+    "{% endfor %}{% if add_generation_prompt %}<|im_assistant|>assistant<|im_middle|>{% endif %}"
+)
+#: Cohere's control tokens (Command / Aya turns) and Cohere Compass's vision tokens
+COHERE_SPECIALS = ("<BOS_TOKEN>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>", "<|USER_TOKEN|>", "<|CHATBOT_TOKEN|>",
+                   "<|SYSTEM_TOKEN|>", "<|IMAGE_PAD|>", "<|VIDEO_PAD|>", "<|VISION_START|>", "<|VISION_END|>")
+#: Cohere's turn layout ("<BOS_TOKEN><|START_OF_TURN_TOKEN|><|USER_TOKEN|>...<|END_OF_TURN_TOKEN|>", the reply after
+#: "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"), the video as "<|VIDEO_PAD|>" (its processor writes each frame's
+#: "<t seconds><|VISION_START|>...<|VISION_END|>"); simplified: no default preamble, no response markers
+COHERE_TEMPLATE = (
+    "<BOS_TOKEN>{% for message in messages %}<|START_OF_TURN_TOKEN|>"
+    "{{ {'user': '<|USER_TOKEN|>', 'assistant': '<|CHATBOT_TOKEN|>', 'system': '<|SYSTEM_TOKEN|>'}[message['role']] }}"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|VIDEO_PAD|>{% elif c['type'] == 'image' %}<|IMAGE_PAD|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|END_OF_TURN_TOKEN|>"
+    "{% endfor %}{% if add_generation_prompt %}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>{% endif %}"
+)
+#: Muse Glimmer's vision tokens (its processor's names: patches, image and video markers, frame separators)
+MUSE_SPECIALS = ("<|patch|>", "<|image_start|>", "<|image_end|>", "<|video|>", "<|vid_frame_separator|>", "<|vid_start|>",
+                 "<|vid_end|>")
+MORE_TOKENS = {"glm4v": GLM_SPECIALS, "glm46v": GLM_SPECIALS, "smolvlm": SMOLVLM_SPECIALS, "gemma4": GEMMA4_SPECIALS,
+               "gemma4-unified": GEMMA4_SPECIALS, "molmo2": MOLMO2_SPECIALS, "perception-lm": PLM_SPECIALS,
+               "kimi-k2.5": KIMI_SPECIALS, "cohere-compass": COHERE_SPECIALS,
+               "muse-glimmer": MUSE_SPECIALS,
+               "muse-spark": MUSE_SPECIALS + ("<|audio|>", "<|soft_audio_start|>", "<|soft_audio_end|>")}
+#: MiniCPM-V 4.6's named tokens (its processor reads them from the tokenizer by name); the placeholders are
+#: Qwen's pad tokens, the markers MiniCPM-V's ("<image>...</image>", "<slice>", "<image_id>N</image_id>")
+MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
+                 "image_end_token": "</image>", "slice_start_token": "<slice>", "slice_end_token": "</slice>",
+                 "image_id_start_token": "<image_id>", "image_id_end_token": "</image_id>"}
 #: special tokens a family's processor reads from its tokenizer by name (`tokenizer.start_image_token`, ...)
 NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "</img>",
                              "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"},
@@ -111,7 +223,13 @@ NAMED_TOKENS = {"internvl": {"start_image_token": "<img>", "end_image_token": "<
                            "video_token": "<video>"},
                "gemma4": {"boi_token": "<|image>", "eoi_token": "<image|>", "image_token": "<|image|>",
                           "video_token": "<|video|>", "audio_token": "<|audio|>", "boa_token": "<|audio>",
-                          "eoa_token": "<audio|>"}}
+                          "eoa_token": "<audio|>"},
+               "minicpm-v-4.6": MINICPM_NAMED, "minicpm-v-4.7": MINICPM_NAMED,
+               "minicpm-ocr": MINICPM_NAMED,
+               "molmo2": {"image_token": "<|image|>", "video_token": "<|video|>"},
+               "perception-lm": {"image_token": "<|image|>", "video_token": "<|video|>"},
+               "kimi-k2.5": {"image_token": "<|media_pad|>", "video_token": "<|kimi_k25_video_placeholder|>"}}
+NAMED_TOKENS["gemma4-unified"] = NAMED_TOKENS["gemma4"]  # the same tokenizer names
 #: InternVL-hf's layout of a video in the user turn: the video, a newline, the text (the frames' "FrameN: ..." lines
 #: are its processor's)
 INTERNVL_TEMPLATE = (
@@ -329,12 +447,20 @@ def _llava_next_video(tok, vocab: int):
     return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
-def _qwen3_vl(tok, vocab: int):
-    """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
-    rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them)."""
-    from transformers import (Qwen2VLImageProcessor, Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen3VLProcessor,
-                              Qwen3VLVideoProcessor)
+#: the text tower's experts of the tiny MoE variants (Qwen3-VL-MoE, Qwen3.5-MoE): 4 experts, 2 routed per token
+TINY_MOE = {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "decoder_sparse_step": 1}
 
+
+def _qwen3_vl(tok, vocab: int, moe: bool = False):
+    """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
+    rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them).
+    `moe`: Qwen3-VL-MoE, the same with a mixture-of-experts text tower (`TINY_MOE`)."""
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
+
+    prefix = "Qwen3VLMoe" if moe else "Qwen3VL"
+    Qwen3VLConfig = getattr(transformers, prefix + "Config")
+    Qwen3VLForConditionalGeneration = getattr(transformers, prefix + "ForConditionalGeneration")
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen3VLConfig(
         text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
@@ -344,7 +470,7 @@ def _qwen3_vl(tok, vocab: int):
                                          "mrope_interleaved": True},
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+                     "initializer_range": INIT_RANGE, **(TINY_MOE if moe else {})},
         vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
                        "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
                        "num_position_embeddings": 64, "deepstack_visual_indexes": [0],
@@ -385,12 +511,17 @@ def _internvl(tok, vocab: int):
     return InternVLForConditionalGeneration(config), INTERNVL_TEMPLATE, processor
 
 
-def _qwen3_5(tok, vocab: int):
+def _qwen3_5(tok, vocab: int, moe: bool = False):
     """Qwen3.5: Qwen3-VL's vision tower, processor and timestamps over a hybrid language model (Gated DeltaNet
-    linear-attention layers between full-attention ones, whose cache holds recurrent states)."""
-    from transformers import (Qwen2VLImageProcessor, Qwen3_5Config, Qwen3_5ForConditionalGeneration, Qwen3VLProcessor,
-                              Qwen3VLVideoProcessor)
+    linear-attention layers between full-attention ones, whose cache holds recurrent states). `moe`: Qwen3.5-MoE,
+    the same with a mixture-of-experts text tower (`TINY_MOE` and a shared expert)."""
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
 
+    prefix = "Qwen3_5Moe" if moe else "Qwen3_5"
+    Qwen3_5Config = getattr(transformers, prefix + "Config")
+    Qwen3_5ForConditionalGeneration = getattr(transformers, prefix + "ForConditionalGeneration")
+    experts = {**TINY_MOE, "shared_expert_intermediate_size": 32} if moe else {}
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen3_5Config(
         text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
@@ -402,7 +533,7 @@ def _qwen3_5(tok, vocab: int):
                                          "mrope_interleaved": True, "partial_rotary_factor": 1.0},
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
-                     "initializer_range": INIT_RANGE},
+                     "initializer_range": INIT_RANGE, **experts},
         vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
                        "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
                        "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
@@ -538,11 +669,370 @@ def _gemma4(tok, vocab: int):
     return Gemma4ForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
 
 
+
+def _minicpmv4_6(tok, vocab: int, v47: bool = False, ocr: bool = False):
+    """MiniCPM-V 4.6: a SigLIP-style NaViT tower with a window-attention merger after layer `insert_layer_id`, a
+    2x2 merger (16x fewer tokens), each frame as "<image>" + its tokens + "</image>" after one
+    "<image_id>0</image_id>" (its processor writes them), over Qwen3.5's hybrid language model (Gated DeltaNet
+    linear-attention layers between full-attention ones; 1-D positions). Frames of about 32x32 pixels, 4-pixel
+    patches: 4 tokens a frame (16 for MiniCPM-OCR, whose default merge keeps 4x more). The chat template is ChatML
+    with the video as its placeholder token. `ocr`: MiniCPM-OCR, its own config and processor classes. `v47`: MiniCPM-V
+    4.7, the same tower and processors with its canvas 3-D rotary positions, which pin the image and slice markers
+    and the slice-row newlines (their ids in its config)."""
+    import transformers
+
+    prefix = "MiniCPMOcr" if ocr else "MiniCPMV4_7" if v47 else "MiniCPMV4_6"
+    MiniCPMV4_6Config, MiniCPMV4_6ForConditionalGeneration, MiniCPMV4_6Processor = (
+        getattr(transformers, prefix + n) for n in ("Config", "ForConditionalGeneration", "Processor"))
+    MiniCPMV4_6ImageProcessor, MiniCPMV4_6VideoProcessor = (
+        getattr(transformers, ("MiniCPMOcr" if ocr else "MiniCPMV4_6") + n) for n in ("ImageProcessor", "VideoProcessor"))
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MINICPM_NAMED.values())}
+    # MiniCPM-V 4.7's canvas 3-D positions pin its markers and slice-row newlines (its config names their ids)
+    canvas = ({"image_start_id": ids["<image>"], "image_end_id": ids["</image>"], "slice_start_id": ids["<slice>"],
+               "slice_end_id": ids["</slice>"], "newline_id": tok.convert_tokens_to_ids("\u010a")} if v47 else {})
+    config = MiniCPMV4_6Config(
+        text_config={"model_type": "qwen3_5_text", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["linear_attention", "full_attention"], "linear_conv_kernel_dim": 4,
+                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_num_key_heads": 2,
+                     "linear_num_value_heads": 4, "max_position_embeddings": 4096,
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": 32, "patch_size": 4, "initializer_range": INIT_RANGE},
+        insert_layer_id=1, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        tie_word_embeddings=False, **canvas, **({} if ocr else {"image_size": 32}),
+    )
+    pixels = {"scale_resolution": 32, "patch_size": 4, "max_slice_nums": 1, "image_mean": [0.5, 0.5, 0.5],
+              "image_std": [0.5, 0.5, 0.5]}
+    template = QWEN_TEMPLATE.replace("<|vision_start|><|video_pad|><|vision_end|>", "<|video_pad|>")
+    processor = MiniCPMV4_6Processor(image_processor=MiniCPMV4_6ImageProcessor(**pixels),
+                                     video_processor=MiniCPMV4_6VideoProcessor(**pixels, slice_mode=False,
+                                                                               do_sample_frames=False),
+                                     tokenizer=tok, chat_template=template)
+    return MiniCPMV4_6ForConditionalGeneration(config), template, processor
+
+
+def _molmo2(tok, vocab: int):
+    """Molmo2: each frame "{t:.1f} <frame_start>" + its pooled patches as "<im_patch>" + "<frame_end>", frames
+    joined by spaces (its processor writes them), the patch features added onto those tokens' embeddings, the
+    frame tokens attending to each other both ways (its `mm_token_type_ids`), a Qwen3-style language model with
+    1-D positions. Its processor prepends the tokenizer's `bos_token` ("<|im_end|>") to every text."""
+    from transformers import (Molmo2Config, Molmo2ForConditionalGeneration, Molmo2ImageProcessor, Molmo2Processor,
+                              Molmo2VideoProcessor)
+
+    tok.bos_token = "<|im_end|>"  # Molmo2's tokenizer (special_tokens_map.json): bos and eos are "<|im_end|>"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MOLMO2_SPECIALS)}
+    vit = {"num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16, "initializer_range": INIT_RANGE}
+    config = Molmo2Config(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "image_size": [16, 16],
+                       "patch_size": 4, **vit},
+        adapter_config={"vision_feature_layer": [-1, -2], "hidden_size": 32, "intermediate_size": 64,
+                        "text_hidden_size": 32, **vit},
+        text_config={"hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "vocab_size": vocab, "additional_vocab_size": 0, "num_hidden_layers": 2, "intermediate_size": 64,
+                     "max_position_embeddings": 4096, "initializer_range": INIT_RANGE, "tie_word_embeddings": False},
+        image_start_token_id=ids["<im_start>"], low_res_image_start_token_id=ids["<low_res_im_start>"],
+        image_end_token_id=ids["<im_end>"], image_patch_id=ids["<im_patch>"],
+        frame_start_token_id=ids["<frame_start>"], frame_end_token_id=ids["<frame_end>"],
+        initializer_range=INIT_RANGE, tie_word_embeddings=False,
+    )
+    # 16x16 frames, 4-pixel patches pooled 2x2: 4 tokens a frame
+    pixels = {"size": {"height": 16, "width": 16}, "patch_size": 4, "pooling_size": [2, 2],
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Molmo2Processor(image_processor=Molmo2ImageProcessor(**pixels),
+                                video_processor=Molmo2VideoProcessor(**pixels, do_sample_frames=False),
+                                tokenizer=tok, chat_template=MOLMO2_TEMPLATE)
+    return Molmo2ForConditionalGeneration(config), MOLMO2_TEMPLATE, processor
+
+
+def _perception_lm(tok, vocab: int):
+    """PerceptionLM: a Perception Encoder vision tower (timm's `vit_pe_core` Eva with 2-D rotary attention, built
+    by `timm.create_model(..., pretrained=False)` through `TimmWrapperConfig`: random weights, nothing downloaded),
+    its CLS token dropped, 2x2 average pooling after the projector, every frame one tile of
+    (side / patch / 2)^2 "<|video|>" tokens (its processor writes them), a Llama 3 language model with 1-D
+    positions. Departure: the tokenizer is the tiny byte-level BPE with Qwen2's split (Llama 3's tiktoken-style
+    BPE differs in grouping up to three digits)."""
+    from transformers import (PerceptionLMConfig, PerceptionLMForConditionalGeneration, PerceptionLMImageProcessor,
+                              PerceptionLMProcessor, PerceptionLMVideoProcessor)
+
+    tok.bos_token = "<|begin_of_text|>"
+    tok.eos_token = "<|eot_id|>"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(PLM_SPECIALS)}
+    config = PerceptionLMConfig(
+        vision_config={"model_type": "timm_wrapper", "architecture": "vit_pe_core_tiny_patch16_384",
+                       "num_classes": 0,
+                       "model_args": {"embed_dim": 32, "depth": 2, "num_heads": 2, "patch_size": 4, "img_size": [16, 16],
+                                      "global_pool": "", "ref_feat_shape": [4, 4], "use_post_transformer_norm": True}},
+        text_config=_llama_text_config(vocab, ids["<|eot_id|>"], ids["<|endoftext|>"], max_positions=4096),
+        projector_pooling_ratio=2, vision_use_cls_token=True, image_token_id=ids["<|image|>"],
+        video_token_id=ids["<|video|>"], tie_word_embeddings=False,
+    )
+    # 16x16 frames, 4-pixel patches, pooled 2x2: 4 tokens a frame
+    pixels = {"size": {"height": 16, "width": 16}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = PerceptionLMProcessor(
+        video_processor=PerceptionLMVideoProcessor(**pixels, do_sample_frames=False),
+        image_processor=PerceptionLMImageProcessor(**pixels, tile_size=16, max_num_tiles=1, vision_input_type="vanilla"),
+        tokenizer=tok, patch_size=4, pooling_ratio=2, chat_template=PLM_TEMPLATE)
+    return PerceptionLMForConditionalGeneration(config), PLM_TEMPLATE, processor
+
+
+def _qwen25_vision_family(tok, vocab: int, kind: str):
+    """Types that pair Qwen2.5-VL's vision tower (window attention, 2-frame temporal patches, 2x2 merge) and Qwen2-VL's
+    image and video processors with another language model: HyperCLOVAX-Vision v2 ("hyperclovax": a Llama-style
+    model with its own multipliers) and EXAONE 4.5 ("exaone4_5": EXAONE 4's sliding and full attention layers).
+    Departure: their published chat templates are not available offline here, so both use ChatML with Qwen's video
+    region `<|vision_start|><|video_pad|><|vision_end|>` (the processors replace `<|video_pad|>` alone)."""
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen2VLVideoProcessor
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    vision = {"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+              "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3, "window_size": 16,
+              "fullatt_block_indexes": [1], "initializer_range": INIT_RANGE}
+    text = {"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+            "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"],
+            "tie_word_embeddings": False, "initializer_range": INIT_RANGE}
+    if kind == "hyperclovax":
+        prefix = "HyperCLOVAXVisionV2"
+        sub = {"vision_config": {**vision, "model_type": "qwen2_5_vl_vision"},
+               "text_config": {**text, "model_type": "hyperclovax"}}
+    else:
+        prefix = "Exaone4_5_"
+        sub = {"vision_config": {**vision, "num_key_value_heads": 2},
+               "text_config": {**text, "model_type": "exaone4", "sliding_window": 4096,
+                               "layer_types": ["sliding_attention", "full_attention"]}}
+    config = getattr(transformers, prefix + "Config")(**sub, image_token_id=ids["<|image_pad|>"],
+                                                        video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False)
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = getattr(transformers, prefix + "Processor")(
+        image_processor=Qwen2VLImageProcessor(**pixels),
+        video_processor=Qwen2VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
+        chat_template=QWEN_TEMPLATE)
+    return getattr(transformers, prefix + "ForConditionalGeneration")(config), QWEN_TEMPLATE, processor
+
+
+def _gemma4_unified(tok, vocab: int):
+    """Gemma 4 Unified: Gemma 4's turn layout, tokens and per-frame "MM:SS <|image><|video|>...<image|>" (its
+    processor writes them), its own vision encoder (patches pooled 2x2, 2-D patch positions) and a language model
+    whose vision tokens attend to each other both ways (`use_bidirectional_attention="vision"`, from the processor's
+    `mm_token_type_ids`). Same tokenizer departure as the tiny Gemma 4."""
+    from transformers import (Gemma4UnifiedAudioFeatureExtractor, Gemma4UnifiedConfig,
+                              Gemma4UnifiedForConditionalGeneration, Gemma4UnifiedImageProcessor, Gemma4UnifiedProcessor,
+                              Gemma4UnifiedVideoProcessor)
+
+    tok.bos_token = "<bos>"
+    tok.model_max_length = 8192
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GEMMA4_SPECIALS)}
+    config = Gemma4UnifiedConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 8192,
+                     "max_position_embeddings": 8192, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<turn|>"], "bos_token_id": ids["<bos>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"patch_size": 4, "pooling_kernel_size": 2, "mm_embed_dim": 32, "mm_posemb_size": 64,
+                       "output_proj_dims": 32, "initializer_range": INIT_RANGE},
+        audio_config=None, boi_token_id=ids["<|image>"], eoi_token_id=ids["<image|>"],
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"], boa_token_id=ids["<|audio>"],
+        eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"], tie_word_embeddings=False,
+    )
+    pixels = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
+    processor = Gemma4UnifiedProcessor(feature_extractor=Gemma4UnifiedAudioFeatureExtractor(),
+                                       image_processor=Gemma4UnifiedImageProcessor(**pixels),
+                                       video_processor=Gemma4UnifiedVideoProcessor(**pixels, do_sample_frames=False),
+                                       tokenizer=tok, chat_template=GEMMA4_TEMPLATE, image_seq_length=70)
+    return Gemma4UnifiedForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
+
+
+def _lfm3_vl(tok, vocab: int):
+    """LFM3-VL: Qwen3-VL's video processor (its per-step `<t seconds>` blocks) and its own vision tower and projector
+    over LFM3, a hybrid language model of short gated convolutions (whose cache holds conv states) and attention
+    layers. Departure: ChatML with Qwen's video region as the chat template (LFM's published one is not available
+    offline here); the installed processor keeps the template's outer vision markers around the per-step blocks,
+    and the generic path follows it."""
+    from transformers import Lfm3VlConfig, Lfm3VlForConditionalGeneration, Lfm3VlProcessor, Qwen2VLImageProcessor
+    from transformers import Qwen3VLVideoProcessor
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Lfm3VlConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+                     "layer_types": ["conv", "full_attention"], "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "patch_size": 4, "num_hidden_layers": 2,
+                       "num_attention_heads": 2, "num_key_value_heads": 2, "initializer_range": INIT_RANGE},
+        projector_hidden_size=64, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Lfm3VlProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
+                                chat_template=QWEN_TEMPLATE)
+    return Lfm3VlForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
+def _kimi_k25(tok, vocab: int):
+    """Kimi K2.5: MoonViT-3D (native-resolution patches, 4-frame temporal chunks, 2x2 merge), each chunk written
+    "HH:MM:SS.mmm<|media_begin|>video<|media_content|>" + its tokens + "<|media_end|>" (its processor writes them),
+    over a DeepSeek-V3 language model (multi-head latent attention, routed and shared experts; here 4 experts, the
+    first layer dense)."""
+    from transformers import (Kimi_K25Config, Kimi_K25ForConditionalGeneration, Kimi_K25ImageProcessor,
+                              Kimi_K25Processor, Kimi_K25VideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(KIMI_SPECIALS)}
+    config = Kimi_K25Config(
+        text_config={"model_type": "deepseek_v3", "vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64,
+                     "moe_intermediate_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+                     "num_key_value_heads": 4, "n_shared_experts": 1, "n_routed_experts": 4, "num_experts_per_tok": 2,
+                     "first_k_dense_replace": 1, "kv_lora_rank": 16, "q_lora_rank": 16, "qk_rope_head_dim": 4,
+                     "v_head_dim": 8, "qk_nope_head_dim": 8, "n_group": 1, "topk_group": 1,
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<|im_end|>"], "bos_token_id": ids["<|im_start|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"patch_size": 4, "pos_emb_height": 8, "pos_emb_width": 8, "pos_emb_time": 4,
+                       "num_attention_heads": 2, "num_hidden_layers": 2, "hidden_size": 32, "intermediate_size": 64,
+                       "initializer_range": INIT_RANGE},
+        projection_hidden_size=32, image_token_id=ids["<|media_pad|>"],
+        video_token_id=ids["<|kimi_k25_video_placeholder|>"], vision_start_token_id=ids["<|media_begin|>"],
+        vision_end_token_id=ids["<|media_end|>"], tie_word_embeddings=False,
+    )
+    # frames of at most 32x32 pixels, 4-pixel patches merged 2x2: 16 tokens per 4-frame chunk
+    pixels = {"size": {"max_height": 32, "max_width": 32}, "patch_size": 4, "merge_size": 2, "max_patches": 64,
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Kimi_K25Processor(image_processor=Kimi_K25ImageProcessor(**pixels),
+                                  video_processor=Kimi_K25VideoProcessor(**pixels, temporal_patch_size=4,
+                                                                         do_sample_frames=False),
+                                  tokenizer=tok, chat_template=KIMI_TEMPLATE)
+    return Kimi_K25ForConditionalGeneration(config), KIMI_TEMPLATE, processor
+
+
+def _cohere_compass(tok, vocab: int):
+    """Cohere Compass: Qwen3-VL-style patches (2-frame temporal patches, 2x2 merge, deepstack features), each frame
+    "<t seconds><|VISION_START|>" + its tokens + "<|VISION_END|>" (its processor writes them), over a Cohere
+    language model of sliding-window and full attention layers with 3-D rotary positions per layer type."""
+    from transformers import (CohereCompassConfig, CohereCompassForConditionalGeneration, CohereCompassImageProcessor,
+                              CohereCompassProcessor, CohereCompassVideoProcessor)
+
+    tok.bos_token = "<BOS_TOKEN>"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(COHERE_SPECIALS)}
+    rope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]}
+    config = CohereCompassConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+                     "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 4096,
+                     "rope_parameters": {"sliding_attention": dict(rope), "full_attention": dict(rope)},
+                     "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<BOS_TOKEN>"],
+                     "eos_token_id": ids["<|END_OF_TURN_TOKEN|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "deepstack_visual_indexes": [0], "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|IMAGE_PAD|>"], video_token_id=ids["<|VIDEO_PAD|>"],
+        vision_start_token_id=ids["<|VISION_START|>"], vision_end_token_id=ids["<|VISION_END|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = CohereCompassProcessor(image_processor=CohereCompassImageProcessor(**pixels),
+                                       video_processor=CohereCompassVideoProcessor(**pixels, do_sample_frames=False),
+                                       tokenizer=tok, chat_template=COHERE_TEMPLATE)
+    return CohereCompassForConditionalGeneration(config), COHERE_TEMPLATE, processor
+
+
+def _hy_v4_vl(tok, vocab: int):
+    """Hunyuan V4-VL: a native-resolution vision tower (2x2 merge) and a DeepSeek-style language model (latent
+    attention with a sparse indexer, routed and shared experts, hyper-connections) with 3-D rotary positions on its
+    rope dims. Departure: ChatML with Qwen's video region as the chat template (Hunyuan's published one is not
+    available offline here)."""
+    from transformers import (HYV4VLConfig, HYV4VLForConditionalGeneration, HYV4VLImageProcessor, HYV4VLProcessor,
+                              HYV4VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = HYV4VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 32,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "q_lora_rank": 16,
+                     "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 6, "v_head_dim": 8,
+                     "index_head_dim": 8, "index_n_heads": 2,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 1]},
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_attention_heads": 2, "num_hidden_layers": 2,
+                       "out_hidden_size": 32, "patch_size": 4, "max_image_size": 64},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False,
+    )
+    pixels = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = HYV4VLProcessor(image_processor=HYV4VLImageProcessor(**pixels),
+                                video_processor=HYV4VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
+                                chat_template=QWEN_TEMPLATE)
+    return HYV4VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
+def _muse_glimmer(tok, vocab: int, spark: bool = False):
+    """Muse Glimmer: a vision tower with 2-frame temporal groups, window attention and a 2x2 pixel shuffle, each group
+    "Time: {t}s" + its "<|video|>" tokens between "<|vid_start|>", "<|vid_frame_separator|>" and "<|vid_end|>" (its
+    processor writes them), a language model of sliding and full attention layers with soft-capped logits. Its
+    processor needs the video's metadata back from its video processor (`return_metadata`, set in the saved video
+    processor config). Departure: ChatML with its video token as the chat template (its published one is not
+    available offline here). `spark`: Muse Spark, the same vision path and processors over a mixture-of-experts
+    language model (4 experts, 2 routed) with an audio encoder (a tiny default one of its class: unused for video)."""
+    import transformers
+    from transformers import MuseGlimmerImageProcessor, MuseGlimmerVideoProcessor
+
+    prefix = "MuseSpark" if spark else "MuseGlimmer"
+    MuseGlimmerConfig, MuseGlimmerForConditionalGeneration, MuseGlimmerProcessor = (
+        getattr(transformers, prefix + n) for n in ("Config", "ForConditionalGeneration", "Processor"))
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MUSE_SPECIALS)}
+    experts = {"num_local_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+               "moe_hidden_size": 32} if spark else {}
+    audio = ({"audio_config": {"hidden_sizes": [8, 8, 8, 16], "depths": [1, 1, 1, 1], "out_hidden_size": 32},
+              "audio_token_id": tok.convert_tokens_to_ids("<|audio|>")} if spark else {})
+    config = MuseGlimmerConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 4096,
+                     "sliding_window": 4096, "layer_types": ["sliding_attention", "full_attention"],
+                     "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<|im_start|>"],
+                     "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE,
+                     **experts},
+        vision_config={"patch_size": 4, "pos_emb_height": 8, "pos_emb_width": 8, "num_attention_heads": 2,
+                       "num_hidden_layers": 2, "hidden_size": 32, "intermediate_size": 64, "max_position_embeddings": 64},
+        out_hidden_size=128, projector_hidden_size=32, image_token_id=ids["<|patch|>"], video_token_id=ids["<|video|>"],
+        tie_word_embeddings=False, **audio,
+    )
+    template = LLAVA_TEMPLATE.replace("<video>", "<|video|>")
+    pixels = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    more = {"feature_extractor": transformers.MuseSparkFeatureExtractor()} if spark else {}
+    processor = MuseGlimmerProcessor(
+        **more, image_processor=MuseGlimmerImageProcessor(**pixels),
+        video_processor=MuseGlimmerVideoProcessor(**pixels, max_video_frame_tokens=4, do_sample_frames=False,
+                                                  return_metadata=True),
+        tokenizer=tok, chat_template=template)
+    return MuseGlimmerForConditionalGeneration(config), template, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
                      "glm46v": lambda tok, vocab: _glm4v(tok, vocab, v46=True), "video-llama-3": _video_llama_3,
-                     "smolvlm": _smolvlm, "gemma4": _gemma4}
+                     "smolvlm": _smolvlm, "gemma4": _gemma4, "minicpm-v-4.6": _minicpmv4_6,
+                     "molmo2": _molmo2, "perception-lm": _perception_lm,
+                     "qwen3-vl-moe": lambda tok, vocab: _qwen3_vl(tok, vocab, moe=True),
+                     "qwen3.5-moe": lambda tok, vocab: _qwen3_5(tok, vocab, moe=True),
+                     "minicpm-v-4.7": lambda tok, vocab: _minicpmv4_6(tok, vocab, v47=True),
+                     "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
+                     "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
+                     "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl, "muse-glimmer": _muse_glimmer,
+                     "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True),
+                     "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
+                     "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
 
 #: each tiny model's Hub processor classes (the names `transformers`' auto classes resolve: processor, image
@@ -605,7 +1095,14 @@ def _write_hub_files(out: Path, architecture: str, pre: dict, model, template: s
 TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision": "byte-bpe",
               "video-llava": "sentencepiece", "llava-next-video": "sentencepiece", "qwen3-vl": "byte-bpe",
               "internvl": "byte-bpe", "qwen3.5": "byte-bpe", "glm4v": "byte-bpe",
-              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe"}
+              "glm46v": "byte-bpe", "video-llama-3": "byte-bpe", "smolvlm": "byte-bpe", "gemma4": "byte-bpe",
+              "minicpm-v-4.6": "byte-bpe", "molmo2": "byte-bpe",
+              "perception-lm": "byte-bpe", "qwen3-vl-moe": "byte-bpe", "qwen3.5-moe": "byte-bpe",
+              "minicpm-v-4.7": "byte-bpe", "hyperclovax-vision-v2": "byte-bpe", "exaone4.5": "byte-bpe",
+              "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
+              "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
+              "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
+              "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
