@@ -57,10 +57,11 @@ def test_cli_lists_every_type_with_its_flag(capsys):
 
     assert main(["models"]) == 0
     out = capsys.readouterr().out
-    lines = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()[1:] if ln.strip() and "types" not in ln}
+    lines = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()[1:]
+             if ln.strip() and "types" not in ln and not ln.startswith("yes*:")}
     assert set(lines) == {r.model_type for r in table()}
     for r in table():
-        assert lines[r.model_type] == ("yes" if r.verified else "no")
+        assert lines[r.model_type] == (("yes*" if r.stand_in_template else "yes") if r.verified else "no")
     assert main(["models", "--markdown"]) == 0
     assert capsys.readouterr().out == markdown_table()
 
@@ -94,3 +95,18 @@ def test_a_type_without_a_hand_written_family_is_refused_by_name_when_asked_for_
         VideoLLM(str(folder), device="cpu", path="hand-written")
     msg = str(err.value)
     assert "model_type 'qwen3_vl'" in msg and "no hand-written family" in msg and "generic" in msg
+
+
+def test_stand_in_templates_are_said_where_users_look():
+    """A type verified under a stand-in chat template says so in the table and in `hardneg run`'s note; a type
+    verified under its published template does not."""
+    from hardneg.models.vlm.support import STAND_IN_TEMPLATES
+
+    assert set(STAND_IN_TEMPLATES) <= set(VERIFIED)
+    stand_in = next(iter(STAND_IN_TEMPLATES))
+    assert "stand-in chat template" in verification_note(stand_in)
+    assert "stand-in" not in verification_note("qwen2_vl")
+    rows = {r.model_type: r for r in table()}
+    assert rows[stand_in].stand_in_template and rows["qwen2_vl"].stand_in_template is None
+    line = next(ln for ln in markdown_table().splitlines() if ln.startswith(f"| `{stand_in}` |"))
+    assert "stand-in chat template" in line

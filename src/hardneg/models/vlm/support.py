@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hardneg.models.vlm.tiny import MODEL_TYPES as _TINY_TYPES
+from hardneg.models.vlm.tiny import STAND_IN_TEMPLATES
 
 #: model type -> the tiny architecture (`tiny-vlm:<arch>`) whose tests verify it
 VERIFIED: dict[str, str] = {t: a for a, t in _TINY_TYPES.items()}
@@ -46,6 +47,7 @@ class Support:
     protocols: tuple[str, ...]
     verified: bool
     tiny: str | None  # `tiny-vlm:<arch>` of a verified type
+    stand_in_template: str | None = None  # what the tiny model's chat template is, where it is not the published one
 
     @property
     def supported(self) -> bool:
@@ -76,7 +78,8 @@ def support(model_type: str) -> Support:
         return Support(model_type, "none", (), False, None)
     verified = model_type in VERIFIED
     tiny = f"tiny-vlm:{VERIFIED[model_type]}" if verified else None
-    return Support(model_type, path, tuple(VLM_PROTOCOLS), verified, tiny)
+    return Support(model_type, path, tuple(VLM_PROTOCOLS), verified, tiny,
+                   STAND_IN_TEMPLATES.get(model_type) if verified else None)
 
 
 def table() -> list[Support]:
@@ -94,6 +97,8 @@ def markdown_table(rows: list[Support] | None = None) -> str:
     for r in rows:
         protocols = ", ".join(r.protocols) if r.protocols else "none (unsupported)"
         verified = f"yes (`{r.tiny}`)" if r.verified else "no"
+        if r.stand_in_template:
+            verified += f"; stand-in chat template: {r.stand_in_template}"
         out.append(f"| `{r.model_type}` | {r.path} | {protocols} | {verified} |")
     return "\n".join(out) + "\n"
 
@@ -131,6 +136,9 @@ def verification_note(model_type: str | None) -> str:
     if not model_type:
         return "model type unknown before loading (no config.json found): not checked against hardneg's tiny-model tests"
     s = support(model_type)
+    if s.verified and s.stand_in_template:
+        return (f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`), "
+                f"under a stand-in chat template ({s.stand_in_template}): this checkpoint's own template was not tested")
     if s.verified:
         return f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
     if s.supported:
@@ -139,5 +147,5 @@ def verification_note(model_type: str | None) -> str:
             "`hardneg models` lists them)")
 
 
-__all__ = ["Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
+__all__ = ["STAND_IN_TEMPLATES", "Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
            "video_llm_types"]

@@ -40,6 +40,15 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
                "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
                "muse-spark": "muse_spark"}
+#: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
+#: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
+#: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
+STAND_IN_TEMPLATES: dict[str, str] = {
+    **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
+                     "hy_v4_vl", "muse_glimmer", "muse_spark"), "ChatML with the type's video token"),
+    "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
+    "cohere_compass": "Cohere's turn layout without preamble or response markers (written without the published one)",
+}
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
