@@ -165,6 +165,9 @@ def model_id(value: Any, field: str = "model id", *, namespace: bool = True) -> 
         raise GuardError(field, f"must be text, not {type(value).__name__} ({shown(value)})", fix)
     if len(value) > 400:
         raise GuardError(field, f"is {len(value):,} characters long", fix)
+    bad = _bad_character(value, False)  # before strip(), which would drop a trailing U+2028 or control silently
+    if bad is not None:
+        raise GuardError(field, f"{shown(value)} holds {bad}", fix)
     value = value.strip()
     if (not _MODEL_ID.fullmatch(value) or ".." in value or "--" in value
             or (namespace and value.count("/") != 1)):
