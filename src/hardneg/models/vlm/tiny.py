@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer", "muse-spark")
+                 "muse-glimmer", "muse-spark", "qwen4-exp")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -39,13 +39,14 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
                "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
                "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
-               "muse-spark": "muse_spark"}
+               "muse-spark": "muse_spark", "qwen4-exp": "qwen4_exp"}
 #: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
 #: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
 #: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
 STAND_IN_TEMPLATES: dict[str, str] = {
     **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
                      "hy_v4_vl", "muse_glimmer", "muse_spark"), "ChatML with the type's video token"),
+    "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
     "cohere_compass": "Cohere's turn layout without preamble or response markers (written without the published one)",
 }
@@ -1027,6 +1028,46 @@ def _muse_glimmer(tok, vocab: int, spark: bool = False):
     return MuseGlimmerForConditionalGeneration(config), template, processor
 
 
+def _qwen4_exp(tok, vocab: int):
+    """Qwen4-Exp: Qwen3-VL's vision tower, processor and timestamps over a language model of Gated DeltaNet layers
+    and indexed attention (a sparse QSA indexer over compressed keys), routed and shared experts, hyper-connections
+    and hashed n-gram per-layer embeddings (PLE) on its linear-attention layers; the cache holds recurrent,
+    convolution and n-gram states. Departure: Qwen3-VL's chat template layout (QWEN_TEMPLATE, the region Qwen's
+    processor expands) as a stand-in: Qwen4-Exp's published template is not available offline here."""
+    from transformers import (Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor, Qwen4ExpConfig,
+                              Qwen4ExpForConditionalGeneration)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen4ExpConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["linear_attention", "indexed_attention"], "linear_conv_kernel_dim": 4,
+                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_num_key_heads": 2,
+                     "linear_num_value_heads": 4, "max_position_embeddings": 4096,
+                     "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                     "shared_expert_intermediate_size": 32, "hc_count": 2, "hc_lowrank": 8,
+                     "ple_layer_ids": [1], "ple_embed_dim": 32, "heads_per_ngram": 2, "ngram_vocab_size_base": 1000,
+                     "split_ngram_parts": 4, "make_ngram_vocab_size_divisible_by": 8,
+                     "indexer_n_heads": 2, "indexer_kv_heads": 1, "indexer_head_dim": 8, "indexer_budget": 8,
+                     "indexer_compress_ratio": 2,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "mrope_interleaved": True, "partial_rotary_factor": 1.0},
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
+        **_qwen_vision_token_ids(ids), tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    return Qwen4ExpForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -1039,7 +1080,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
                      "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
                      "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl, "muse-glimmer": _muse_glimmer,
-                     "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True),
+                     "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True), "qwen4-exp": _qwen4_exp,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1111,7 +1152,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
               "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
               "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
-              "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe"}
+              "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe", "qwen4-exp": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
