@@ -313,6 +313,9 @@ class Engine:
         extra = dict(video.kwargs) if video is not None else {}
         if video is not None and self.takes_token_types:
             extra["mm_token_type_ids"] = self._token_types(ids)
+        more = getattr(self.family, "token_inputs", None)  # the generic family's other per-token processor outputs
+        if video is not None and more is not None:
+            extra.update(more(ids))
         if self.family.mrope and "position_ids" not in kw:  # Qwen's rule, not the installed get_rope_index
             kw["position_ids"] = self.family.position_ids(ids, kw.get("attention_mask"), video)
         with torch.inference_mode():
