@@ -1091,10 +1091,21 @@ MORE_TOKENS["ernie4.5-vl-moe"] = ("<|begin_of_sentence|>", "<|end_of_sentence|>"
 
 
 def _font() -> str:
-    """A TrueType font on this machine for ERNIE's frame timestamps (its own, Roboto, is a Hub file)."""
-    import matplotlib
+    """A TrueType font on this machine for ERNIE's frame timestamps (its own, Roboto, is a Hub file): matplotlib's
+    DejaVu Sans (the `plots` extra), else the system's; the built folder carries a copy (its processor saves it)."""
+    places = []
+    try:
+        import matplotlib
 
-    return str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+        places.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+    except ImportError:
+        pass
+    places.append(Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
+    for p in places:
+        if p.is_file():
+            return str(p)
+    raise RuntimeError("the tiny ERNIE 4.5 VL model draws frame timestamps with a TrueType font: install matplotlib "
+                       "(pip install 'video-hardneg[plots]') or the DejaVu fonts")
 
 
 def _ernie4_5_vl_moe(tok, vocab: int):
