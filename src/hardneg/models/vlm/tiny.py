@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note")
+                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -40,13 +40,14 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
                "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
                "muse-spark": "muse_spark", "qwen4-exp": "qwen4_exp",
-               "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note"}
+               "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note",
+               "minimax-m3-vl": "minimax_m3_vl"}
 #: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
 #: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
 #: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
 STAND_IN_TEMPLATES: dict[str, str] = {
     **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
-                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note"), "ChatML with the type's video token"),
+                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl"), "ChatML with the type's video token"),
     "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system text)",
     "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
@@ -1187,6 +1188,49 @@ def _dots3_note(tok, vocab: int):
     return Dots3NoteForConditionalGeneration(config), template, processor
 
 
+#: MiniMax-M3's vision tokens (its processor's IMAGE_TOKEN, VIDEO_TOKEN, VISION_START_TOKEN, VISION_END_TOKEN)
+MINIMAX_SPECIALS = ("]<]image[>[", "]<]video[>[", "]<]start of image[>[", "]<]end of image[>[")
+MORE_TOKENS["minimax-m3-vl"] = MINIMAX_SPECIALS
+
+
+def _minimax_m3_vl(tok, vocab: int):
+    """MiniMax-M3 VL: a Qwen-style vision tower (2-frame temporal patches, 2x2 merge) whose video is cut into
+    segments of at most 4 frames, each frame "]<]{t} seconds[>[" + its tokens between the start and end of image
+    tokens (its processor writes them), a language model of full and block-sparse attention (a lightning indexer)
+    with routed and shared experts and clamped SwiGLU. Departures: ChatML with its video token as the chat template
+    (its published one is not available offline here); the indexer keeps more blocks (`index_topk_blocks` 64 of 4
+    tokens) than the tests' sequences hold, so its sparse selection is not exercised."""
+    from transformers import (MiniMaxM3SparseForConditionalGeneration, MiniMaxM3VLConfig, MiniMaxM3VLImageProcessor,
+                              MiniMaxM3VLProcessor, MiniMaxM3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MINIMAX_SPECIALS)}
+    config = MiniMaxM3VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 32, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "rotary_dim": 4,
+                     "num_experts_per_tok": 2, "num_local_experts": 4, "dense_intermediate_size": 64,
+                     "shared_intermediate_size": 32, "index_n_heads": 2, "index_head_dim": 8, "index_block_size": 4,
+                     "index_topk_blocks": 64, "index_local_blocks": 1,
+                     "layer_types": ["full_attention", "minimax_m3_sparse"], "mlp_layer_types": ["dense", "sparse"],
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": 64, "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2,
+                       "initializer_range": INIT_RANGE},
+        image_token_index=ids["]<]image[>["], video_token_index=ids["]<]video[>["], projector_hidden_size=32,
+        tie_word_embeddings=False,
+    )
+    template = LLAVA_TEMPLATE.replace("<video>", "]<]video[>[")
+    pixels = {"patch_size": 4, "temporal_patch_size": 2, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5],
+              "image_std": [0.5, 0.5, 0.5]}
+    processor = MiniMaxM3VLProcessor(
+        image_processor=MiniMaxM3VLImageProcessor(**pixels, size={"shortest_edge": 16 * 16, "longest_edge": 32 * 32}),
+        video_processor=MiniMaxM3VLVideoProcessor(**pixels, min_pixels=16 * 16, max_pixels=32 * 32,
+                                                  do_sample_frames=False),
+        tokenizer=tok, chat_template=template)
+    return MiniMaxM3SparseForConditionalGeneration(config), template, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -1201,6 +1245,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl, "muse-glimmer": _muse_glimmer,
                      "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True), "qwen4-exp": _qwen4_exp,
                      "ernie4.5-vl-moe": _ernie4_5_vl_moe, "dots3-note": _dots3_note,
+                     "minimax-m3-vl": _minimax_m3_vl,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1273,7 +1318,8 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
               "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
               "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe", "qwen4-exp": "byte-bpe",
-              "ernie4.5-vl-moe": "byte-bpe", "dots3-note": "byte-bpe"}
+              "ernie4.5-vl-moe": "byte-bpe", "dots3-note": "byte-bpe",
+              "minimax-m3-vl": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
