@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl")
+                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl", "nemotron-h-omni")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -41,13 +41,13 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
                "muse-spark": "muse_spark", "qwen4-exp": "qwen4_exp",
                "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note",
-               "minimax-m3-vl": "minimax_m3_vl"}
+               "minimax-m3-vl": "minimax_m3_vl", "nemotron-h-omni": "nemotron_h_omni"}
 #: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
 #: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
 #: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
 STAND_IN_TEMPLATES: dict[str, str] = {
     **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
-                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl"), "ChatML with the type's video token"),
+                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni"), "ChatML with the type's video token"),
     "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system text)",
     "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
@@ -1231,6 +1231,49 @@ def _minimax_m3_vl(tok, vocab: int):
     return MiniMaxM3SparseForConditionalGeneration(config), template, processor
 
 
+#: Nemotron H Omni's tokenizer names (its processor reads image_token, video_token, image_start_token and
+#: image_end_token from the tokenizer) and its audio markers
+NEMOTRON_NAMED = {"image_token": "<image>", "video_token": "<video>", "image_start_token": "<img>",
+                  "image_end_token": "</img>"}
+NAMED_TOKENS["nemotron-h-omni"] = NEMOTRON_NAMED
+MORE_TOKENS["nemotron-h-omni"] = ("<img>", "</img>", "<so_embedding>", "<so_start>", "<so_end>")
+
+
+def _nemotron_h_omni(tok, vocab: int):
+    """Nemotron H Omni (Reasoning V3): a RADIO vision tower (CLS and register tokens, a summary of two CLS) with
+    2-frame tubelets and a 2x2 pixel shuffle, each tubelet "Frame i sampled at t seconds and frame j ...: " +
+    `<img>` + its image tokens + `</img>` (its processor writes them, the video as image tokens), a NemotronH
+    language model of Mamba-2, attention and mixture-of-experts layers (the cache holds conv and SSM states),
+    1-D positions; no audio encoder (its config's audio branch is optional). Departures: ChatML with `<video>` as
+    the chat template (its published one is not available offline here)."""
+    from transformers import (NemotronH_Omni_Reasoning_V3, NemotronH_Omni_Reasoning_V3_Config,
+                              NemotronH_Omni_Reasoning_V3ImageProcessor, NemotronH_Omni_Reasoning_V3Processor,
+                              NemotronH_Omni_Reasoning_V3VideoProcessor, ParakeetFeatureExtractor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + ["<img>", "</img>"]}
+    config = NemotronH_Omni_Reasoning_V3_Config(
+        vision_config={"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "mlp_ratio": 2.0,
+                       "patch_size": 4, "image_size": 16, "max_img_size": 64, "num_cls_tokens": 3, "num_registers": 1,
+                       "summary_idxs": [0, 1], "video_temporal_patch_size": 2, "initializer_range": INIT_RANGE},
+        text_config={"vocab_size": vocab, "hidden_size": 32, "layers_block_type": ["mamba", "attention", "moe"],
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 64,
+                     "ssm_state_size": 8, "mamba_num_heads": 4, "mamba_head_dim": 8, "n_groups": 2, "chunk_size": 16,
+                     "n_routed_experts": 4, "moe_intermediate_size": 16, "moe_shared_expert_intermediate_size": 16,
+                     "num_experts_per_tok": 2, "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        projector_hidden_size=32, vision_hidden_size=32, video_temporal_patch_size=2, image_token_id=ids["<image>"],
+        video_token_id=ids["<video>"], tie_word_embeddings=False,
+    )
+    norm = {"norm_mean": [0.5, 0.5, 0.5], "norm_std": [0.5, 0.5, 0.5]}
+    processor = NemotronH_Omni_Reasoning_V3Processor(
+        image_processor=NemotronH_Omni_Reasoning_V3ImageProcessor(patch_size=4),
+        video_processor=NemotronH_Omni_Reasoning_V3VideoProcessor(patch_size=4, video_target_num_patches=64,
+                                                                  do_sample_frames=False, **norm),
+        feature_extractor=ParakeetFeatureExtractor(), tokenizer=tok, chat_template=LLAVA_TEMPLATE)
+    return NemotronH_Omni_Reasoning_V3(config), LLAVA_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -1245,7 +1288,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl, "muse-glimmer": _muse_glimmer,
                      "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True), "qwen4-exp": _qwen4_exp,
                      "ernie4.5-vl-moe": _ernie4_5_vl_moe, "dots3-note": _dots3_note,
-                     "minimax-m3-vl": _minimax_m3_vl,
+                     "minimax-m3-vl": _minimax_m3_vl, "nemotron-h-omni": _nemotron_h_omni,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1319,7 +1362,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
               "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe", "qwen4-exp": "byte-bpe",
               "ernie4.5-vl-moe": "byte-bpe", "dots3-note": "byte-bpe",
-              "minimax-m3-vl": "byte-bpe"}
+              "minimax-m3-vl": "byte-bpe", "nemotron-h-omni": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
