@@ -168,6 +168,12 @@ class Generic(Family):
 
     def __init__(self, config, settings, processor, tokenizer, template: str):
         super().__init__(config, settings)
+        if "qformer_input_ids" in (getattr(processor, "model_input_names", None) or ()):
+            # a Q-Former that reads the text must get the instruction alone, never the caption (LAVIS
+            # `Blip2VicunaInstruct.forward`); one processor call on the conversation would give it both
+            raise ValueError(f"model_type {config.model_type!r}: its processor feeds the text to a Q-Former "
+                             "(qformer_input_ids); hardneg's generic path has no separate Q-Former text, so it "
+                             "would read the caption too: not supported")
         self.processor = processor
         vid = getattr(config, "video_token_id", None)
         if vid is None:
