@@ -48,7 +48,7 @@ def test_verified_types_are_the_tested_tiny_models():
         assert cfg["model_type"] == r.model_type
     assert len(tiny_names("all")) == len(VERIFIED) >= len(tiny_names())
     assert support("qwen3_vl").supported and support("qwen3_vl").path.startswith("generic: Qwen3VL")
-    assert support("glm5_next").path == "generic" and not support("glm5_next").verified
+    assert support("cosmos3_omni").path == "generic" and not support("cosmos3_omni").verified
     assert support("instructblipvideo").path.startswith("refused: ") and not support("instructblipvideo").supported
     assert not support("clip").supported and support("clip").path == "none"
 

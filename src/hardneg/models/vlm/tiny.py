@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl", "nemotron-h-omni")
+                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl", "nemotron-h-omni", "glm5-next")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -41,7 +41,8 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
                "muse-spark": "muse_spark", "qwen4-exp": "qwen4_exp",
                "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note",
-               "minimax-m3-vl": "minimax_m3_vl", "nemotron-h-omni": "nemotron_h_omni"}
+               "minimax-m3-vl": "minimax_m3_vl", "nemotron-h-omni": "nemotron_h_omni",
+               "glm5-next": "glm5_next"}
 #: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
 #: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
 #: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
@@ -49,6 +50,7 @@ STAND_IN_TEMPLATES: dict[str, str] = {
     **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
                      "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni"), "ChatML with the type's video token"),
     "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system text)",
+    "glm5_next": "GLM-4.1V's layout without tools or thinking (GLM-5 Next's published one is not available offline here)",
     "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
     "cohere_compass": "Cohere's turn layout without preamble or response markers (written without the published one)",
@@ -1274,6 +1276,45 @@ def _nemotron_h_omni(tok, vocab: int):
     return NemotronH_Omni_Reasoning_V3(config), LLAVA_TEMPLATE, processor
 
 
+MORE_TOKENS["glm5-next"] = GLM_SPECIALS
+
+
+def _glm5_next(tok, vocab: int):
+    """GLM-5 Next: GLM-4.1V's frame layout (its processor writes each frame's image block and seconds), a vision tower
+    with clamped SwiGLU, a language model of linear-attention (KDA) layers and indexed latent attention without
+    rotary dims (a shared or full indexer), hyper-connections and experts. Departures: GLM-4.1V's chat template
+    layout (`GLM_TEMPLATE`) as a stand-in; the indexer keeps more keys (`index_topk` 4096) than the tests' sequences
+    hold."""
+    from transformers import (Glm5NextConfig, Glm5NextForConditionalGeneration, Glm5NextImageProcessor,
+                              Glm5NextProcessor, Glm5NextVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GLM_SPECIALS)}
+    config = Glm5NextConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
+                     "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+                     "n_shared_experts": 1, "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16,
+                     "q_lora_rank": 16, "qk_rope_head_dim": 0, "v_head_dim": 8, "qk_nope_head_dim": 8,
+                     "index_topk": 4096, "index_head_dim": 8, "index_n_heads": 2, "index_kpool": 16,
+                     "linear_head_dim": 8, "linear_num_heads": 4, "hc_mult": 2, "hc_sinkhorn_iters": 3,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<|user|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "image_size": 16, "projection_intermediate_size": 64, "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"],
+        image_start_token_id=ids["<|begin_of_image|>"], image_end_token_id=ids["<|end_of_image|>"],
+        video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2}
+    processor = Glm5NextProcessor(image_processor=Glm5NextImageProcessor(**pixels),
+                                  video_processor=Glm5NextVideoProcessor(**pixels, do_sample_frames=False),
+                                  tokenizer=tok, chat_template=GLM_TEMPLATE)
+    return Glm5NextForConditionalGeneration(config), GLM_TEMPLATE, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -1289,6 +1330,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True), "qwen4-exp": _qwen4_exp,
                      "ernie4.5-vl-moe": _ernie4_5_vl_moe, "dots3-note": _dots3_note,
                      "minimax-m3-vl": _minimax_m3_vl, "nemotron-h-omni": _nemotron_h_omni,
+                     "glm5-next": _glm5_next,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1362,7 +1404,8 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
               "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe", "qwen4-exp": "byte-bpe",
               "ernie4.5-vl-moe": "byte-bpe", "dots3-note": "byte-bpe",
-              "minimax-m3-vl": "byte-bpe", "nemotron-h-omni": "byte-bpe"}
+              "minimax-m3-vl": "byte-bpe", "nemotron-h-omni": "byte-bpe",
+              "glm5-next": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
