@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl", "nemotron-h-omni", "glm5-next")
+                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl", "nemotron-h-omni", "glm5-next", "cosmos3-edge")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -42,13 +42,13 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "muse-spark": "muse_spark", "qwen4-exp": "qwen4_exp",
                "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note",
                "minimax-m3-vl": "minimax_m3_vl", "nemotron-h-omni": "nemotron_h_omni",
-               "glm5-next": "glm5_next"}
+               "glm5-next": "glm5_next", "cosmos3-edge": "cosmos3_edge"}
 #: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
 #: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
 #: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
 STAND_IN_TEMPLATES: dict[str, str] = {
     **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
-                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni"), "ChatML with the type's video token"),
+                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni", "cosmos3_edge"), "ChatML with the type's video token"),
     "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system text)",
     "glm5_next": "GLM-4.1V's layout without tools or thinking (GLM-5 Next's published one is not available offline here)",
     "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
@@ -1315,6 +1315,38 @@ def _glm5_next(tok, vocab: int):
     return Glm5NextForConditionalGeneration(config), GLM_TEMPLATE, processor
 
 
+def _cosmos3_edge(tok, vocab: int):
+    """Cosmos3 Edge: a SigLIP-style vision tower (one-frame patches, 2x2 merge), each frame "<t seconds>" +
+    `<|vision_start|>` + its tokens + `<|vision_end|>` (its processor writes them), a language model with squared-ReLU
+    MLPs and 3-D rotary positions that it computes from `mm_token_type_ids` (its processor returns them when asked,
+    `return_mm_token_type_ids`). Departure: ChatML with Qwen's video token as the chat template (its published one is
+    not available offline here)."""
+    from transformers import (Cosmos3EdgeConfig, Cosmos3EdgeForConditionalGeneration, Cosmos3EdgeImageProcessor,
+                              Cosmos3EdgeProcessor, Cosmos3EdgeVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Cosmos3EdgeConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]},
+                     "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<|im_start|>"],
+                     "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "patch_size": 4, "num_patches": 64, "spatial_merge_size": 2},
+        projector_hidden_size=32, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        tie_word_embeddings=False,
+    )
+    template = LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>")
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Cosmos3EdgeProcessor(image_processor=Cosmos3EdgeImageProcessor(**pixels),
+                                     video_processor=Cosmos3EdgeVideoProcessor(**pixels, do_sample_frames=False,
+                                                                               return_metadata=True),
+                                     tokenizer=tok, chat_template=template)
+    return Cosmos3EdgeForConditionalGeneration(config), template, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -1330,7 +1362,7 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True), "qwen4-exp": _qwen4_exp,
                      "ernie4.5-vl-moe": _ernie4_5_vl_moe, "dots3-note": _dots3_note,
                      "minimax-m3-vl": _minimax_m3_vl, "nemotron-h-omni": _nemotron_h_omni,
-                     "glm5-next": _glm5_next,
+                     "glm5-next": _glm5_next, "cosmos3-edge": _cosmos3_edge,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1405,7 +1437,7 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe", "qwen4-exp": "byte-bpe",
               "ernie4.5-vl-moe": "byte-bpe", "dots3-note": "byte-bpe",
               "minimax-m3-vl": "byte-bpe", "nemotron-h-omni": "byte-bpe",
-              "glm5-next": "byte-bpe"}
+              "glm5-next": "byte-bpe", "cosmos3-edge": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
