@@ -44,7 +44,8 @@ REFUSED: dict[str, str] = {
 NOT_VERIFIED_WHY: dict[str, str] = dict.fromkeys(
     ("cosmos3_omni", "glmga"),
     "transformers 5.24 maps no processor class to this type (PROCESSOR_MAPPING_NAMES), so there is no processor "
-    "of its own to build a tiny model's video inputs or the test reference with")
+    "of its own to build a tiny model's video inputs or the test reference with (a checkpoint's processor_config "
+    "would name one; which is not guessed here)")
 #: the tests that verify a type on its tiny model
 VERIFYING_TESTS = ("tests/vlm/test_vlm_generic.py", "tests/vlm/test_vlm_reference.py", "tests/vlm/test_vlm_scoring.py",
                    "tests/vlm/test_vlm_text.py")
