@@ -20,7 +20,7 @@ from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
 from hardneg.models.vlm.tiny import tiny_vlm_path
 from waves import arch_params
 
-ARCHS = ("qwen3-vl", "qwen3.5", "qwen3-vl-moe", "qwen3.5-moe")
+ARCHS = ("qwen3-vl", "qwen3.5", "qwen3-vl-moe", "qwen3.5-moe", "qwen4-exp")
 _LOADED: dict = {}
 
 

@@ -50,8 +50,13 @@ def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=Non
     expand = getattr(m.engine.family, "expand", None)
     if expand:  # Qwen3-VL / Qwen3.5: Qwen's published processor replaces the whole region (tests/vlm/test_qwen3_vl.py)
         rendered = rendered.replace(m.engine.family.region, expand)
-    out = proc(text=[rendered], videos=[frames], video_metadata=[metadata(len(frames), times)],
-               do_sample_frames=False, return_tensors="pt")
+    call = dict(text=[rendered], videos=[frames], video_metadata=[metadata(len(frames), times)],
+                do_sample_frames=False, return_tensors="pt")
+    out = proc(**call)
+    if "mm_token_type_ids" not in out and m.engine.takes_token_types:
+        # a model that needs token types its processor returns only when asked (Cosmos3 Edge): ask it
+        # (transformers' `return_mm_token_type_ids`), so the reference is still the processor's own output
+        out = proc(**call, return_mm_token_type_ids=True)
     return out, rendered
 
 

@@ -48,7 +48,8 @@ def test_verified_types_are_the_tested_tiny_models():
         assert cfg["model_type"] == r.model_type
     assert len(tiny_names("all")) == len(VERIFIED) >= len(tiny_names())
     assert support("qwen3_vl").supported and support("qwen3_vl").path.startswith("generic: Qwen3VL")
-    assert support("instructblipvideo").path == "generic" and not support("instructblipvideo").verified
+    assert support("cosmos3_omni").path == "generic" and not support("cosmos3_omni").verified
+    assert support("instructblipvideo").path.startswith("refused: ") and not support("instructblipvideo").supported
     assert not support("clip").supported and support("clip").path == "none"
 
 
@@ -110,3 +111,34 @@ def test_stand_in_templates_are_said_where_users_look():
     assert rows[stand_in].stand_in_template and rows["qwen2_vl"].stand_in_template is None
     line = next(ln for ln in markdown_table().splitlines() if ln.startswith(f"| `{stand_in}` |"))
     assert "stand-in chat template" in line
+
+
+@pytest.mark.parametrize("model_type", ["instructblip", "instructblipvideo"])
+def test_refused_types_are_refused_by_name_before_loading(model_type):
+    """InstructBLIP (images only) and InstructBLIP-Video (its Q-Former would read the caption) are refused with the
+    model type and the reason, in `hardneg run`'s note and when loaded."""
+    from types import SimpleNamespace
+
+    from hardneg.models.vlm.model import check_video_config
+    from hardneg.models.vlm.support import REFUSED
+
+    note = verification_note(model_type)
+    assert f"model type {model_type!r}" in note and "refused" in note and REFUSED[model_type] in note
+    with pytest.raises(ValueError) as err:
+        check_video_config("some/ckpt", SimpleNamespace(model_type=model_type, architectures=["X"]))
+    assert f"model_type {model_type!r}" in str(err.value) and "refused" in str(err.value)
+    assert ("Q-Former" in REFUSED[model_type]) == (model_type == "instructblipvideo")
+
+
+def test_generic_refuses_a_processor_that_feeds_the_text_to_a_q_former():
+    """The general rule behind instructblipvideo's refusal: any processor with Q-Former text inputs is refused by
+    the generic path (it would feed the caption to the Q-Former), naming the model type."""
+    from types import SimpleNamespace
+
+    from hardneg.models.vlm.generic import Generic
+
+    config = SimpleNamespace(model_type="some_qformer_type", video_token_id=5)
+    processor = SimpleNamespace(model_input_names=["input_ids", "pixel_values", "qformer_input_ids"])
+    with pytest.raises(ValueError) as err:
+        Generic(config, {}, processor, None, "")
+    assert "'some_qformer_type'" in str(err.value) and "Q-Former" in str(err.value)

@@ -54,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'model type':<{width}}  {'verified':<8}  {'path':<26}  protocols")
     for r in rows:
         mark = ("yes*" if r.stand_in_template else "yes") if r.verified else "no"
-        print(f"{r.model_type:<{width}}  {mark:<8}  {r.path:<26}  "
-              f"{', '.join(r.protocols) if r.protocols else 'none (unsupported)'}")
+        refused = r.path.startswith("refused: ")
+        path = "refused" if refused else r.path
+        none = f"none: {r.path[len('refused: '):]}" if refused else "none (unsupported)"
+        print(f"{r.model_type:<{width}}  {mark:<8}  {path:<26}  {', '.join(r.protocols) if r.protocols else none}")
     n_ok = sum(r.verified for r in rows)
     print(f"\n{len(rows)} video-LLM model types in this transformers; {sum(r.supported for r in rows)} scored, "
           f"{n_ok} verified by a tiny-model test in this version")

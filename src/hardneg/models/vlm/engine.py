@@ -60,22 +60,29 @@ def options_text(captions: Sequence[str]) -> str:
 def repeat_cache(cache, n: int) -> None:
     """Repeat a one-row cache `n` times along the batch: each layer's own `batch_repeat_interleave`, or for a layer
     without one (transformers 5.24's `LinearAttentionLayer`: the conv and recurrent states of Qwen3.5's linear
-    attention) every tensor it holds with one row."""
+    attention) every tensor it holds with one row, in lists and dicts too (a state slot not used yet is None there:
+    Qwen4-Exp keeps three conv states per layer but one recurrent state)."""
     import torch
+
+    def rep(v):
+        return v.repeat_interleave(n, dim=0) if isinstance(v, torch.Tensor) and v.dim() > 0 and v.shape[0] == 1 else v
+
+    def states(vals) -> bool:
+        vals = list(vals)
+        return any(isinstance(v, torch.Tensor) for v in vals) and all(v is None or isinstance(v, torch.Tensor)
+                                                                         for v in vals)
 
     for layer in getattr(cache, "layers", None) or []:
         if hasattr(layer, "batch_repeat_interleave"):
             layer.batch_repeat_interleave(n)
             continue
         for name, value in list(vars(layer).items()):
-            if isinstance(value, torch.Tensor) and value.dim() > 0 and value.shape[0] == 1:
-                setattr(layer, name, value.repeat_interleave(n, dim=0))
-            elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
-                setattr(layer, name, type(value)(v.repeat_interleave(n, dim=0) if v.dim() > 0 and v.shape[0] == 1
-                                                 else v for v in value))
-            elif isinstance(value, dict) and value and all(isinstance(v, torch.Tensor) for v in value.values()):
-                setattr(layer, name, {k: v.repeat_interleave(n, dim=0) if v.dim() > 0 and v.shape[0] == 1 else v
-                                      for k, v in value.items()})
+            if isinstance(value, torch.Tensor):
+                setattr(layer, name, rep(value))
+            elif isinstance(value, (list, tuple)) and states(value):
+                setattr(layer, name, type(value)(rep(v) for v in value))
+            elif isinstance(value, dict) and states(value.values()):
+                setattr(layer, name, {k: rep(v) for k, v in value.items()})
     if not getattr(cache, "layers", None):
         cache.batch_repeat_interleave(n)
 
@@ -306,6 +313,9 @@ class Engine:
         extra = dict(video.kwargs) if video is not None else {}
         if video is not None and self.takes_token_types:
             extra["mm_token_type_ids"] = self._token_types(ids)
+        more = getattr(self.family, "token_inputs", None)  # the generic family's other per-token processor outputs
+        if video is not None and more is not None:
+            extra.update(more(ids))
         if self.family.mrope and "position_ids" not in kw:  # Qwen's rule, not the installed get_rope_index
             kw["position_ids"] = self.family.position_ids(ids, kw.get("attention_mask"), video)
         with torch.inference_mode():

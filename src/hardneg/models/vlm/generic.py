@@ -11,6 +11,10 @@ after the video, each tokenised as in the whole conversation, so the sequence eq
 whole conversation (tests/vlm/test_vlm_generic.py checks ids, and scores against a forward of the processor's
 own output).
 
+A processor output with one integer per token beyond the text's own (`mm_token_type_ids`; ERNIE 4.5 VL's
+`moe_mm_token_type_ids`, which route each token to text or vision experts) is made by token id for the whole
+sequence, as the processor makes it (`Generic.token_inputs`, read from the processor's output for a video).
+
 Positions are the model's own: the prefix runs without `position_ids` (the model computes them, e.g. its
 `get_rope_index`), and a model that keeps `rope_deltas` after the prefix (3-D rotary positions) has its captions
 continue at their 1-D index plus that delta, as its own `generate` does. Nothing here names a model type, so a
@@ -43,6 +47,15 @@ from hardneg.models.vlm.families import DEFAULT_SECONDS_PER_FRAME, Family, Video
 
 #: processor outputs that are the text's, not the video's (the engine makes the text's itself)
 _TEXT_KEYS = ("input_ids", "attention_mask", "mm_token_type_ids", "token_type_ids")
+
+
+def _per_token(key: str, value, out) -> bool:
+    """Whether a processor output is one integer per token of its `input_ids` (a text-aligned output the engine must
+    make for the whole sequence), not a video input."""
+    ids = out.get("input_ids")
+    return (key != "input_ids" and hasattr(value, "shape") and ids is not None and hasattr(ids, "shape")
+            and tuple(value.shape) == tuple(ids.shape) and not value.is_floating_point()
+            and not key.startswith("pixel_values"))
 
 
 def video_region(tokenizer, template: str, video_token: str) -> str:
@@ -155,6 +168,12 @@ class Generic(Family):
 
     def __init__(self, config, settings, processor, tokenizer, template: str):
         super().__init__(config, settings)
+        if "qformer_input_ids" in (getattr(processor, "model_input_names", None) or ()):
+            # a Q-Former that reads the text must get the instruction alone, never the caption (LAVIS
+            # `Blip2VicunaInstruct.forward`); one processor call on the conversation would give it both
+            raise ValueError(f"model_type {config.model_type!r}: its processor feeds the text to a Q-Former "
+                             "(qformer_input_ids); hardneg's generic path has no separate Q-Former text, so it "
+                             "would read the caption too: not supported")
         self.processor = processor
         vid = getattr(config, "video_token_id", None)
         if vid is None:
@@ -171,6 +190,7 @@ class Generic(Family):
         self.expand: str | None = None  # the text given to the processor for the region (None: the region itself)
         self._media: int | None = None
         self._types: dict[int, int] | None = None
+        self._token_maps: dict[str, dict[int, int]] | None = None
         self.text_prefix, self.text_prefix_ids = self._processor_prefix(tokenizer)
 
     def _processor_prefix(self, tokenizer) -> tuple[str, list[int]]:
@@ -206,7 +226,7 @@ class Generic(Family):
             ids = ids[len(lead):]
         kwargs = {}
         for k, v in out.items():
-            if k in _TEXT_KEYS:
+            if k in _TEXT_KEYS or _per_token(k, v, out):
                 continue
             if hasattr(v, "to"):
                 v = v.to(device, dtype) if (v.is_floating_point() and k.startswith("pixel_values")) else v.to(device)
@@ -249,6 +269,28 @@ class Generic(Family):
             self._types = {} if types is None else {
                 int(t): int(k) for t, k in zip(out["input_ids"][0].tolist(), types[0].tolist()) if int(k) != 0}
         return self._types
+
+    def token_input_maps(self) -> dict[str, dict[int, int]]:
+        """Per-token processor outputs beyond the known text ones (ERNIE 4.5 VL's `moe_mm_token_type_ids`, which
+        route each token to its text or vision experts): output name -> {token id: value}, read from the processor's
+        output for a video, so the engine makes them for any sequence as the processor would (by token id)."""
+        if self._token_maps is None:
+            out = self._probe()
+            ids = out["input_ids"][0].tolist()
+            self._token_maps = {k: {int(t): int(x) for t, x in zip(ids, v[0].tolist()) if int(x) != 0}
+                                for k, v in out.items() if k not in _TEXT_KEYS and _per_token(k, v, out)}
+        return self._token_maps
+
+    def token_inputs(self, ids) -> dict:
+        """The per-token processor outputs (`token_input_maps`) for `ids` (a LongTensor): 0 for a token the
+        processor gives none."""
+        got = {}
+        for k, mapping in self.token_input_maps().items():
+            out = ids.new_zeros(ids.shape)
+            for t, x in mapping.items():
+                out[ids == t] = x
+            got[k] = out
+        return got
 
     def token_types(self, ids):
         """`mm_token_type_ids` for `ids` (a LongTensor) as the processor makes them (by token id), or None to let

@@ -112,7 +112,12 @@ def check_video_config(model_id: str, config, generic: bool = True) -> None:
     `transformers` for its type), or, with `generic=False`, one that no hand-written family serves."""
     if family_for(config) is not None:
         return
-    from hardneg.models.vlm.support import video_llm_types
+    from hardneg.models.vlm.support import REFUSED, video_llm_types
+
+    if config.model_type in REFUSED:
+        arch = (getattr(config, "architectures", None) or [type(config).__name__])[0]
+        raise ValueError(f"model {model_id} ({arch}, model_type {config.model_type!r}) is refused: "
+                         f"{REFUSED[config.model_type]} (`hardneg models`, docs/models.md)")
 
     arch = (getattr(config, "architectures", None) or [type(config).__name__])[0]
     if config.model_type in video_llm_types() and generic:

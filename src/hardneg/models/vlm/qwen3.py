@@ -1,4 +1,4 @@
-"""Qwen3-VL and Qwen3.5: the generic family with Qwen's published video layout.
+"""Qwen3-VL, Qwen3.5 and Qwen4-Exp: the generic family with Qwen's published video layout.
 
 Qwen's processor (the `Qwen3VLProcessor.__call__` Qwen contributed to transformers 4.57, `processing_qwen3_vl.py`;
 the same code in Qwen's and lmms-eval's own wrappers) replaces the chat template's whole video region,
@@ -22,7 +22,9 @@ class Qwen3VL(Generic):
     the video token alone (the published replacement of the whole region)."""
 
     name = "qwen3-vl"
-    model_types = ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
+    #: Qwen4-Exp too: its processor is `Qwen3VLProcessor` and its model expects the same per-step layout
+    #: (`modeling_qwen4_exp.py`, `get_rope_index` docstring: "<t1> <vision_start> <frame1> <vision_end> <t2> ...")
+    model_types = ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "qwen4_exp")
 
     def __init__(self, config, settings, processor, tokenizer, template: str):
         super().__init__(config, settings, processor, tokenizer, template)

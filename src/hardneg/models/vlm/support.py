@@ -26,6 +26,26 @@ from hardneg.models.vlm.tiny import STAND_IN_TEMPLATES
 
 #: model type -> the tiny architecture (`tiny-vlm:<arch>`) whose tests verify it
 VERIFIED: dict[str, str] = {t: a for a, t in _TINY_TYPES.items()}
+#: types of the list that hardneg refuses, and why (`check_video_config` raises this before loading; `hardneg run`
+#: says it first). InstructBLIP takes images only. InstructBLIP-Video's Q-Former reads the text: one processor call
+#: on the whole conversation would feed it the caption too, while the original code gives it the instruction only
+#: (salesforce/LAVIS `blip2_vicuna_instruct.py`, `Blip2VicunaInstruct.forward`: `text_Qformer` is the tokenised
+#: `samples["text_input"]`, the target `text_output` goes to the LLM alone), and its processor takes 4 frames as
+#: `images`, with the video tokens before the whole text, not where a chat template puts the video.
+REFUSED: dict[str, str] = {
+    "instructblip": "an image-only model: its processor (InstructBlipProcessor) takes no video and its model no video "
+                    "input (use instructblipvideo's checkpoints for video)",
+    "instructblipvideo": "its Q-Former reads the text (qformer_input_ids), which must be the instruction alone, never "
+                         "the caption (LAVIS Blip2VicunaInstruct.forward); the generic path has no separate "
+                         "Q-Former text, and its processor takes exactly 4 frames as `images` with the video tokens "
+                         "before the whole text",
+}
+#: why a listed, served type is not verified in this version (what was tried)
+NOT_VERIFIED_WHY: dict[str, str] = dict.fromkeys(
+    ("cosmos3_omni", "glmga"),
+    "transformers 5.24 maps no processor class to this type (PROCESSOR_MAPPING_NAMES), so there is no processor "
+    "of its own to build a tiny model's video inputs or the test reference with (a checkpoint's processor_config "
+    "would name one; which is not guessed here)")
 #: the tests that verify a type on its tiny model
 VERIFYING_TESTS = ("tests/vlm/test_vlm_generic.py", "tests/vlm/test_vlm_reference.py", "tests/vlm/test_vlm_scoring.py",
                    "tests/vlm/test_vlm_text.py")
@@ -43,7 +63,7 @@ def tiny_names(path: str = "hand-written") -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Support:
     model_type: str
-    path: str  # "hand-written: <family>", "generic" or "none"
+    path: str  # "hand-written: <family>", "generic", "refused: <why>" or "none"
     protocols: tuple[str, ...]
     verified: bool
     tiny: str | None  # `tiny-vlm:<arch>` of a verified type
@@ -76,6 +96,8 @@ def support(model_type: str) -> Support:
         path = "generic: Qwen3VL (Qwen's published layout)" if model_type in Qwen3VL.model_types else "generic"
     else:
         return Support(model_type, "none", (), False, None)
+    if model_type in REFUSED:
+        return Support(model_type, f"refused: {REFUSED[model_type]}", (), False, None)
     verified = model_type in VERIFIED
     tiny = f"tiny-vlm:{VERIFIED[model_type]}" if verified else None
     return Support(model_type, path, tuple(VLM_PROTOCOLS), verified, tiny,
@@ -97,6 +119,8 @@ def markdown_table(rows: list[Support] | None = None) -> str:
     for r in rows:
         protocols = ", ".join(r.protocols) if r.protocols else "none (unsupported)"
         verified = f"yes (`{r.tiny}`)" if r.verified else "no"
+        if not r.verified and r.model_type in NOT_VERIFIED_WHY:
+            verified += f": {NOT_VERIFIED_WHY[r.model_type]}"
         if r.stand_in_template:
             verified += f"; stand-in chat template: {r.stand_in_template}"
         out.append(f"| `{r.model_type}` | {r.path} | {protocols} | {verified} |")
@@ -141,11 +165,15 @@ def verification_note(model_type: str | None) -> str:
                 f"under a stand-in chat template ({s.stand_in_template}): this checkpoint's own template was not tested")
     if s.verified:
         return f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
+    if model_type in REFUSED:
+        return f"model type {model_type!r}: refused by hardneg: {REFUSED[model_type]}"
     if s.supported:
-        return f"model type {model_type!r}: served by {s.path} but NOT verified by a tiny-model test in this version"
+        why = f" ({NOT_VERIFIED_WHY[model_type]})" if model_type in NOT_VERIFIED_WHY else ""
+        return (f"model type {model_type!r}: served by {s.path} but NOT verified by a tiny-model test in this "
+                f"version{why}")
     return (f"model type {model_type!r}: NOT verified (not a video LLM type of this transformers; "
             "`hardneg models` lists them)")
 
 
-__all__ = ["STAND_IN_TEMPLATES", "Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
+__all__ = ["NOT_VERIFIED_WHY", "REFUSED", "STAND_IN_TEMPLATES", "Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
            "video_llm_types"]

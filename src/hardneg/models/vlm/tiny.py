@@ -26,7 +26,7 @@ ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "ll
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
                  "minicpm-v-4.7", "hyperclovax-vision-v2", "exaone4.5", "minicpm-ocr",
                  "gemma4-unified", "lfm3-vl", "kimi-k2.5", "cohere-compass", "hy-v4-vl",
-                 "muse-glimmer", "muse-spark")
+                 "muse-glimmer", "muse-spark", "qwen4-exp", "ernie4.5-vl-moe", "dots3-note", "minimax-m3-vl", "nemotron-h-omni", "glm5-next", "cosmos3-edge")
 #: the `transformers` model type of each tiny architecture
 MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qwen2.5-vl": "qwen2_5_vl",
                "video-llava": "video_llava", "llava-next-video": "llava_next_video", "qwen3-vl": "qwen3_vl",
@@ -39,13 +39,19 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "gemma4-unified": "gemma4_unified", "lfm3-vl": "lfm3_vl",
                "kimi-k2.5": "kimi_k25", "cohere-compass": "cohere_compass",
                "hy-v4-vl": "hy_v4_vl", "muse-glimmer": "muse_glimmer",
-               "muse-spark": "muse_spark"}
+               "muse-spark": "muse_spark", "qwen4-exp": "qwen4_exp",
+               "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note",
+               "minimax-m3-vl": "minimax_m3_vl", "nemotron-h-omni": "nemotron_h_omni",
+               "glm5-next": "glm5_next", "cosmos3-edge": "cosmos3_edge"}
 #: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
 #: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
 #: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
 STAND_IN_TEMPLATES: dict[str, str] = {
     **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
-                     "hy_v4_vl", "muse_glimmer", "muse_spark"), "ChatML with the type's video token"),
+                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni", "cosmos3_edge"), "ChatML with the type's video token"),
+    "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system text)",
+    "glm5_next": "GLM-4.1V's layout without tools or thinking (GLM-5 Next's published one is not available offline here)",
+    "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
     "cohere_compass": "Cohere's turn layout without preamble or response markers (written without the published one)",
 }
@@ -1027,6 +1033,320 @@ def _muse_glimmer(tok, vocab: int, spark: bool = False):
     return MuseGlimmerForConditionalGeneration(config), template, processor
 
 
+def _qwen4_exp(tok, vocab: int):
+    """Qwen4-Exp: Qwen3-VL's vision tower, processor and timestamps over a language model of Gated DeltaNet layers
+    and indexed attention (a sparse QSA indexer over compressed keys), routed and shared experts, hyper-connections
+    and hashed n-gram per-layer embeddings (PLE) on its linear-attention layers; the cache holds recurrent,
+    convolution and n-gram states. Departure: Qwen3-VL's chat template layout (QWEN_TEMPLATE, the region Qwen's
+    processor expands) as a stand-in: Qwen4-Exp's published template is not available offline here."""
+    from transformers import (Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor, Qwen4ExpConfig,
+                              Qwen4ExpForConditionalGeneration)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Qwen4ExpConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "layer_types": ["linear_attention", "indexed_attention"], "linear_conv_kernel_dim": 4,
+                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_num_key_heads": 2,
+                     "linear_num_value_heads": 4, "max_position_embeddings": 4096,
+                     "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                     "shared_expert_intermediate_size": 32, "hc_count": 2, "hc_lowrank": 8,
+                     "ple_layer_ids": [1], "ple_embed_dim": 32, "heads_per_ngram": 2, "ngram_vocab_size_base": 1000,
+                     "split_ngram_parts": 4, "make_ngram_vocab_size_divisible_by": 8,
+                     "indexer_n_heads": 2, "indexer_kv_heads": 1, "indexer_head_dim": 8, "indexer_budget": 8,
+                     "indexer_compress_ratio": 2,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1],
+                                         "mrope_interleaved": True, "partial_rotary_factor": 1.0},
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
+        **_qwen_vision_token_ids(ids), tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    return Qwen4ExpForConditionalGeneration(config), QWEN_TEMPLATE, processor
+
+
+#: ERNIE 4.5 VL's vision tokens (its tokenizer names them image_token, image_start_token, ... video_end_token)
+ERNIE_NAMED = {"image_token": "<|IMAGE_PLACEHOLDER|>", "image_start_token": "<|IMAGE_START|>",
+               "image_end_token": "<|IMAGE_END|>", "video_token": "<|VIDEO_PLACEHOLDER|>",
+               "video_start_token": "<|VIDEO_START|>", "video_end_token": "<|VIDEO_END|>"}
+#: ERNIE 4.5 VL's "User: ... \nAssistant: " turns, the video between its start and end tokens; a stand-in (the
+#: published template, with its "Video N:" labels and system text, is not available offline here)
+ERNIE_TEMPLATE = (
+    "<|begin_of_sentence|>{% for message in messages %}"
+    "{{ 'User: ' if message['role'] == 'user' else ('Assistant: ' if message['role'] == 'assistant' else '') }}"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'video' %}<|VIDEO_START|><|VIDEO_PLACEHOLDER|><|VIDEO_END|>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{{ '<|end_of_sentence|>' if message['role'] == 'assistant' else '\\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}Assistant: {% endif %}"
+)
+NAMED_TOKENS["ernie4.5-vl-moe"] = ERNIE_NAMED
+MORE_TOKENS["ernie4.5-vl-moe"] = ("<|begin_of_sentence|>", "<|end_of_sentence|>")
+
+
+def _font() -> str:
+    """A TrueType font on this machine for ERNIE's frame timestamps (its own, Roboto, is a Hub file): matplotlib's
+    DejaVu Sans (the `plots` extra), else the system's; the built folder carries a copy (its processor saves it)."""
+    places = []
+    try:
+        import matplotlib
+
+        places.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+    except ImportError:
+        pass
+    places.append(Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
+    for p in places:
+        if p.is_file():
+            return str(p)
+    raise RuntimeError("the tiny ERNIE 4.5 VL model draws frame timestamps with a TrueType font: install matplotlib "
+                       "(pip install 'video-hardneg[plots]') or the DejaVu fonts")
+
+
+def _ernie4_5_vl_moe(tok, vocab: int):
+    """ERNIE 4.5 VL (MoE): a native-resolution vision tower (2x2 spatial and 2-frame temporal merge), separate text
+    and vision experts per layer (the processor's `moe_mm_token_type_ids` route each token), 3-D rotary positions;
+    its video processor draws each frame's timestamp onto the frame. Departures: a stand-in chat template
+    (`ERNIE_TEMPLATE`) and DejaVu Sans for the drawn timestamps (Roboto, its font, is a Hub file)."""
+    from transformers import (Ernie4_5_VLMoeConfig, Ernie4_5_VLMoeForConditionalGeneration,
+                              Ernie4_5_VLMoeImageProcessor, Ernie4_5_VLMoeProcessor, Ernie4_5_VLMoeVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(ERNIE_NAMED.values())}
+    config = Ernie4_5_VLMoeConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
+                     "moe_intermediate_size": [32, 16], "moe_k": 2, "moe_num_experts": 4, "moe_num_shared_experts": 1,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 2]},
+                     "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<|im_start|>"],
+                     "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "patch_size": 4,
+                       "spatial_merge_size": 2, "temporal_merge_size": 2, "initializer_range": INIT_RANGE},
+        image_token_id=ids[ERNIE_NAMED["image_token"]], image_start_token_id=ids[ERNIE_NAMED["image_start_token"]],
+        image_end_token_id=ids[ERNIE_NAMED["image_end_token"]], video_token_id=ids[ERNIE_NAMED["video_token"]],
+        video_start_token_id=ids[ERNIE_NAMED["video_start_token"]],
+        video_end_token_id=ids[ERNIE_NAMED["video_end_token"]], tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Ernie4_5_VLMoeProcessor(
+        image_processor=Ernie4_5_VLMoeImageProcessor(**pixels),
+        video_processor=Ernie4_5_VLMoeVideoProcessor(**pixels, temporal_patch_size=2, do_sample_frames=False,
+                                                     font=_font()),
+        tokenizer=tok, chat_template=ERNIE_TEMPLATE)
+    return Ernie4_5_VLMoeForConditionalGeneration(config), ERNIE_TEMPLATE, processor
+
+
+MORE_TOKENS["dots3-note"] = ("<|imgpad|>", "<|audio_comp_pad|>")
+
+
+def _dots3_note(tok, vocab: int):
+    """dots3 note: a native-resolution vision tower with mixture-of-experts blocks (a pyramid of routed experts, here
+    a dense block then a 4-expert one) and a merging adapter, Qwen2-VL's image and Qwen3-VL's video processor, a
+    language model of indexed (sparse-indexer) and sliding-window latent attention with routed and shared experts,
+    1-D positions, and an audio encoder (a tiny one of its class: unused for video). Departures: ChatML with its video
+    token as the chat template (its published one is not available offline here); the indexer keeps more keys
+    (`index_topk` 4096) than the tests' sequences hold, as the real 2048 does for short ones, so its sparse selection
+    is not exercised: with `index_topk` 8 the cached path and one forward differed by 0.021 in a score (not
+    investigated further here)."""
+    from transformers import (Dots3NoteConfig, Dots3NoteFeatureExtractor, Dots3NoteForConditionalGeneration,
+                              Dots3NoteProcessor, Qwen2VLImageProcessor, Qwen3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + ["<|imgpad|>", "<|audio_comp_pad|>"]}
+    latent = {"kv_lora_rank": 16, "q_lora_rank": 16, "head_dim": 12, "qk_nope_head_dim": 8, "v_head_dim": 8}
+    config = Dots3NoteConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
+                     "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 4, "n_shared_experts": 1,
+                     "n_routed_experts": 4, "num_experts_per_tok": 2, "qk_rope_head_dim": 4, **latent,
+                     "index_topk": 4096, "index_head_dim": 8, "index_n_heads": 2, "shared_experts_intermediate_size": 16,
+                     "max_position_embeddings": 4096, "sliding_window": 8,
+                     **{"swa_" + k: v for k, v in latent.items()}, "swa_num_attention_heads": 4,
+                     "swa_num_key_value_heads": 4, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16, "num_hidden_layers": 2,
+                       "num_attention_heads": 2, "patch_size": 4, "spatial_merge_size": 2, "adapter_in_dim": 32,
+                       "adapter_out_dim": 32, "adapter_merge_size": 2, "pyramid_num_routed": [-1, 4],
+                       "num_experts_per_tok": 2, "initializer_range": INIT_RANGE},
+        audio_config={"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                      "adapter_input_size": 16, "adapter_out_dim": 32, "downsample_hidden_size": 8, "feature_size": 16},
+        image_token_id=ids["<|imgpad|>"], video_token_id=ids["<|video_pad|>"],
+        audio_token_id=ids["<|audio_comp_pad|>"], tie_word_embeddings=False,
+    )
+    template = LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>")
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 1,
+              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Dots3NoteProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                                   video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                                   feature_extractor=Dots3NoteFeatureExtractor(), tokenizer=tok,
+                                   chat_template=template)
+    return Dots3NoteForConditionalGeneration(config), template, processor
+
+
+#: MiniMax-M3's vision tokens (its processor's IMAGE_TOKEN, VIDEO_TOKEN, VISION_START_TOKEN, VISION_END_TOKEN)
+MINIMAX_SPECIALS = ("]<]image[>[", "]<]video[>[", "]<]start of image[>[", "]<]end of image[>[")
+MORE_TOKENS["minimax-m3-vl"] = MINIMAX_SPECIALS
+
+
+def _minimax_m3_vl(tok, vocab: int):
+    """MiniMax-M3 VL: a Qwen-style vision tower (2-frame temporal patches, 2x2 merge) whose video is cut into
+    segments of at most 4 frames, each frame "]<]{t} seconds[>[" + its tokens between the start and end of image
+    tokens (its processor writes them), a language model of full and block-sparse attention (a lightning indexer)
+    with routed and shared experts and clamped SwiGLU. Departures: ChatML with its video token as the chat template
+    (its published one is not available offline here); the indexer keeps more blocks (`index_topk_blocks` 64 of 4
+    tokens) than the tests' sequences hold, so its sparse selection is not exercised."""
+    from transformers import (MiniMaxM3SparseForConditionalGeneration, MiniMaxM3VLConfig, MiniMaxM3VLImageProcessor,
+                              MiniMaxM3VLProcessor, MiniMaxM3VLVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(MINIMAX_SPECIALS)}
+    config = MiniMaxM3VLConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 32, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "rotary_dim": 4,
+                     "num_experts_per_tok": 2, "num_local_experts": 4, "dense_intermediate_size": 64,
+                     "shared_intermediate_size": 32, "index_n_heads": 2, "index_head_dim": 8, "index_block_size": 4,
+                     "index_topk_blocks": 64, "index_local_blocks": 1,
+                     "layer_types": ["full_attention", "minimax_m3_sparse"], "mlp_layer_types": ["dense", "sparse"],
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "image_size": 64, "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2,
+                       "initializer_range": INIT_RANGE},
+        image_token_index=ids["]<]image[>["], video_token_index=ids["]<]video[>["], projector_hidden_size=32,
+        tie_word_embeddings=False,
+    )
+    template = LLAVA_TEMPLATE.replace("<video>", "]<]video[>[")
+    pixels = {"patch_size": 4, "temporal_patch_size": 2, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5],
+              "image_std": [0.5, 0.5, 0.5]}
+    processor = MiniMaxM3VLProcessor(
+        image_processor=MiniMaxM3VLImageProcessor(**pixels, size={"shortest_edge": 16 * 16, "longest_edge": 32 * 32}),
+        video_processor=MiniMaxM3VLVideoProcessor(**pixels, min_pixels=16 * 16, max_pixels=32 * 32,
+                                                  do_sample_frames=False),
+        tokenizer=tok, chat_template=template)
+    return MiniMaxM3SparseForConditionalGeneration(config), template, processor
+
+
+#: Nemotron H Omni's tokenizer names (its processor reads image_token, video_token, image_start_token and
+#: image_end_token from the tokenizer) and its audio markers
+NEMOTRON_NAMED = {"image_token": "<image>", "video_token": "<video>", "image_start_token": "<img>",
+                  "image_end_token": "</img>"}
+NAMED_TOKENS["nemotron-h-omni"] = NEMOTRON_NAMED
+MORE_TOKENS["nemotron-h-omni"] = ("<img>", "</img>", "<so_embedding>", "<so_start>", "<so_end>")
+
+
+def _nemotron_h_omni(tok, vocab: int):
+    """Nemotron H Omni (Reasoning V3): a RADIO vision tower (CLS and register tokens, a summary of two CLS) with
+    2-frame tubelets and a 2x2 pixel shuffle, each tubelet "Frame i sampled at t seconds and frame j ...: " +
+    `<img>` + its image tokens + `</img>` (its processor writes them, the video as image tokens), a NemotronH
+    language model of Mamba-2, attention and mixture-of-experts layers (the cache holds conv and SSM states),
+    1-D positions; no audio encoder (its config's audio branch is optional). Departures: ChatML with `<video>` as
+    the chat template (its published one is not available offline here)."""
+    from transformers import (NemotronH_Omni_Reasoning_V3, NemotronH_Omni_Reasoning_V3_Config,
+                              NemotronH_Omni_Reasoning_V3ImageProcessor, NemotronH_Omni_Reasoning_V3Processor,
+                              NemotronH_Omni_Reasoning_V3VideoProcessor, ParakeetFeatureExtractor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + ["<img>", "</img>"]}
+    config = NemotronH_Omni_Reasoning_V3_Config(
+        vision_config={"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "mlp_ratio": 2.0,
+                       "patch_size": 4, "image_size": 16, "max_img_size": 64, "num_cls_tokens": 3, "num_registers": 1,
+                       "summary_idxs": [0, 1], "video_temporal_patch_size": 2, "initializer_range": INIT_RANGE},
+        text_config={"vocab_size": vocab, "hidden_size": 32, "layers_block_type": ["mamba", "attention", "moe"],
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 64,
+                     "ssm_state_size": 8, "mamba_num_heads": 4, "mamba_head_dim": 8, "n_groups": 2, "chunk_size": 16,
+                     "n_routed_experts": 4, "moe_intermediate_size": 16, "moe_shared_expert_intermediate_size": 16,
+                     "num_experts_per_tok": 2, "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
+                     "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        projector_hidden_size=32, vision_hidden_size=32, video_temporal_patch_size=2, image_token_id=ids["<image>"],
+        video_token_id=ids["<video>"], tie_word_embeddings=False,
+    )
+    norm = {"norm_mean": [0.5, 0.5, 0.5], "norm_std": [0.5, 0.5, 0.5]}
+    processor = NemotronH_Omni_Reasoning_V3Processor(
+        image_processor=NemotronH_Omni_Reasoning_V3ImageProcessor(patch_size=4),
+        video_processor=NemotronH_Omni_Reasoning_V3VideoProcessor(patch_size=4, video_target_num_patches=64,
+                                                                  do_sample_frames=False, **norm),
+        feature_extractor=ParakeetFeatureExtractor(), tokenizer=tok, chat_template=LLAVA_TEMPLATE)
+    return NemotronH_Omni_Reasoning_V3(config), LLAVA_TEMPLATE, processor
+
+
+MORE_TOKENS["glm5-next"] = GLM_SPECIALS
+
+
+def _glm5_next(tok, vocab: int):
+    """GLM-5 Next: GLM-4.1V's frame layout (its processor writes each frame's image block and seconds), a vision tower
+    with clamped SwiGLU, a language model of linear-attention (KDA) layers and indexed latent attention without
+    rotary dims (a shared or full indexer), hyper-connections and experts. Departures: GLM-4.1V's chat template
+    layout (`GLM_TEMPLATE`) as a stand-in; the indexer keeps more keys (`index_topk` 4096) than the tests' sequences
+    hold."""
+    from transformers import (Glm5NextConfig, Glm5NextForConditionalGeneration, Glm5NextImageProcessor,
+                              Glm5NextProcessor, Glm5NextVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS + list(GLM_SPECIALS)}
+    config = Glm5NextConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
+                     "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+                     "n_shared_experts": 1, "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16,
+                     "q_lora_rank": 16, "qk_rope_head_dim": 0, "v_head_dim": 8, "qk_nope_head_dim": 8,
+                     "index_topk": 4096, "index_head_dim": 8, "index_n_heads": 2, "index_kpool": 16,
+                     "linear_head_dim": 8, "linear_num_heads": 4, "hc_mult": 2, "hc_sinkhorn_iters": 3,
+                     "max_position_embeddings": 4096, "eos_token_id": ids["<|user|>"],
+                     "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
+                     "initializer_range": INIT_RANGE},
+        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                       "image_size": 16, "projection_intermediate_size": 64, "initializer_range": INIT_RANGE},
+        image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"],
+        image_start_token_id=ids["<|begin_of_image|>"], image_end_token_id=ids["<|end_of_image|>"],
+        video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
+        tie_word_embeddings=False,
+    )
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+              "merge_size": 2}
+    processor = Glm5NextProcessor(image_processor=Glm5NextImageProcessor(**pixels),
+                                  video_processor=Glm5NextVideoProcessor(**pixels, do_sample_frames=False),
+                                  tokenizer=tok, chat_template=GLM_TEMPLATE)
+    return Glm5NextForConditionalGeneration(config), GLM_TEMPLATE, processor
+
+
+def _cosmos3_edge(tok, vocab: int):
+    """Cosmos3 Edge: a SigLIP-style vision tower (one-frame patches, 2x2 merge), each frame "<t seconds>" +
+    `<|vision_start|>` + its tokens + `<|vision_end|>` (its processor writes them), a language model with squared-ReLU
+    MLPs and 3-D rotary positions that it computes from `mm_token_type_ids` (its processor returns them when asked,
+    `return_mm_token_type_ids`). Departure: ChatML with Qwen's video token as the chat template (its published one is
+    not available offline here)."""
+    from transformers import (Cosmos3EdgeConfig, Cosmos3EdgeForConditionalGeneration, Cosmos3EdgeImageProcessor,
+                              Cosmos3EdgeProcessor, Cosmos3EdgeVideoProcessor)
+
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
+    config = Cosmos3EdgeConfig(
+        text_config={"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                     "max_position_embeddings": 4096,
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]},
+                     "pad_token_id": ids["<|endoftext|>"], "bos_token_id": ids["<|im_start|>"],
+                     "eos_token_id": ids["<|im_end|>"], "tie_word_embeddings": False, "initializer_range": INIT_RANGE},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+                       "patch_size": 4, "num_patches": 64, "spatial_merge_size": 2},
+        projector_hidden_size=32, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        tie_word_embeddings=False,
+    )
+    template = LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>")
+    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
+              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = Cosmos3EdgeProcessor(image_processor=Cosmos3EdgeImageProcessor(**pixels),
+                                     video_processor=Cosmos3EdgeVideoProcessor(**pixels, do_sample_frames=False,
+                                                                               return_metadata=True),
+                                     tokenizer=tok, chat_template=template)
+    return Cosmos3EdgeForConditionalGeneration(config), template, processor
+
+
 #: tiny models of types served by the generic family: the builder returns the model, the chat template and the
 #: model's own processor object (saved with `save_pretrained`, so the folder's processor files are its own)
 _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _qwen3_5, "glm4v": _glm4v,
@@ -1039,7 +1359,10 @@ _GENERIC_BUILDERS = {"qwen3-vl": _qwen3_vl, "internvl": _internvl, "qwen3.5": _q
                      "minicpm-ocr": lambda tok, vocab: _minicpmv4_6(tok, vocab, ocr=True),
                      "gemma4-unified": _gemma4_unified, "lfm3-vl": _lfm3_vl, "kimi-k2.5": _kimi_k25,
                      "cohere-compass": _cohere_compass, "hy-v4-vl": _hy_v4_vl, "muse-glimmer": _muse_glimmer,
-                     "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True),
+                     "muse-spark": lambda tok, vocab: _muse_glimmer(tok, vocab, spark=True), "qwen4-exp": _qwen4_exp,
+                     "ernie4.5-vl-moe": _ernie4_5_vl_moe, "dots3-note": _dots3_note,
+                     "minimax-m3-vl": _minimax_m3_vl, "nemotron-h-omni": _nemotron_h_omni,
+                     "glm5-next": _glm5_next, "cosmos3-edge": _cosmos3_edge,
                      "hyperclovax-vision-v2": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "hyperclovax"),
                      "exaone4.5": lambda tok, vocab: _qwen25_vision_family(tok, vocab, "exaone4_5")}
 
@@ -1111,7 +1434,10 @@ TOKENIZERS = {"qwen2-vl": "byte-bpe", "qwen2.5-vl": "byte-bpe", "llava-onevision
               "minicpm-ocr": "byte-bpe", "gemma4-unified": "byte-bpe",
               "lfm3-vl": "byte-bpe", "kimi-k2.5": "byte-bpe",
               "cohere-compass": "byte-bpe", "hy-v4-vl": "byte-bpe",
-              "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe"}
+              "muse-glimmer": "byte-bpe", "muse-spark": "byte-bpe", "qwen4-exp": "byte-bpe",
+              "ernie4.5-vl-moe": "byte-bpe", "dots3-note": "byte-bpe",
+              "minimax-m3-vl": "byte-bpe", "nemotron-h-omni": "byte-bpe",
+              "glm5-next": "byte-bpe", "cosmos3-edge": "byte-bpe"}
 _BUILDERS = {"qwen2-vl": _qwen2_vl, "llava-onevision": _llava_onevision, "qwen2.5-vl": _qwen2_5_vl,
              "video-llava": _video_llava, "llava-next-video": _llava_next_video}
 
