@@ -27,9 +27,9 @@ from typing import Sequence
 
 import numpy as np
 
-from hardneg.models.base import VideoTextModel, hub_revision, l2_normalize, pick_device, torch_dtype
-from hardneg.models.dual_types import (FRAME_MEAN_TYPES, MAX_LENGTH_PADDING, VIDEO_NATIVE_TYPES, model_type_of,
-                                       refuse_without)
+from hardneg.models.base import VideoTextModel, l2_normalize
+from hardneg.models.dual_types import (FRAME_MEAN_TYPES, MAX_LENGTH_PADDING, VIDEO_NATIVE_TYPES, load_checkpoint,
+                                       model_type_of)
 from hardneg.models.dual_video import VIDEO_ENCODERS
 from hardneg.models.registration import register
 
@@ -62,22 +62,12 @@ class FrameMeanEncoder(VideoTextModel):
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, text_batch: int = 256, frame_batch: int = 256):
         import torch
-        from transformers import AutoModel, AutoProcessor
 
-        self.model_id = model_id
-        self.device = pick_device(device)
-        dt = torch_dtype(self.device, fp16)
-        self.dtype = str(dt).replace("torch.", "")
-        kw = {"revision": revision} if revision else {}
-        self.model = AutoModel.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
-        refuse_without(self.model, model_id, {"get_text_features": "text features",
-                                              "get_image_features": "image features"})
-        self.processor = AutoProcessor.from_pretrained(model_id, **kw)
-        self.tokenizer = getattr(self.processor, "tokenizer", None)
+        load_checkpoint(self, model_id, device, fp16, revision,
+                        {"get_text_features": "text features", "get_image_features": "image features"})
         text_cfg = getattr(self.model.config, "text_config", None)
         self.max_length = int(getattr(text_cfg, "max_position_embeddings", 64))
         self.padding = "max_length" if self.model.config.model_type in MAX_LENGTH_PADDING else True
-        self.revision = hub_revision(model_id, revision, self.model)
         self.text_batch, self.frame_batch = text_batch, frame_batch
         self._torch = torch
 

@@ -59,3 +59,23 @@ def refuse_without(model, model_id: str, needs: dict[str, str]) -> None:
 
 __all__ = ["ENCODERS", "FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "MAX_LENGTH_PADDING", "encoders_markdown_table",
            "model_type_of", "refuse_without"]
+
+
+def load_checkpoint(encoder, model_id: str, device: str | None, fp16: bool, revision: str | None,
+                    needs: dict[str, str]) -> None:
+    """Load `model_id`'s `AutoModel` and `AutoProcessor` onto `encoder` (model, processor, tokenizer, device, dtype,
+    revision), refusing a model that lacks any attribute of `needs`: the loading both dual paths share."""
+    from transformers import AutoModel, AutoProcessor
+
+    from hardneg.models.base import hub_revision, pick_device, torch_dtype
+
+    encoder.model_id = model_id
+    encoder.device = pick_device(device)
+    dt = torch_dtype(encoder.device, fp16)
+    encoder.dtype = str(dt).replace("torch.", "")
+    kw = {"revision": revision} if revision else {}
+    encoder.model = AutoModel.from_pretrained(model_id, dtype=dt, **kw).to(encoder.device).eval()
+    refuse_without(encoder.model, model_id, needs)
+    encoder.processor = AutoProcessor.from_pretrained(model_id, **kw)
+    encoder.tokenizer = getattr(encoder.processor, "tokenizer", None)
+    encoder.revision = hub_revision(model_id, revision, encoder.model)

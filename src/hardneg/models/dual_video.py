@@ -25,8 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.models.base import VideoTextModel, hub_revision, pick_device, torch_dtype
-from hardneg.models.dual_types import refuse_without
+from hardneg.models.base import VideoTextModel
+from hardneg.models.dual_types import load_checkpoint
 
 
 def _numpy_frames(video) -> np.ndarray:
@@ -48,18 +48,8 @@ class VideoNativeEncoder(VideoTextModel):
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, batch: int = 8, text_batch: int = 256):
         import torch
-        from transformers import AutoModel, AutoProcessor
 
-        self.model_id = model_id
-        self.device = pick_device(device)
-        dt = torch_dtype(self.device, fp16)
-        self.dtype = str(dt).replace("torch.", "")
-        kw = {"revision": revision} if revision else {}
-        self.model = AutoModel.from_pretrained(model_id, dtype=dt, **kw).to(self.device).eval()
-        refuse_without(self.model, model_id, self.needs)
-        self.processor = AutoProcessor.from_pretrained(model_id, **kw)
-        self.tokenizer = getattr(self.processor, "tokenizer", None)
-        self.revision = hub_revision(model_id, revision, self.model)
+        load_checkpoint(self, model_id, device, fp16, revision, self.needs)
         self.num_frames = self._fixed_frames()
         self.max_length = self._max_length()
         self.batch, self.text_batch = batch, text_batch
