@@ -53,11 +53,10 @@ def video_positions(start: int, grid: Sequence[int], merge: int, second_per_grid
     return np.stack([ti, hi, wi]) + int(start)
 
 
-def mrope_positions(ids: Sequence[int], video_token_id: int, grids: Sequence[Sequence[int]], merge: int,
-                    seconds_per_grid: Sequence[float] | None = None,
-                    tokens_per_second: float | None = None) -> np.ndarray:
-    """(3, len(ids)) positions of a token sequence whose videos are runs of `video_token_id` (one run per video,
-    in the order of `grids`; each run holds exactly t*h*w/merge**2 tokens, or this raises)."""
+def _walk(ids: Sequence[int], video_token_id: int, n_grids: int, place) -> np.ndarray:
+    """(3, len(ids)) positions: text tokens count up from the next free position; each run of `video_token_id` is
+    placed by `place(v, start) -> (positions of video v, next free position)`, the one thing the two rules below
+    differ in. A run must hold exactly the video's tokens, or this raises."""
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
     out = np.zeros((3, len(ids)), np.int64)
     is_video = ids == int(video_token_id)
@@ -71,19 +70,31 @@ def mrope_positions(ids: Sequence[int], video_token_id: int, grids: Sequence[Seq
             nxt += end - k
             k = end
             continue
-        if v >= len(grids):
-            raise ValueError(f"the token sequence holds more videos than the {len(grids)} grid(s) given")
-        spg = None if seconds_per_grid is None else float(seconds_per_grid[v])
-        pos = video_positions(nxt, grids[v], merge, spg, tokens_per_second)
+        if v >= n_grids:
+            raise ValueError(f"the token sequence holds more videos than the {n_grids} grid(s) given")
+        pos, after = place(v, nxt)
         n = pos.shape[1]
         if k + n > len(ids) or not is_video[k:k + n].all():
-            raise ValueError(f"video {v}: grid {list(map(int, grids[v]))} makes {n} video tokens but the sequence "
-                             f"holds a run of {int(np.argmin(np.append(is_video[k:], False)))} at index {k}")
+            raise ValueError(f"video {v}: its grid makes {n} video tokens but the sequence holds a run of "
+                             f"{int(np.argmin(np.append(is_video[k:], False)))} at index {k}")
         out[:, k:k + n] = pos
-        nxt = int(pos.max()) + 1
+        nxt = after
         k += n
         v += 1
     return out
+
+
+def mrope_positions(ids: Sequence[int], video_token_id: int, grids: Sequence[Sequence[int]], merge: int,
+                    seconds_per_grid: Sequence[float] | None = None,
+                    tokens_per_second: float | None = None) -> np.ndarray:
+    """(3, len(ids)) positions of a token sequence whose videos are runs of `video_token_id` (one run per video,
+    in the order of `grids`; each run holds exactly t*h*w/merge**2 tokens, or this raises)."""
+    def place(v: int, start: int):
+        spg = None if seconds_per_grid is None else float(seconds_per_grid[v])
+        pos = video_positions(start, grids[v], merge, spg, tokens_per_second)
+        return pos, int(pos.max()) + 1
+
+    return _walk(ids, video_token_id, len(grids), place)
 
 
 def transformers_positions(ids: Sequence[int], video_token_id: int, grids: Sequence[Sequence[int]], merge: int,
@@ -103,35 +114,16 @@ def transformers_positions(ids: Sequence[int], video_token_id: int, grids: Seque
       height and width overlaps the text after it;
     * the continuation: the largest position + 1 (`rope_deltas`, `next_delta`), as in Qwen's rule.
     """
-    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-    out = np.zeros((3, len(ids)), np.int64)
-    is_video = ids == int(video_token_id)
-    nxt, k, v = 0, 0, 0
-    while k < len(ids):
-        end = k
-        while end < len(ids) and is_video[end] == is_video[k]:
-            end += 1
-        if not is_video[k]:
-            out[:, k:end] = np.arange(nxt, nxt + end - k, dtype=np.int64)
-            nxt += end - k
-            k = end
-            continue
-        if v >= len(grids):
-            raise ValueError(f"the token sequence holds more videos than the {len(grids)} grid(s) given")
+    def place(v: int, start: int):
         t, h, w = int(grids[v][0]), int(grids[v][1]) // merge, int(grids[v][2]) // merge
         spg = np.float32(1.0 if seconds_per_grid is None else seconds_per_grid[v])
         interval = np.float32(np.float32(tokens_per_second) * spg)
         ti = (np.arange(t, dtype=np.float32) * interval).astype(np.int64)
         pos = np.stack([np.repeat(ti, h * w), np.tile(np.repeat(np.arange(h, dtype=np.int64), w), t),
-                        np.tile(np.arange(w, dtype=np.int64), t * h)]) + nxt
-        if end - k != pos.shape[1]:
-            raise ValueError(f"video {v}: grid {list(map(int, grids[v]))} makes {pos.shape[1]} video tokens but the "
-                             f"sequence holds a run of {end - k} at index {k}")
-        out[:, k:end] = pos
-        nxt += max(h, w)
-        k = end
-        v += 1
-    return out
+                        np.tile(np.arange(w, dtype=np.int64), t * h)]) + start
+        return pos, start + max(h, w)
+
+    return _walk(ids, video_token_id, len(grids), place)
 
 
 def next_delta(positions: np.ndarray) -> int:
