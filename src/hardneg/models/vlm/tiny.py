@@ -55,6 +55,13 @@ STAND_IN_TEMPLATES: dict[str, str] = {
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
     "cohere_compass": "Cohere's turn layout without preamble or response markers (written without the published one)",
 }
+def _pixels() -> dict:
+    """The frame-processor settings the tiny Qwen-style towers share (patch 4, 2 frames a patch, 2x2 merge, 16x16 to
+    32x32 pixels): a fresh dict each call, since processors keep what they are given."""
+    return {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
+            "merge_size": 2}
+
+
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 
@@ -590,8 +597,7 @@ def _glm4v(tok, vocab: int, v46: bool = False):
         video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
         tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2}
+    pixels = _pixels()
     processor = Glm4vProcessor(image_processor=Glm4vImageProcessor(**pixels),
                                video_processor=Glm4vVideoProcessor(**pixels, do_sample_frames=False),
                                tokenizer=tok, chat_template=GLM_TEMPLATE)
@@ -1307,8 +1313,7 @@ def _glm5_next(tok, vocab: int):
         video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
         tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2}
+    pixels = _pixels()
     processor = Glm5NextProcessor(image_processor=Glm5NextImageProcessor(**pixels),
                                   video_processor=Glm5NextVideoProcessor(**pixels, do_sample_frames=False),
                                   tokenizer=tok, chat_template=GLM_TEMPLATE)
