@@ -54,6 +54,25 @@ def cache_dir() -> Path:
     return Path(os.environ.get("HARDNEG_CACHE") or Path.home() / ".cache" / "hardneg")
 
 
+def cached_folder(folder: Path, build) -> Path:
+    """`folder` in the user cache, made by `build(tmp)` on first use: built in a temporary sibling, then renamed in
+    one step, so a half-built folder is never seen and two processes building at once both end with one folder."""
+    import tempfile
+
+    if not (folder / "config.json").is_file():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+        try:
+            build(tmp)
+            try:
+                tmp.rename(folder)
+            except OSError:  # built meanwhile by another process
+                pass
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
 def nltk_wordnet_dir() -> Path:
     return cache_dir() / "nltk_data" / "corpora" / "wordnet"
 

@@ -235,24 +235,9 @@ def build_tiny_encoder(out: str | os.PathLike, kind: str) -> Path:
 def tiny_encoder_path(kind: str) -> Path:
     """The tiny `kind` encoder, built into the user cache on first use (atomically: a half-built folder is never
     seen)."""
-    import shutil
-    import tempfile
+    from hardneg.resources import cache_dir, cached_folder
 
-    from hardneg.resources import cache_dir
-
-    folder = cache_dir() / f"tiny_encoders_v{VERSION}" / kind
-    if not (folder / "config.json").is_file():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{kind}-", dir=folder.parent))
-        try:
-            build_tiny_encoder(tmp, kind)
-            try:
-                tmp.rename(folder)
-            except OSError:  # built meanwhile by another process
-                pass
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    return cached_folder(cache_dir() / f"tiny_encoders_v{VERSION}" / kind, lambda tmp: build_tiny_encoder(tmp, kind))
 
 
 if __name__ == "__main__":  # python -m hardneg.models.tiny_encoders KIND DIR

@@ -1478,24 +1478,10 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
 
 def tiny_vlm_path(architecture: str = "qwen2-vl") -> Path:
     """The tiny video LLM of `architecture`, built into the user cache on first use."""
-    from hardneg.resources import cache_dir
+    from hardneg.resources import cache_dir, cached_folder
 
-    folder = cache_dir() / f"tiny_vlm_v{VERSION}" / architecture
-    if not (folder / "config.json").is_file():
-        import shutil
-        import tempfile
-
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{architecture}-", dir=folder.parent))
-        try:
-            build_tiny_vlm(tmp, architecture)
-            try:
-                tmp.rename(folder)  # atomic: a half-built folder is never seen
-            except OSError:  # built meanwhile by another process
-                pass
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    return cached_folder(cache_dir() / f"tiny_vlm_v{VERSION}" / architecture,
+                         lambda tmp: build_tiny_vlm(tmp, architecture))
 
 
 if __name__ == "__main__":
