@@ -26,7 +26,7 @@ class PublishedTemplate:
 
     file: str  # in `published_templates/`
     url: str  # the source file, at `commit`
-    commit: str
+    commit: str  # 40 hex digits, or the release tag the file was read at
     sha256: str  # of the text (UTF-8), checked on every read
     source: str  # what the source is, in words (the checkpoint's own file, a test that embeds it, a port)
 
@@ -65,6 +65,19 @@ PUBLISHED: dict[str, PublishedTemplate] = {
         "llama.cpp's copy of the Gemma 4 checkpoints' chat template (models/templates/, 12,133 characters): the "
         "video as \"\\n\\n<|video|>\\n\\n\", user text trimmed, the generation prompt \"<|turn>model\\n"
         "<|channel>thought\\n<channel|>\" without thinking"),
+    "smolvlm": PublishedTemplate(
+        "smolvlm.jinja", f"{_TF}/v5.24.0/src/transformers/models/smolvlm/processing_smolvlm.py", "v5.24.0",
+        "f6db8ceb8995c47d3aabada6314e3173a75ecf8273453a2e2004bb2ba3ab598d",
+        "`DEFAULT_CHAT_TEMPLATE` of transformers 5.24.0 (the pinned release): `SmolVLMProcessor.apply_chat_template` "
+        "renders every conversation with a video by it, whatever template the checkpoint ships (\"the correct chat "
+        "template to be used for videos after #38105\"); commit 00964605f206d1f8b86e63d0e9afade4762c58c0 holds "
+        "the same text without its string-content branch"),
+    "perception_lm": PublishedTemplate(
+        "perception_lm.jinja", f"{_TF}/0db25542f2190e3dd1e402c477fa713ed516d655/src/transformers/models/"
+        "perception_lm/convert_perception_lm_weights_to_hf.py", "0db25542f2190e3dd1e402c477fa713ed516d655",
+        "b42c65bfe62cf33550bb4c22f90c9118229925c42052f0dfc64b6d99b52952da",
+        "`CHAT_TEMPLATE` of transformers' PerceptionLM conversion script, the template it writes into the "
+        "facebook/Perception-LM checkpoints it converts"),
     "llava_onevision": PublishedTemplate(
         "llava_onevision.jinja", f"{_TF}/1a6e6ad97a7c5f6e196300a77ff1f6618a73155c/tests/models/llava_onevision/"
         "test_processing_llava_onevision.py", "1a6e6ad97a7c5f6e196300a77ff1f6618a73155c",

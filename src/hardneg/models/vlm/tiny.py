@@ -79,12 +79,8 @@ STAND_IN_TEMPLATES: dict[str, str] = {
                 "template), public code for the InternVL3-hf template",
     **{t: f"GLM-4.1V's layout without tools or thinking; searched: {_NO_TEST.format(t)}" for t in ("glm4v", "glm46v")},
     "video_llama_3": f"ChatML with the video pad token; searched: {_NO_TEST.format('video_llama_3')}",
-    "smolvlm": "transformers' own default (`processing_smolvlm.DEFAULT_CHAT_TEMPLATE`, used when a checkpoint has "
-               f"none); searched: {_NO_TEST.format('smolvlm')}",
     "molmo2": "allenai/Molmo2-4B's template without its demo styles and subtitle turn (hand-written from it); "
               f"searched: {_NO_TEST.format('molmo2')}",
-    "perception_lm": "transformers' convert_perception_lm_weights_to_hf.py CHAT_TEMPLATE, retyped (not yet compared "
-                     "with its source text)",
     "gemma4_unified": "Gemma 4's template (`tiny.GEMMA4_TEMPLATE`, hand-written); Gemma 4 Unified's own was not "
                       f"found; searched: {_NO_TEST.format('gemma4_unified')}, llama.cpp models/templates",
 }
