@@ -44,8 +44,8 @@ def test_the_published_text_is_what_was_read(model_type):
     rec = PUBLISHED[model_type]
     text = (FOLDER / rec.file).read_text(encoding="utf-8")
     assert hashlib.sha256(text.encode("utf-8")).hexdigest() == rec.sha256
-    assert rec.url.startswith("https://github.com/") and f"/{rec.commit}/" in rec.url
-    assert re.fullmatch(r"[0-9a-f]{40}|v\d+\.\d+\.\d+", rec.commit), rec.commit
+    assert rec.url.startswith(("https://github.com/", "https://huggingface.co/")) and f"/{rec.commit}/" in rec.url
+    assert re.fullmatch(r"[0-9a-f]{40}|v\d+\.\d+\.\d+|main", rec.commit), rec.commit
     assert template_source(model_type) == {"url": rec.url, "commit": rec.commit, "sha256": rec.sha256,
                                            "source": rec.source}
 

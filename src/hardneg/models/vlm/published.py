@@ -26,7 +26,7 @@ class PublishedTemplate:
 
     file: str  # in `published_templates/`
     url: str  # the source file, at `commit`
-    commit: str  # 40 hex digits, or the release tag the file was read at
+    commit: str  # 40 hex digits, or the release tag / branch the file was read at
     sha256: str  # of the text (UTF-8), checked on every read
     source: str  # what the source is, in words (the checkpoint's own file, a test that embeds it, a port)
 
@@ -44,6 +44,7 @@ class PublishedTemplate:
 
 
 _TF = "https://github.com/huggingface/transformers/blob"
+_HF = "https://huggingface.co"
 
 #: model type -> its published chat template (one record per type)
 PUBLISHED: dict[str, PublishedTemplate] = {
@@ -78,6 +79,21 @@ PUBLISHED: dict[str, PublishedTemplate] = {
         "b42c65bfe62cf33550bb4c22f90c9118229925c42052f0dfc64b6d99b52952da",
         "`CHAT_TEMPLATE` of transformers' PerceptionLM conversion script, the template it writes into the "
         "facebook/Perception-LM checkpoints it converts"),
+    **dict.fromkeys(("qwen3_vl", "qwen3_vl_moe"), PublishedTemplate(
+        "qwen3_vl.jinja", f"{_HF}/mlx-community/Qwen3-VL-4B-Instruct-4bit/blob/"
+        "2fd8dacbdb8f1e54b8c005f081ec5bf79c56376b/chat_template.jinja", "2fd8dacbdb8f1e54b8c005f081ec5bf79c56376b",
+        "3636d0f0bd6bef02654cdffdc447b79cb2cef8ab02cc75267345946291a489e4",
+        "the Qwen3-VL Instruct template (mlx-community's copy of Qwen/Qwen3-VL-4B-Instruct, at that commit). Read "
+        "from a public Swift test fixture that embeds the file and records its sha256; the text here hashes to that "
+        "recorded sha256. The MoE type (Qwen3-VL-30B-A3B / 235B-A22B Instruct) is given the same family template")),
+    **dict.fromkeys(("qwen3_5", "qwen3_5_moe"), PublishedTemplate(
+        "qwen3_5.jinja", f"{_HF}/mlx-community/Qwen3.5-35B-A3B-4bit/blob/main/chat_template.jinja", "main",
+        "a4aee8afcf2e0711942cf848899be66016f8d14a889ff9ede07bca099c28f715",
+        "the Qwen3.5 template (mlx-community's copy of Qwen/Qwen3.5-35B-A3B; no commit recorded by the source). Read "
+        "from a public Swift test fixture that embeds the file and records its sha256; the text here hashes to that "
+        "recorded sha256. A second public copy names Qwen/Qwen3.5-27B's tokenizer_config.json as its source for the "
+        "dense type. Its generation prompt opens a thinking block (\"<|im_start|>assistant\\n<think>\\n\"), as the "
+        "checkpoints do by default")),
     "llava_onevision": PublishedTemplate(
         "llava_onevision.jinja", f"{_TF}/1a6e6ad97a7c5f6e196300a77ff1f6618a73155c/tests/models/llava_onevision/"
         "test_processing_llava_onevision.py", "1a6e6ad97a7c5f6e196300a77ff1f6618a73155c",
