@@ -94,6 +94,12 @@ PUBLISHED: dict[str, PublishedTemplate] = {
         "recorded sha256. A second public copy names Qwen/Qwen3.5-27B's tokenizer_config.json as its source for the "
         "dense type. Its generation prompt opens a thinking block (\"<|im_start|>assistant\\n<think>\\n\"), as the "
         "checkpoints do by default")),
+    "internvl": PublishedTemplate(
+        "internvl.jinja", f"{_TF}/015d3b273cbc4a72f2feb1da386896655a23b3da/src/transformers/models/internvl/"
+        "convert_internvl_weights_to_hf.py", "015d3b273cbc4a72f2feb1da386896655a23b3da",
+        "cabb34545cf3d04f4d256439f6b8e9f6fcf61edaaee3b8cb5c0937a7ea6206d7",
+        "`chat_template` of transformers' InternVL conversion script, the template it writes into the "
+        "OpenGVLab/InternVL3-*-hf checkpoints (its processor and its tokenizer)"),
     "llava_onevision": PublishedTemplate(
         "llava_onevision.jinja", f"{_TF}/1a6e6ad97a7c5f6e196300a77ff1f6618a73155c/tests/models/llava_onevision/"
         "test_processing_llava_onevision.py", "1a6e6ad97a7c5f6e196300a77ff1f6618a73155c",

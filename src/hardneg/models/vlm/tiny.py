@@ -73,8 +73,6 @@ STAND_IN_TEMPLATES: dict[str, str] = {
     "llava_next_video": "Video-LLaVA's Vicuna layout with the video; searched: transformers "
                         "convert_llava_next_video_weights_to_hf.py (its chat_vicuna writes no video item), its "
                         "processor test (embeds LLaVA-OneVision's template, not this checkpoint's)",
-    "internvl": "ChatML with \"<video>\\n\" before the text; searched: transformers tests/models/internvl (no "
-                "template), public code for the InternVL3-hf template",
     **{t: f"GLM-4.1V's layout without tools or thinking; searched: {_NO_TEST.format(t)}" for t in ("glm4v", "glm46v")},
     "video_llama_3": f"ChatML with the video pad token; searched: {_NO_TEST.format('video_llama_3')}",
     "molmo2": "allenai/Molmo2-4B's template without its demo styles and subtitle turn (hand-written from it); "
