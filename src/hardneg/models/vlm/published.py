@@ -100,6 +100,14 @@ PUBLISHED: dict[str, PublishedTemplate] = {
         "cabb34545cf3d04f4d256439f6b8e9f6fcf61edaaee3b8cb5c0937a7ea6206d7",
         "`chat_template` of transformers' InternVL conversion script, the template it writes into the "
         "OpenGVLab/InternVL3-*-hf checkpoints (its processor and its tokenizer)"),
+    "ernie4_5_vl_moe": PublishedTemplate(
+        "ernie4_5_vl_moe.jinja", f"{_TF}/19c5b132e3d010f0537fd49a68219a9c0ef1ae2d/src/transformers/models/"
+        "ernie4_5_vl_moe/convert_ernie4_5_vl_moe_to_hf.py", "19c5b132e3d010f0537fd49a68219a9c0ef1ae2d",
+        "ae9362f8b848c8a26501149150db4370449604e2b9eb67d7e923acd6589d00bf",
+        "`DEFAULT_CHAT_TEMPLATE` of transformers' ERNIE 4.5 VL conversion script, the template it writes into the "
+        "checkpoints it converts (baidu/ERNIE-4.5-VL-28B-A3B-PT by default), kept as written there (its "
+        "\"Video 1:\" label, the indented newlines inside its string literals, \"<|end_of_sentence |>\"); the "
+        "generation prompt is \"\\nAssistant: <think>\\n\\n</think>\\n\\n\" unless thinking is asked for"),
     "llava_onevision": PublishedTemplate(
         "llava_onevision.jinja", f"{_TF}/1a6e6ad97a7c5f6e196300a77ff1f6618a73155c/tests/models/llava_onevision/"
         "test_processing_llava_onevision.py", "1a6e6ad97a7c5f6e196300a77ff1f6618a73155c",

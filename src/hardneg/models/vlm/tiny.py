@@ -59,8 +59,6 @@ STAND_IN_TEMPLATES: dict[str, str] = {
     **{t: f"{_CHATML}; searched: {_NO_TEST.format(t)}" for t in (
         "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl", "hy_v4_vl",
         "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni", "cosmos3_edge")},
-    "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system "
-                       f"text); searched: {_NO_TEST.format('ernie4_5_vl_moe')}",
     "glm5_next": f"GLM-4.1V's layout without tools or thinking; searched: {_NO_TEST.format('glm5_next')}",
     "qwen4_exp": f"Qwen3-VL's ChatML layout; searched: {_NO_TEST.format('qwen4_exp')}",
     "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port); searched: "
