@@ -151,7 +151,9 @@ SMOLVLM_SPECIALS = ("<fake_token_around_image>", "<global-img>", "<end_of_uttera
 GEMMA4_SPECIALS = ("<bos>", "<|turn>", "<turn|>", "<|image>", "<image|>", "<|image|>", "<|video|>", "<|audio>", "<audio|>",
                    "<|audio|>", "<|channel>", "<channel|>", "<|think|>")
 #: Gemma 4's turn layout ("<bos><|turn>user\n...<turn|>\n<|turn>model\n", ai.google.dev prompt-formatting-gemma4),
-#: the video as its processor's "<|video|>" placeholder; simplified: no system turn, tools or thinking channel
+#: the video as its processor's "<|video|>" placeholder; simplified: no system turn, tools or thinking channel. The
+#: gemma4 folder carries the published template (`hardneg.models.vlm.published`); this one stays Gemma 4 Unified's
+#: stand-in
 GEMMA4_TEMPLATE = (
     "{{ bos_token }}{% for message in messages %}"
     "<|turn>{{ 'model' if message['role'] == 'assistant' else message['role'] }}\n"
@@ -1108,8 +1110,8 @@ def _qwen4_exp(tok, vocab: int):
 ERNIE_NAMED = {"image_token": "<|IMAGE_PLACEHOLDER|>", "image_start_token": "<|IMAGE_START|>",
                "image_end_token": "<|IMAGE_END|>", "video_token": "<|VIDEO_PLACEHOLDER|>",
                "video_start_token": "<|VIDEO_START|>", "video_end_token": "<|VIDEO_END|>"}
-#: ERNIE 4.5 VL's "User: ... \nAssistant: " turns, the video between its start and end tokens; a stand-in (the
-#: published template, with its "Video N:" labels and system text, is not available offline here)
+#: ERNIE 4.5 VL's "User: ... \nAssistant: " turns, the video between its start and end tokens: the builder's
+#: fallback; the tiny folder carries the published template instead (`hardneg.models.vlm.published`)
 ERNIE_TEMPLATE = (
     "<|begin_of_sentence|>{% for message in messages %}"
     "{{ 'User: ' if message['role'] == 'user' else ('Assistant: ' if message['role'] == 'assistant' else '') }}"
@@ -1145,8 +1147,9 @@ def _font() -> str:
 def _ernie4_5_vl_moe(tok, vocab: int):
     """ERNIE 4.5 VL (MoE): a native-resolution vision tower (2x2 spatial and 2-frame temporal merge), separate text
     and vision experts per layer (the processor's `moe_mm_token_type_ids` route each token), 3-D rotary positions;
-    its video processor draws each frame's timestamp onto the frame. Departures: a stand-in chat template
-    (`ERNIE_TEMPLATE`) and DejaVu Sans for the drawn timestamps (Roboto, its font, is a Hub file)."""
+    its video processor draws each frame's timestamp onto the frame. Its folder carries the published chat template
+    (`hardneg.models.vlm.published`; `ERNIE_TEMPLATE` is the builder's fallback). Departure: DejaVu Sans for the
+    drawn timestamps (Roboto, its font, is a Hub file)."""
     from transformers import (Ernie4_5_VLMoeConfig, Ernie4_5_VLMoeForConditionalGeneration,
                               Ernie4_5_VLMoeImageProcessor, Ernie4_5_VLMoeProcessor, Ernie4_5_VLMoeVideoProcessor)
 
