@@ -86,3 +86,16 @@ def test_the_folder_renders_as_the_published_template(arch):
 @pytest.mark.parametrize("arch", arch_params(sorted(a for t, a in VERIFIED.items() if t in STAND_IN_TEMPLATES)))
 def test_a_stand_in_folder_says_no_source(arch):
     assert not (tiny_vlm_path(arch) / "template_source.json").exists()
+
+
+def test_models_json_names_each_template_source(capsys):
+    """`hardneg models --json`: `template_source` is the record for a published template, null for a stand-in."""
+    from hardneg.cli import main
+
+    assert main(["models", "--json"]) == 0
+    rows = {r["model_type"]: r for r in json.loads(capsys.readouterr().out)}
+    for model_type in VERIFIED:
+        got = rows[model_type]["template_source"]
+        assert got == template_source(model_type)
+        assert (got is None) == (rows[model_type]["stand_in_template"] is not None)
+    assert rows["qwen2_vl"]["template_source"]["sha256"] == PUBLISHED["qwen2_vl"].sha256
