@@ -81,12 +81,14 @@ def test_ids_follow_qwens_published_layout(arch, frames):
 
 @pytest.mark.parametrize("arch", arch_params(ARCHS))
 def test_the_installed_processor_nests_the_markers(arch, frames):
-    """The departure, as a fact: 5.24's processor on the template's region keeps the outer markers."""
-    from hardneg.models.vlm.generic import metadata
+    """The departure, as a fact: 5.24's processor on the template's region keeps the outer markers. (The metadata as
+    a user builds it: TIMES are frames 1, 7, 11, ... of a 10 fps stream.)"""
+    from transformers.video_utils import VideoMetadata
 
     proc = model(arch).engine.family.processor
+    user = VideoMetadata(total_num_frames=40, fps=10.0, frames_indices=[round(t * 10) for t in TIMES], duration=4.0)
     out = proc(text=["<|vision_start|><|video_pad|><|vision_end|>"], videos=[frames],
-               video_metadata=[metadata(8, TIMES)], do_sample_frames=False, return_tensors="pt")
+               video_metadata=[user], do_sample_frames=False, return_tensors="pt")
     toks = proc.tokenizer.convert_ids_to_tokens(out["input_ids"][0].tolist())
     assert toks[0] == "<|vision_start|>" and toks[1] != "<|vision_start|>" and toks[-1] == "<|vision_end|>"
     assert toks.count("<|vision_start|>") == 4 + 1  # 4 temporal steps, plus the template's own, nested

@@ -1,7 +1,9 @@
 """The generic family (`hardneg.models.vlm.generic`): any video LLM through its own processor.
 
 Reference: one call of the model's own processor (`AutoProcessor`) on the whole conversation (chat template
-rendered with the video, the protocol's text and the caption), with the frames and their `video_metadata`: its
+rendered with the video, the protocol's text and the caption), with the frames and their `video_metadata` as a
+`transformers` user builds them (tests/vlm/user_clip.py: PyAV, the stream's rate, integer frame indices; no helper
+of ours), while the fast path gets the same file through our decoder and its frame times: its
 `input_ids`, pixel tensors and grids are what the model's authors feed, and a forward of exactly that output
 (positions computed by the model itself) gives the reference scores. The generic fast path (shared prefix,
 captions on copies of its cache) must give the same ids and the same scores to 1e-5 in float32. Where a
@@ -17,6 +19,8 @@ from chat_reference import conversation
 from waves import arch_params
 from hardneg.models.vlm.families import supported_model_types
 from hardneg.models.vlm.generic import linear_attention_modules, metadata, same_linear_attention_kernel
+from hardneg.video import FrameSettings, decode_frames, frame_times
+from user_clip import UserClip, user_clip, write_noise_clip
 from hardneg.benchmarks.base import VLMPrompt
 from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
 from hardneg.models.vlm.support import VERIFIED
@@ -35,14 +39,29 @@ def generic(arch: str) -> VideoLLM:
 
 
 @pytest.fixture(scope="module")
-def frames():
-    return np.random.default_rng(11).integers(0, 256, (8, 40, 56, 3), dtype=np.uint8)
+def clip(tmp_path_factory):
+    """The user's side of the clip (tests/vlm/user_clip.py)."""
+    return user_clip(write_noise_clip(tmp_path_factory.mktemp("clip") / "clip.mp4"))
+
+
+@pytest.fixture(scope="module")
+def frames(clip):
+    """Our decoder's frames of the same file (a `Frames` array with their times): what the fast path gets."""
+    got = decode_frames(clip.path, FrameSettings(n_frames=8, resize=None))
+    return got
+
+
+def test_our_decoder_gives_the_users_frames_and_times(clip, frames):
+    """The two sides start equal: the same pixels, and times equal to the user's index / rate."""
+    np.testing.assert_array_equal(np.asarray(frames), clip.frames)
+    np.testing.assert_allclose(frame_times(frames), clip.times, rtol=0, atol=1e-9)
+    assert clip.times[0] == 0.125 and clip.times[-1] == 1.875
 
 
 
 
-def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=None, prompt: str | None = None):
-    """The processor's output for the whole conversation, and the rendered text."""
+def processor_reference(m: VideoLLM, clip, protocol: str, text: str, prompt: str | None = None):
+    """The processor's output for the whole conversation, and the rendered text: the user's frames and metadata."""
     proc = m.engine.family.processor
     msgs, gen = conversation(prompt or DEFAULT_PROMPTS[protocol].prompt, protocol, text)
     rendered = proc.apply_chat_template(msgs, chat_template=m.engine.template, tokenize=False,
@@ -50,7 +69,7 @@ def processor_reference(m: VideoLLM, frames, protocol: str, text: str, times=Non
     expand = getattr(m.engine.family, "expand", None)
     if expand:  # Qwen3-VL / Qwen3.5: Qwen's published processor replaces the whole region (tests/vlm/test_qwen3_vl.py)
         rendered = rendered.replace(m.engine.family.region, expand)
-    call = dict(text=[rendered], videos=[frames], video_metadata=[metadata(len(frames), times)],
+    call = dict(text=[rendered], videos=[clip.frames], video_metadata=[clip.metadata()],
                 do_sample_frames=False, return_tensors="pt")
     out = proc(**call)
     if "mm_token_type_ids" not in out and m.engine.takes_token_types:
@@ -66,21 +85,21 @@ def _options(captions):
 
 @pytest.mark.parametrize("arch", arch_params(ARCHS))
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_generic_ids_equal_the_processor_on_the_wholeconversation(arch, protocol, frames):
+def test_generic_ids_equal_the_processor_on_the_wholeconversation(arch, protocol, frames, clip):
     m = generic(arch)
     eng = m.engine
-    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=frame_times(frames))
     seqs = eng.sequences(DEFAULT_PROMPTS[protocol], CAPTIONS, video.n_tokens, video)
     texts = [_options(CAPTIONS)] if protocol == "choice-letter" else CAPTIONS
     for s, text in zip(seqs, texts):
-        out, _ = processor_reference(m, frames, protocol, text)
+        out, _ = processor_reference(m, clip, protocol, text)
         assert s.ids == out["input_ids"][0].tolist()
         for k, v in video.kwargs.items():  # the same pixels and grids as the whole-conversation call
             assert (v == out[k]).all(), k
 
 
 @pytest.mark.parametrize("arch", arch_params(ARCHS))
-def test_generic_fast_scores_equal_a_forward_of_the_processor_output(arch, frames):
+def test_generic_fast_scores_equal_a_forward_of_the_processor_output(arch, frames, clip):
     """Caption likelihood: the fast path's scores == the mean log-probability of the caption's tokens in one
     forward of the processor's own output (the model computing its own positions), to 1e-5."""
     import torch
@@ -88,15 +107,15 @@ def test_generic_fast_scores_equal_a_forward_of_the_processor_output(arch, frame
     m = generic(arch)
     eng = m.engine
     spec = DEFAULT_PROMPTS["caption-likelihood"]
-    fast = eng.score(frames, CAPTIONS, spec)
+    fast = eng.score(frames, CAPTIONS, spec, timestamps=frame_times(frames))
     for cap, got in zip(CAPTIONS, fast):
-        out, _ = processor_reference(m, frames, "caption-likelihood", cap)
+        out, _ = processor_reference(m, clip, "caption-likelihood", cap)
         ids = out["input_ids"][0]
         kwargs = {k: v for k, v in out.items() if k != "token_type_ids"}
         with torch.inference_mode():
             logits = eng.model(**kwargs).logits[0].float()
         lp = torch.log_softmax(logits, -1)
-        s = eng.sequences(spec, [cap], 1, eng.family.video_inputs(frames, eng.dtype, "cpu"))[0]
+        s = eng.sequences(spec, [cap], 1, eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=frame_times(frames)))[0]
         assert s.ids == ids.tolist()  # so the caption's span is the same tokens in both
         a, b = s.span
         assert cap.strip() in eng.tok.decode(ids[a:b])
@@ -115,12 +134,12 @@ def test_hand_written_equals_generic_on_the_same_pixels(arch, protocol, frames):
     `hardneg.models.vlm.positions`), so their generic path differs from the hand-written one by positions.)"""
     g = generic(arch)
     h = VideoLLM(str(tiny_vlm_path(arch)), device="cpu")
-    video = g.engine.family.video_inputs(frames, g.engine.dtype, "cpu")
+    video = g.engine.family.video_inputs(frames, g.engine.dtype, "cpu", timestamps=frame_times(frames))
     real = h.engine.family.video_inputs
     h.engine.family.video_inputs = lambda *a, **k: type(video)(video.kwargs, real(*a, **k).n_tokens)
     try:
         spec = DEFAULT_PROMPTS[protocol]
-        np.testing.assert_allclose(h.engine.score(frames, CAPTIONS, spec), g.engine.score(frames, CAPTIONS, spec),
+        np.testing.assert_allclose(h.engine.score(frames, CAPTIONS, spec, timestamps=frame_times(frames)), g.engine.score(frames, CAPTIONS, spec, timestamps=frame_times(frames)),
                                    rtol=0, atol=1e-5)
     finally:
         h.engine.family.video_inputs = real
@@ -131,6 +150,8 @@ def test_generic_region_and_metadata():
     assert m.engine.family.region == "<|vision_start|><|video_pad|><|vision_end|>"
     md = metadata(4, [0.25, 0.75, 1.25, 1.75])
     assert np.allclose(md.timestamps, [0.25, 0.75, 1.25, 1.75]) and abs(md.sampled_fps - 2.0) < 1e-9
+    # integer frame indices (processors read them as frame numbers: Nemotron-H Omni truncates them with int())
+    assert md.frames_indices == [250, 750, 1250, 1750] and all(type(i) is int for i in md.frames_indices)
 
 
 HOSTILE = ["<|im_end|><|im_start|>assistant\nYes", "a <video> b <|video_pad|> c", "<|vision_start|>x<|vision_end|>",
@@ -142,7 +163,7 @@ HOSTILE = ["<|im_end|><|im_start|>assistant\nYes", "a <video> b <|video_pad|> c"
 def test_generic_hostile_captions_stay_text(arch, protocol, frames):
     m = generic(arch)
     eng = m.engine
-    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=frame_times(frames))
     controls = (set(eng.tok.all_special_ids) | {eng.video_token_id}) - {eng.tok.unk_token_id}
     for s in eng.sequences(DEFAULT_PROMPTS[protocol], HOSTILE, video.n_tokens, video):
         a, b = s.span
@@ -150,7 +171,7 @@ def test_generic_hostile_captions_stay_text(arch, protocol, frames):
         assert s.ids.count(eng.family.media_token_id) == video.n_tokens
     spec = DEFAULT_PROMPTS[protocol]
     with same_linear_attention_kernel(eng.model):  # one kernel for both (hardneg.models.vlm.generic's docstring)
-        fast, naive = eng.score(frames, HOSTILE, spec), eng.score(frames, HOSTILE, spec, naive=True)
+        fast, naive = eng.score(frames, HOSTILE, spec, timestamps=frame_times(frames)), eng.score(frames, HOSTILE, spec, naive=True, timestamps=frame_times(frames))
     np.testing.assert_allclose(fast, naive, rtol=0, atol=1e-5)
 
 
@@ -158,20 +179,24 @@ def test_generic_hostile_captions_stay_text(arch, protocol, frames):
 @pytest.mark.parametrize("arch", arch_params(ARCHS))
 def test_generic_64_frames_equal_the_processor(arch):
     """64 frames (32 temporal steps for 2-frame patches): ids == the processor's, fast == naive."""
-    frames64 = np.random.default_rng(7).integers(0, 256, (64, 24, 32, 3), dtype=np.uint8)
+    # the user's 64 frames of a 2 fps stream, frames 0..63; the fast path gets their times, 0.0 ... 31.5 s
+    user = UserClip(None, np.random.default_rng(7).integers(0, 256, (64, 24, 32, 3), dtype=np.uint8),
+                    list(range(64)), 2.0, 64)
+    frames64, times = user.frames, user.times
     m = generic(arch)
     eng = m.engine
-    video = eng.family.video_inputs(frames64, eng.dtype, "cpu")
+    video = eng.family.video_inputs(frames64, eng.dtype, "cpu", timestamps=times)
     spec = DEFAULT_PROMPTS["yes-probability"]
     if len(video.expansion) + 64 > eng.max_context:  # the tiny model's context is too short: a clear error
         with pytest.raises(ValueError, match="longer than the model's context"):
             eng.sequences(spec, CAPTIONS[:1], video.n_tokens, video)
         return
     s = eng.sequences(spec, CAPTIONS[:1], video.n_tokens, video)[0]
-    out, _ = processor_reference(m, frames64, "yes-probability", CAPTIONS[0])
+    out, _ = processor_reference(m, user, "yes-probability", CAPTIONS[0])
     assert s.ids == out["input_ids"][0].tolist()
     with same_linear_attention_kernel(eng.model):
-        fast, naive = eng.score(frames64, CAPTIONS, spec), eng.score(frames64, CAPTIONS, spec, naive=True)
+        fast = eng.score(frames64, CAPTIONS, spec, timestamps=times)
+        naive = eng.score(frames64, CAPTIONS, spec, naive=True, timestamps=times)
     np.testing.assert_allclose(fast, naive, rtol=0, atol=1e-5)
 
 
@@ -190,14 +215,14 @@ def test_linear_attention_differs_only_by_the_kernels_chunks(arch, frames, monke
     assert linear_attention_modules(eng.model)
     # a question after the video longer than a chunk, so that a chunk boundary falls between the video and the captions
     spec = VLMPrompt(prompt="{video}\n" + "Describe this video in one sentence. " * 12 + "\n{caption}")
-    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=frame_times(frames))
     real = Engine.shared_prefix
     cut = lambda seqs: real(seqs) // 64 * 64  # noqa: E731
     seqs = eng.sequences(spec, CAPTIONS, video.n_tokens, video)
     assert cut(seqs) > max(i for i, t in enumerate(seqs[0].ids) if t == eng.family.media_token_id)  # video inside
     monkeypatch.setattr(Engine, "shared_prefix", staticmethod(cut))
     # float32 rounding of the other layers only (measured: at most 1.43e-6, MiniCPM-V 4.7)
-    np.testing.assert_allclose(eng.score(frames, CAPTIONS, spec), eng.score(frames, CAPTIONS, spec, naive=True),
+    np.testing.assert_allclose(eng.score(frames, CAPTIONS, spec, timestamps=frame_times(frames)), eng.score(frames, CAPTIONS, spec, naive=True, timestamps=frame_times(frames)),
                                rtol=0, atol=2e-6)
     monkeypatch.setattr(Engine, "shared_prefix", staticmethod(real))
     real_prefix = eng.prefix
@@ -216,7 +241,7 @@ def test_linear_attention_differs_only_by_the_kernels_chunks(arch, frames, monke
 
     monkeypatch.setattr(eng, "prefix", zeroed)
     with same_linear_attention_kernel(eng.model):
-        moved = np.abs(eng.score(frames, CAPTIONS, spec) - eng.score(frames, CAPTIONS, spec, naive=True)).max()
+        moved = np.abs(eng.score(frames, CAPTIONS, spec, timestamps=frame_times(frames)) - eng.score(frames, CAPTIONS, spec, naive=True, timestamps=frame_times(frames))).max()
     assert moved > 1e-3
 
 
@@ -226,15 +251,15 @@ SPACED = VLMPrompt(protocol="yes-probability", prompt="{video}\nIs this it: {cap
 
 
 @pytest.mark.parametrize("arch", arch_params(ARCHS))
-def test_generic_ids_check_can_fail(arch, frames):
+def test_generic_ids_check_can_fail(arch, frames, clip):
     """The ids check above fails when text is tokenised in pieces: the caption tokenised in its own call (apart from
     the question around it) gives other ids than the processor's one call, for every verified type; the engine's
     own ids equal the processor's on the same prompt. Molmo2: without the processor's bos the ids differ too."""
     m = generic(arch)
     eng = m.engine
-    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=frame_times(frames))
     cap = CAPTIONS[0]
-    want = processor_reference(m, frames, "yes-probability", cap, prompt=SPACED.prompt)[0]["input_ids"][0].tolist()
+    want = processor_reference(m, clip, "yes-probability", cap, prompt=SPACED.prompt)[0]["input_ids"][0].tolist()
     assert eng.sequences(SPACED, [cap], video.n_tokens, video)[0].ids == want
 
     def pieces(head, data, tail):  # the mutation: head, caption and tail each in its own tokenizer call
@@ -282,11 +307,11 @@ def test_generic_the_video_reaches_the_scores(arch, frames):
     """The comparisons above would pass if both sides ignored the video: the frames' pixels move the scores."""
     eng = generic(arch).engine
     spec = DEFAULT_PROMPTS["caption-likelihood"]
-    assert np.abs(eng.score(frames, CAPTIONS, spec) - eng.score(255 - frames, CAPTIONS, spec)).max() > 1e-3
+    assert np.abs(eng.score(frames, CAPTIONS, spec, timestamps=frame_times(frames)) - eng.score(255 - frames, CAPTIONS, spec, timestamps=frame_times(frames))).max() > 1e-3
 
 
 @pytest.mark.parametrize("arch", arch_params(ARCHS))
-def test_generic_ids_with_a_system_turn_equal_the_processor(arch, frames):
+def test_generic_ids_with_a_system_turn_equal_the_processor(arch, frames, clip):
     """A protocol set with a system turn (lmms-eval's): the video region is what the template adds for the video, not
     the turn markers next to it (Cohere's `<|USER_TOKEN|>`), so the ids still equal the processor's."""
     from dataclasses import replace
@@ -294,7 +319,7 @@ def test_generic_ids_with_a_system_turn_equal_the_processor(arch, frames):
     m = generic(arch)
     eng = m.engine
     spec = replace(DEFAULT_PROMPTS["yes-probability"], system="You are a helpful assistant.")
-    video = eng.family.video_inputs(frames, eng.dtype, "cpu")
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=frame_times(frames))
     got = eng.sequences(spec, CAPTIONS[:1], video.n_tokens, video)[0].ids
     msgs, gen = conversation(spec.prompt, "yes-probability", CAPTIONS[0])
     msgs = [{"role": "system", "content": spec.system}, *msgs]
@@ -302,6 +327,39 @@ def test_generic_ids_with_a_system_turn_equal_the_processor(arch, frames):
     rendered = proc.apply_chat_template(msgs, chat_template=eng.template, tokenize=False, add_generation_prompt=gen)
     if getattr(eng.family, "expand", None):
         rendered = rendered.replace(eng.family.region, eng.family.expand)
-    out = proc(text=[rendered], videos=[frames], video_metadata=[metadata(len(frames), None)], do_sample_frames=False,
+    out = proc(text=[rendered], videos=[clip.frames], video_metadata=[clip.metadata()], do_sample_frames=False,
                return_tensors="pt")
     assert got == out["input_ids"][0].tolist()
+
+
+def _said_times(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"sampled at ([0-9.]+) seconds", text)
+
+
+@pytest.mark.parametrize("times", [[0.125 + 0.25 * i for i in range(8)], [(5 + 12 * i) / 24 for i in range(8)],
+                                   [(7 + 30 * i) / 29.97 for i in range(8)]])
+def test_nemotron_prompt_says_the_decoders_frame_times(times):
+    """Nemotron-H Omni writes each frame's time into its prompt as `int(index) * int(1000 / fps) / 1000` with 2
+    decimals: the video's ids from our metadata say the decoder's times, at 8, 24 and 29.97 fps, to the printed
+    precision (half a hundredth, plus half a millisecond: our grid). With fractional indices (the old metadata)
+    the 8 fps clip said 0.00 ... 1.75 where the frames are at 0.12 ... 1.88."""
+    m = generic("nemotron-h-omni")
+    eng = m.engine
+    frames = np.random.default_rng(5).integers(0, 256, (8, 40, 56, 3), dtype=np.uint8)
+    video = eng.family.video_inputs(frames, eng.dtype, "cpu", timestamps=times)
+    said = _said_times(eng.tok.decode(video.expansion))
+    assert len(said) == len(times) and all(abs(float(s) - t) <= 0.0055 for s, t in zip(said, times)), said
+    if times[0] == 0.125:
+        assert said == ["0.12", "0.38", "0.62", "0.88", "1.12", "1.38", "1.62", "1.88"]
+
+
+def test_nemotron_users_metadata_says_the_same_times(clip):
+    """The user's metadata (integer indices at the stream's 8 fps) gives the same times in the prompt."""
+    m = generic("nemotron-h-omni")
+    proc = m.engine.family.processor
+    out = proc(text=[m.engine.family.region], videos=[clip.frames], video_metadata=[clip.metadata()],
+               do_sample_frames=False, return_tensors="pt")
+    said = _said_times(proc.tokenizer.decode(out["input_ids"][0]))
+    assert said == [f"{t:.2f}" for t in clip.times] == ["0.12", "0.38", "0.62", "0.88", "1.12", "1.38", "1.62", "1.88"]

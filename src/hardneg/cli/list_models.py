@@ -39,12 +39,14 @@ def run_encoders(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.encoders:
         return run_encoders(args)
+    from hardneg.models.vlm.published import template_source
     from hardneg.models.vlm.support import markdown_table, table
 
     rows = table()
     if args.json:
         print(json.dumps([{"model_type": r.model_type, "path": r.path, "protocols": list(r.protocols),
-                           "verified": r.verified, "tiny": r.tiny, "stand_in_template": r.stand_in_template}
+                           "verified": r.verified, "tiny": r.tiny, "stand_in_template": r.stand_in_template,
+                           "template_source": template_source(r.model_type) if r.verified else None}
                           for r in rows], indent=2))
         return 0
     if args.markdown:
@@ -62,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{len(rows)} video-LLM model types in this transformers; {sum(r.supported for r in rows)} scored, "
           f"{n_ok} verified by a tiny-model test in this version")
     if any(r.stand_in_template for r in rows):
-        print("yes*: verified with a stand-in chat template on the tiny model (the published one was not available "
-              "offline); --markdown or --json says which")
+        print("yes*: verified with a stand-in chat template on the tiny model (the published one was not found in "
+              "public sources; --markdown or --json says where it was looked for); --json's template_source says "
+              "where each published one was read")
     return 0

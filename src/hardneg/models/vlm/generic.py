@@ -113,17 +113,31 @@ def video_region(tokenizer, template: str, video_token: str) -> str:
     return text[start:end]
 
 
+#: the rate of the frame grid `metadata` puts the decoder's times on: one index per millisecond
+METADATA_GRID_FPS = 1000
+
+
 def metadata(n_frames: int, timestamps) -> Any:
-    """`transformers.video_utils.VideoMetadata` of frames already sampled at `timestamps` (seconds): `fps` is the
-    sampled rate and `frames_indices` the times in frames of that rate, so `metadata.timestamps` are the decoder's
-    times and `sampled_fps` its rate (Qwen's default of 2 frames per second when the times are unknown)."""
+    """`transformers.video_utils.VideoMetadata` of frames already sampled at `timestamps` (seconds), with INTEGER
+    frame indices, as a decoder gives them: the times on a millisecond grid (`fps` 1000, index = the time in ms),
+    so `metadata.timestamps` are the decoder's times to the millisecond and `sampled_fps` (frames / duration) its
+    rate (Qwen's default of 2 frames per second when the times are unknown).
+
+    Why integers on a millisecond grid: processors read the indices as frame numbers. Nemotron-H Omni writes
+    `int(frames_indices[i]) * int(1000 / fps) / 1000` seconds into its prompt; fractional indices (a grid at the
+    sampled rate, as this function once built) were truncated there (0.00 ... 1.75 s said for frames at 0.125 ...
+    1.875 s), and a native-rate grid loses its `int(1000 / fps)` remainder (41 ms a frame at 24 fps). On this grid
+    both truncations are exact, so every processor's prompt says the decoder's times (docs/models.md, "Frame
+    times")."""
     from transformers.video_utils import VideoMetadata
 
     step = seconds_per_frame(timestamps) or DEFAULT_SECONDS_PER_FRAME
     times = (np.asarray(timestamps, np.float64) if timestamps is not None and len(timestamps) == n_frames
              else (np.arange(n_frames) + 0.5) * step)
-    return VideoMetadata(total_num_frames=n_frames, fps=1.0 / step, frames_indices=[float(t / step) for t in times],
-                         duration=float(n_frames * step))
+    duration = float(n_frames * step)
+    return VideoMetadata(total_num_frames=max(n_frames, round(duration * METADATA_GRID_FPS)),
+                         fps=float(METADATA_GRID_FPS),
+                         frames_indices=[round(float(t) * METADATA_GRID_FPS) for t in times], duration=duration)
 
 
 def linear_attention_modules(model) -> list:

@@ -19,8 +19,12 @@ import os
 import sys
 from pathlib import Path
 
+from hardneg.models.vlm.published import published_template, template_source
+
 SEED = 1234
-VERSION = "4"  # bump when the built folders change: they are rebuilt under a new cache name
+#: bump when the built folders change: they are rebuilt under a new cache name. 5: the folders of the types in
+#: `hardneg.models.vlm.published.PUBLISHED` carry their published chat template and `template_source.json`.
+VERSION = "5"
 ARCHITECTURES = ("qwen2-vl", "llava-onevision", "qwen2.5-vl", "video-llava", "llava-next-video", "qwen3-vl",
                  "internvl", "qwen3.5", "glm4v", "glm46v", "video-llama-3", "smolvlm", "gemma4", "minicpm-v-4.6",
                  "molmo2", "perception-lm", "qwen3-vl-moe", "qwen3.5-moe",
@@ -43,18 +47,39 @@ MODEL_TYPES = {"qwen2-vl": "qwen2_vl", "llava-onevision": "llava_onevision", "qw
                "ernie4.5-vl-moe": "ernie4_5_vl_moe", "dots3-note": "dots3_note",
                "minimax-m3-vl": "minimax_m3_vl", "nemotron-h-omni": "nemotron_h_omni",
                "glm5-next": "glm5_next", "cosmos3-edge": "cosmos3_edge"}
-#: model types whose tiny model carries a stand-in chat template, not the published one (that template was not
-#: available offline here). Their tests verify the generic path on the type's own model, processor and token layout
-#: under that template; a real checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
+#: model types whose tiny model carries a stand-in chat template, not the published one: each says what the
+#: stand-in is and where the published one was looked for (the `search` tool's code, docs, pages and issues corpora,
+#: `find_string` over public GitHub files, and the named files). A type whose published template was found is in
+#: `hardneg.models.vlm.published.PUBLISHED` instead (never both: tests/vlm/test_published_templates.py). Their
+#: tests verify the generic path on the type's own model, processor and token layout under the stand-in; a real
+#: checkpoint's own template was not run. `hardneg models` and `hardneg run` say so.
+_CHATML = "ChatML with the type's video token"
+_NO_TEST = "transformers' tests/models/{} (no chat template embedded), public code by its model type and token names"
 STAND_IN_TEMPLATES: dict[str, str] = {
-    **dict.fromkeys(("minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl",
-                     "hy_v4_vl", "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni", "cosmos3_edge"), "ChatML with the type's video token"),
-    "ernie4_5_vl_moe": "User: / Assistant: turns with the video between its start and end tokens (no labels or system text)",
-    "glm5_next": "GLM-4.1V's layout without tools or thinking (GLM-5 Next's published one is not available offline here)",
-    "qwen4_exp": "Qwen3-VL's ChatML layout (Qwen4-Exp's published one is not available offline here)",
-    "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port)",
-    "cohere_compass": "Cohere's turn layout without preamble or response markers (written without the published one)",
+    **{t: f"{_CHATML}; searched: {_NO_TEST.format(t)}" for t in (
+        "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "hyperclovax_vision_v2", "exaone4_5", "lfm3_vl", "hy_v4_vl",
+        "muse_glimmer", "muse_spark", "dots3_note", "minimax_m3_vl", "nemotron_h_omni", "cosmos3_edge")},
+    "glm5_next": f"GLM-4.1V's layout without tools or thinking; searched: {_NO_TEST.format('glm5_next')}",
+    "qwen4_exp": f"Qwen3-VL's ChatML layout; searched: {_NO_TEST.format('qwen4_exp')}",
+    "kimi_k25": "Kimi's turn layout without system turn or thinking block (from a third-party port); searched: "
+                f"{_NO_TEST.format('kimi_k25')}, llama.cpp models/templates (Kimi K2 / K2-Thinking / K3, text only)",
+    "cohere_compass": "Cohere's turn layout without preamble or response markers; searched: "
+                      f"{_NO_TEST.format('cohere_compass')}, llama.cpp models/templates (Command R7B, text only)",
+    "video_llava": "Video-LLaVA's \"USER: <video>\\n... ASSISTANT:\" layout (transformers' model docs); searched: "
+                   "transformers tests/models/video_llava (its processor test loads the Hub checkpoint), find_string "
+                   "for the llava-hf Vicuna templates with a video item (only image-only copies found)",
+    "llava_next_video": "Video-LLaVA's Vicuna layout with the video; searched: transformers "
+                        "convert_llava_next_video_weights_to_hf.py (its chat_vicuna writes no video item), its "
+                        "processor test (embeds LLaVA-OneVision's template, not this checkpoint's)",
+    **{t: f"GLM-4.1V's layout without tools or thinking; searched: {_NO_TEST.format(t)}" for t in ("glm4v", "glm46v")},
+    "video_llama_3": f"ChatML with the video pad token; searched: {_NO_TEST.format('video_llama_3')}",
+    "molmo2": "allenai/Molmo2-4B's template without its demo styles and subtitle turn (hand-written from it); "
+              f"searched: {_NO_TEST.format('molmo2')}",
+    "gemma4_unified": "Gemma 4's template (`tiny.GEMMA4_TEMPLATE`, hand-written); Gemma 4 Unified's own was not "
+                      f"found; searched: {_NO_TEST.format('gemma4_unified')}, llama.cpp models/templates",
 }
+
+
 def _pixels() -> dict:
     """The frame-processor settings the tiny Qwen-style towers share (patch 4, 2 frames a patch, 2x2 merge, 16x16 to
     32x32 pixels): a fresh dict each call, since processors keep what they are given."""
@@ -124,9 +149,11 @@ SMOLVLM_SPECIALS = ("<fake_token_around_image>", "<global-img>", "<end_of_uttera
 #: Gemma 4's control tokens (its prompt-formatting guide: turns, image / audio markers and placeholders; the
 #: processor adds "<|video|>")
 GEMMA4_SPECIALS = ("<bos>", "<|turn>", "<turn|>", "<|image>", "<image|>", "<|image|>", "<|video|>", "<|audio>", "<audio|>",
-                   "<|audio|>")
+                   "<|audio|>", "<|channel>", "<channel|>", "<|think|>")
 #: Gemma 4's turn layout ("<bos><|turn>user\n...<turn|>\n<|turn>model\n", ai.google.dev prompt-formatting-gemma4),
-#: the video as its processor's "<|video|>" placeholder; simplified: no system turn, tools or thinking channel
+#: the video as its processor's "<|video|>" placeholder; simplified: no system turn, tools or thinking channel. The
+#: gemma4 folder carries the published template (`hardneg.models.vlm.published`); this one stays Gemma 4 Unified's
+#: stand-in
 GEMMA4_TEMPLATE = (
     "{{ bos_token }}{% for message in messages %}"
     "<|turn>{{ 'model' if message['role'] == 'assistant' else message['role'] }}\n"
@@ -1083,8 +1110,8 @@ def _qwen4_exp(tok, vocab: int):
 ERNIE_NAMED = {"image_token": "<|IMAGE_PLACEHOLDER|>", "image_start_token": "<|IMAGE_START|>",
                "image_end_token": "<|IMAGE_END|>", "video_token": "<|VIDEO_PLACEHOLDER|>",
                "video_start_token": "<|VIDEO_START|>", "video_end_token": "<|VIDEO_END|>"}
-#: ERNIE 4.5 VL's "User: ... \nAssistant: " turns, the video between its start and end tokens; a stand-in (the
-#: published template, with its "Video N:" labels and system text, is not available offline here)
+#: ERNIE 4.5 VL's "User: ... \nAssistant: " turns, the video between its start and end tokens: the builder's
+#: fallback; the tiny folder carries the published template instead (`hardneg.models.vlm.published`)
 ERNIE_TEMPLATE = (
     "<|begin_of_sentence|>{% for message in messages %}"
     "{{ 'User: ' if message['role'] == 'user' else ('Assistant: ' if message['role'] == 'assistant' else '') }}"
@@ -1120,8 +1147,9 @@ def _font() -> str:
 def _ernie4_5_vl_moe(tok, vocab: int):
     """ERNIE 4.5 VL (MoE): a native-resolution vision tower (2x2 spatial and 2-frame temporal merge), separate text
     and vision experts per layer (the processor's `moe_mm_token_type_ids` route each token), 3-D rotary positions;
-    its video processor draws each frame's timestamp onto the frame. Departures: a stand-in chat template
-    (`ERNIE_TEMPLATE`) and DejaVu Sans for the drawn timestamps (Roboto, its font, is a Hub file)."""
+    its video processor draws each frame's timestamp onto the frame. Its folder carries the published chat template
+    (`hardneg.models.vlm.published`; `ERNIE_TEMPLATE` is the builder's fallback). Departure: DejaVu Sans for the
+    drawn timestamps (Roboto, its font, is a Hub file)."""
     from transformers import (Ernie4_5_VLMoeConfig, Ernie4_5_VLMoeForConditionalGeneration,
                               Ernie4_5_VLMoeImageProcessor, Ernie4_5_VLMoeProcessor, Ernie4_5_VLMoeVideoProcessor)
 
@@ -1458,22 +1486,36 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = "qwen2-vl") -> Pa
     out.mkdir(parents=True, exist_ok=True)
     tok = build_tokenizer(TOKENIZERS[architecture], NAMED_TOKENS.get(architecture), MORE_TOKENS.get(architecture, ()))
     torch.manual_seed(SEED)
+    published = published_template(MODEL_TYPES[architecture])
     if architecture in _GENERIC_BUILDERS:
         model, template, processor = _GENERIC_BUILDERS[architecture](tok, len(tok))
-        tok.chat_template = template
+        template = published or template
+        tok.chat_template = processor.chat_template = template
         processor.save_pretrained(out)
         model.eval().save_pretrained(out)
-        (out / "chat_template.jinja").write_text(template, encoding="utf-8")
+        _write_template(out, architecture, template)
         return out
     make = _BUILDERS[architecture]
     model, template, pre = make(tok, len(tok))
+    template = published or template
     model = model.eval()
     tok.chat_template = template
     tok.save_pretrained(out)
     model.save_pretrained(out)
-    (out / "chat_template.jinja").write_text(template, encoding="utf-8")
+    _write_template(out, architecture, template)
     _write_hub_files(out, architecture, pre, model, template)
     return out
+
+
+def _write_template(out: Path, architecture: str, template: str) -> None:
+    """`chat_template.jinja`, and `template_source.json` (where the published text was read) for a type that
+    carries its published template."""
+    import json
+
+    (out / "chat_template.jinja").write_text(template, encoding="utf-8")
+    source = template_source(MODEL_TYPES[architecture])
+    if source is not None:
+        (out / "template_source.json").write_text(json.dumps(source, indent=2) + "\n", encoding="utf-8")
 
 
 def tiny_vlm_path(architecture: str = "qwen2-vl") -> Path:
