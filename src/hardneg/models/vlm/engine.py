@@ -207,9 +207,9 @@ class Engine:
         first_tail = pattern.search(tail) if pattern else None
         cut_tail = first_tail.start() if first_tail else len(tail)
         before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
-        ids_before = self._encode_after_control(before)[0] if before else []
+        ids_before = self._fixed_ids(before)
         ids_mid, offsets = self._encode_after_control(segment, as_text=True)
-        ids_after = self._encode_after_control(after)[0] if after else []
+        ids_after = self._fixed_ids(after)
         a, b = len(head) - cut_head, len(head) - cut_head + len(data)
         inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
         if not inside:
@@ -220,6 +220,19 @@ class Engine:
                              "tokenizer does not split as text); remove it from the caption")
         start = len(ids_before)
         return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
+
+    def _fixed_ids(self, text: str) -> list[int]:
+        """`_encode_after_control(text)`'s ids of a piece of the template's own text (the same for every caption
+        and every item): tokenised once, then remembered (issue 52: the tokenizer runs on the captions only)."""
+        if not text:
+            return []
+        memo = self.__dict__.setdefault("_fixed_memo", {})
+        got = memo.get(text)
+        if got is None:
+            if len(memo) > 4096:  # bounded: a protocol set per benchmark, not one entry per item
+                memo.clear()
+            got = memo[text] = tuple(self._encode_after_control(text)[0])
+        return list(got)
 
     def video_ids(self, n_video: int, video=None) -> list[int]:
         """The ids the template's video region becomes: the processor's expansion (generic family), else
@@ -382,32 +395,37 @@ class Engine:
     def readout(self, spec: VLMPrompt, seqs: list[Sequence_], rows, base: int, n_captions: int) -> list[float]:
         """The protocol's scores of `seqs` from `rows` (B, W, V): row k of sequence i holds the logits at
         position base + k (which predict token base + k + 1). One batched gather, no loop over captions."""
+        return self.readout_tensor(spec, seqs, rows, base, n_captions).double().cpu().tolist()
+
+    def readout_tensor(self, spec: VLMPrompt, seqs: list[Sequence_], rows, base: int, n_captions: int):
+        """`readout`'s scores as a float32 tensor left on the device (the caller moves many at once)."""
         torch = self.torch
         dev = rows.device
         if spec.protocol == "caption-likelihood":
             width = max(s.span[1] - s.span[0] for s in seqs)
-            pos = torch.zeros((len(seqs), width), dtype=torch.long, device=dev)
-            target = torch.zeros_like(pos)
-            mask = torch.zeros((len(seqs), width), dtype=torch.bool, device=dev)
+            # the gather's indices made on the host and moved once (not one small copy per caption)
+            pos_np = np.zeros((len(seqs), width), np.int64)
+            target_np = np.zeros((len(seqs), width), np.int64)
+            mask_np = np.zeros((len(seqs), width), bool)
             for i, s in enumerate(seqs):
                 a, b = s.span
-                pos[i, :b - a] = torch.arange(a - 1 - base, b - 1 - base, device=dev)
-                target[i, :b - a] = torch.tensor(s.ids[a:b], device=dev)
-                mask[i, :b - a] = True
+                pos_np[i, :b - a] = np.arange(a - 1 - base, b - 1 - base)
+                target_np[i, :b - a] = s.ids[a:b]
+                mask_np[i, :b - a] = True
+            pos, target, mask = (torch.from_numpy(x).to(dev) for x in (pos_np, target_np, mask_np))
             picked = rows.gather(1, pos[..., None].expand(-1, -1, rows.shape[-1])).float()
             lp = torch.log_softmax(picked, -1).gather(-1, target[..., None])[..., 0]
             # vilma-perplexity: ViLMA's denominator, the caption's tokens + 1 (run_blip2.py: the attention mask's
             # length, BLIP-2's BOS included); `score` then averages over frames and takes the perplexity
             extra = 1 if spec.normalize == "vilma-perplexity" else 0
-            means = (lp * mask).sum(1) / (mask.sum(1) + extra)
-            return means.double().cpu().tolist()
-        last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs], device=dev)
+            return (lp * mask).sum(1) / (mask.sum(1) + extra)
+        last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs]).to(dev)
         last = rows[torch.arange(len(seqs), device=dev), last_pos].float()  # (B, V)
         if spec.protocol == "yes-probability":
             yes, no = self.yes_no_ids()
             p = torch.softmax(last, -1)
-            return (p[:, yes] / (p[:, yes] + p[:, no])).double().cpu().tolist()
-        return last[0, self.letter_ids()[:n_captions]].double().cpu().tolist()
+            return p[:, yes] / (p[:, yes] + p[:, no])
+        return last[0, self.letter_ids()[:n_captions]]
 
     def full_batch(self, seqs: list[Sequence_], video):
         """Logits of the full sequences in one right-padded batch, the video repeated for each: (B, L, V)."""
@@ -460,12 +478,13 @@ class Engine:
             return np.asarray(out, np.float64)
         start = self.shared_prefix(seqs)
         cache, last, delta = self.prefix(seqs[0].ids[:start], video)
+        got = []  # the scores stay on the device until the item is done: one transfer per item
         for i in range(0, len(seqs), self.caption_batch):
             chunk = seqs[i:i + self.caption_batch]
             logits = self.continuation(cache, start, [s.ids[start:] for s in chunk], delta)
             rows = self.torch.cat([last[:, None].expand(len(chunk), 1, -1).to(logits.dtype), logits], 1)
-            out += self.readout(spec, chunk, rows, start - 1, len(captions))
-        return np.asarray(out, np.float64)
+            got.append(self.readout_tensor(spec, chunk, rows, start - 1, len(captions)))
+        return self.torch.cat(got).double().cpu().numpy()
 
     def generate(self, frames, spec: VLMPrompt, question: str, timestamps=None, naive: bool = False) -> str:
         """The model's greedy answer (at most `spec.max_new_tokens` tokens, to its end-of-turn token) to the item's

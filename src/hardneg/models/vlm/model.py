@@ -409,7 +409,7 @@ class VideoLLM(ScoreAdapter):
         The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
         from hardneg.models.vlm.batch import MAX_ITEMS, BatchScorer
 
-        if getattr(self.engine.family, "own_positions", False):  # the generic family: one item at a time
+        if self.spec.normalize == "vilma-perplexity":  # every frame scored alone (`Engine.score`): one item at a time
             return [super(VideoLLM, self).similarity(np.asarray(v, np.float64).reshape(1, -1), t)[0]
                     for v, t in zip(video_embeddings, text_embeddings)]
         pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),
