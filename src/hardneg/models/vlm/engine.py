@@ -109,6 +109,9 @@ class Engine:
         # the prefix needs only its last position's logits (the vocabulary projection of the rest is skipped)
         self.last_only = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
         self._rendered: dict[tuple[str, str], Rendered] = {}
+        import threading
+
+        self._local = threading.local()  # per-thread scratch (`sequences`' captions tokenised at once)
         self._letter_ids: list[int] | None = None
 
     # ------------------------------------------------------------------ text
@@ -202,15 +205,12 @@ class Engine:
         the whole conversation (`_encode_after_control`), gives the ids of the processor's one call on the whole
         conversation (tests/vlm/test_vlm_reference.py); only the text segment holding the caption is encoded
         with its special-token strings split."""
-        pattern = self._control_pattern()
-        cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
-        first_tail = pattern.search(tail) if pattern else None
-        cut_tail = first_tail.start() if first_tail else len(tail)
-        before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
+        before, segment, after, a = self._cut_at_control(head, data, tail)
+        b = a + len(data)
         ids_before = self._fixed_ids(before)
-        ids_mid, offsets = self._encode_after_control(segment, as_text=True)
+        pre = getattr(self._local, "segments", None)  # `sequences` tokenised every caption's segment in one call
+        ids_mid, offsets = pre[segment] if pre and segment in pre else self._encode_after_control(segment, as_text=True)
         ids_after = self._fixed_ids(after)
-        a, b = len(head) - cut_head, len(head) - cut_head + len(data)
         inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
         if not inside:
             raise ValueError(f"caption {data[:60]!r} gives no tokens with this tokenizer")
@@ -220,6 +220,32 @@ class Engine:
                              "tokenizer does not split as text); remove it from the caption")
         start = len(ids_before)
         return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
+
+    def _cut_at_control(self, head: str, data: str, tail: str) -> tuple[str, str, str, int]:
+        """head + data + tail cut at the last control token of head and the first of tail: (the template's text
+        before, the segment holding `data`, the template's text after, where `data` starts in the segment)."""
+        pattern = self._control_pattern()
+        cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
+        first_tail = pattern.search(tail) if pattern else None
+        cut_tail = first_tail.start() if first_tail else len(tail)
+        return head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:], len(head) - cut_head
+
+    def _segments_at_once(self, segments: list[str]) -> dict[str, tuple[list[int], list[tuple[int, int]]]]:
+        """`_encode_after_control(segment, as_text=True)` of many caption segments, those without a control string
+        in ONE tokenizer call (the same call, batched: the fast tokenizers encode a batch in parallel, and the
+        Python overhead is paid once per item, not once per caption); hostile ones keep their own path."""
+        pattern = self._control_pattern()
+        plain = sorted({t for t in segments if pattern is None or pattern.search(t) is None})
+        if not plain:
+            return {}
+        anchor, cut = self.video_token, len(self.video_token)
+        enc = self.tok([anchor + t for t in plain], add_special_tokens=False, return_offsets_mapping=True)
+        out = {}
+        for t, ids, offsets in zip(plain, enc["input_ids"], enc["offset_mapping"]):
+            if not ids or ids[0] != self.video_token_id:
+                raise RuntimeError(f"the tokenizer did not keep the video token {anchor!r} whole")
+            out[t] = (list(ids[1:]), [(a - cut, b - cut) for a, b in offsets[1:]])
+        return out
 
     def _fixed_ids(self, text: str) -> list[int]:
         """`_encode_after_control(text)`'s ids of a piece of the template's own text (the same for every caption
@@ -273,11 +299,21 @@ class Engine:
             before, head = before + lead_text, trail_text + head
         lead = self._lead_ids(before) + middle
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
-        out = []
         for text in texts:
             if not isinstance(text, str) or not text.strip():
                 raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
-            ids, (a, b) = self.encode_with_data(head, text, r.tail)
+        # every caption's segment tokenised in one call, read by `encode_with_data` (per thread: the prefetching
+        # worker prepares the next items while this thread runs the model)
+        self._local.segments = self._segments_at_once([self._cut_at_control(head, t, r.tail)[1] for t in texts])
+        try:
+            return self._sequences_of(texts, lead, head, r.tail, n_video)
+        finally:
+            self._local.segments = None
+
+    def _sequences_of(self, texts: list[str], lead: list[int], head: str, tail: str, n_video: int) -> list[Sequence_]:
+        out = []
+        for text in texts:
+            ids, (a, b) = self.encode_with_data(head, text, tail)
             seq = lead + ids
             if len(seq) > self.max_context:
                 raise UnscorableVideo(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
