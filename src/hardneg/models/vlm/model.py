@@ -173,6 +173,12 @@ class VideoLLM(ScoreAdapter):
         if seconds_per_frame is not None:  # hardneg's own setting: the frames' spacing (Qwen2.5-VL's time positions)
             settings = {**settings, "seconds_per_frame": seconds_per_frame}
         hand_written = family_for(config) if path != "generic" else None
+        if path == "auto":  # which path auto runs, and why (`support.AUTO_PATH`, issue 52)
+            from hardneg.models.vlm.support import auto_path
+
+            self.path_choice = auto_path(config.model_type)
+        else:
+            self.path_choice = (path, "asked for (path=...)")
         if placed:
             model = self._load_placed(model_id, dt, kw, *placed)
             self.device = placement.main_device(model)
