@@ -23,11 +23,16 @@ memory-efficient or math backend, or eager).
                                               # built from its config: nothing downloaded
     python perf/bench_vlm.py --check [--device cuda]   # cached == naive == batched on both tiny models
     python perf/bench_vlm.py --paths          # every verified tiny type: generic vs hand-written vs naive captions/s
+    python perf/bench_vlm.py --paths --types qwen2_vl,glm5_next --caption-tokens 8
+    python perf/bench_vlm.py --paths --device cuda   # the generic path on Qwen2-VL-7B sizes (random weights)
+    python perf/bench_vlm.py --breakdown      # where the cached path's time goes, stage by stage
 
-`--paths` (issue 39): for each verified tiny type, captions/s of the generic family (the model's own processor,
-`hardneg.models.vlm.generic`), of the hand-written family where one exists, and of a naive loop (one full forward
-per caption, generic inputs), in one run on the same items, with the ratios. The generic path is expected near
-the hand-written one (same engine, same cache); its extra cost is the processor call per video.
+`--paths` (issues 39, 52): for each verified tiny type (or `--types`), captions/s of the generic family (the
+model's own processor, `hardneg.models.vlm.generic`) one item at a time and batched across videos
+(`BatchScorer`), of the hand-written family both ways where one exists, and of a naive loop (one full forward
+per caption, generic inputs), in one run on the same items, the paths interleaved round by round, with the
+ratios ("across videos ... N.Nx one item") and the machine's load (`os.getloadavg`) on every row: the machine
+may be shared, so compare rows of one run. On the CPU the models run on `--threads` torch threads (default 1).
 
 Items as in issue 25: 8 frames at 224 px (256 video tokens on the 7B), 21 captions of 16 tokens, protocol
 caption-likelihood. Goals, printed and never asserted: >= 10x the naive path, >= 4x the batched full sequences, within 1.5x of
