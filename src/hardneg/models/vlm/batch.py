@@ -394,8 +394,12 @@ class BatchScorer:
     def _score_group(self, group: list[_Item], spec, rows_per_forward: int):
         """Scores of one prefill group; caption forwards of `rows_per_forward` rows, halved on out-of-memory."""
         eng, torch = self.engine, self.engine.torch
+        from hardneg.models.vlm.generic_batch import has_state_layers
+
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
+        if has_state_layers(cache):  # linear attention / Mamba: rows in forwards of the one-item path's size
+            rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}
         j = 0
