@@ -62,7 +62,7 @@ def processor_batch(family, frames: Sequence[np.ndarray], stamps: Sequence[Any],
 
 def _one_call(family, frames, stamps, dtype, device, text: str) -> tuple[list[VideoInputs], dict[str, Any]]:
     """One processor call on `frames` (one text per video): the videos' `VideoInputs` and the batched kwargs."""
-    from hardneg.models.vlm.generic import _TEXT_KEYS, _per_token, metadata
+    from hardneg.models.vlm.generic import metadata, video_kwargs
 
     call = dict(text=[text] * len(frames), videos=frames,
                 video_metadata=[metadata(len(f), t) for f, t in zip(frames, stamps)], do_sample_frames=False,
@@ -83,14 +83,7 @@ def _one_call(family, frames, stamps, dtype, device, text: str) -> tuple[list[Vi
             raise ValueError(f"the processor of model_type {family.config.model_type!r} put no video token "
                              f"({family.video_token!r}) into the text for a video; it cannot take video this way")
         videos.append(VideoInputs({}, n, expansion=ids))
-    kwargs = {}
-    for k, v in out.items():
-        if k in _TEXT_KEYS or _per_token(k, v, out):
-            continue
-        if hasattr(v, "to"):
-            v = v.to(device, dtype) if (v.is_floating_point() and k.startswith("pixel_values")) else v.to(device)
-        kwargs[k] = v
-    return videos, kwargs
+    return videos, video_kwargs(out, dtype, device)
 
 
 def needs_equal_lengths(model) -> bool:
