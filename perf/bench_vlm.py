@@ -23,11 +23,16 @@ memory-efficient or math backend, or eager).
                                               # built from its config: nothing downloaded
     python perf/bench_vlm.py --check [--device cuda]   # cached == naive == batched on both tiny models
     python perf/bench_vlm.py --paths          # every verified tiny type: generic vs hand-written vs naive captions/s
+    python perf/bench_vlm.py --paths --types qwen2_vl,glm5_next --caption-tokens 8
+    python perf/bench_vlm.py --paths --device cuda   # the generic path on Qwen2-VL-7B sizes (random weights)
+    python perf/bench_vlm.py --breakdown      # where the cached path's time goes, stage by stage
 
-`--paths` (issue 39): for each verified tiny type, captions/s of the generic family (the model's own processor,
-`hardneg.models.vlm.generic`), of the hand-written family where one exists, and of a naive loop (one full forward
-per caption, generic inputs), in one run on the same items, with the ratios. The generic path is expected near
-the hand-written one (same engine, same cache); its extra cost is the processor call per video.
+`--paths` (issues 39, 52): for each verified tiny type (or `--types`), captions/s of the generic family (the
+model's own processor, `hardneg.models.vlm.generic`) one item at a time and batched across videos
+(`BatchScorer`), of the hand-written family both ways where one exists, and of a naive loop (one full forward
+per caption, generic inputs), in one run on the same items, the paths interleaved round by round, with the
+ratios ("across videos ... N.Nx one item") and the machine's load (`os.getloadavg`) on every row: the machine
+may be shared, so compare rows of one run. On the CPU the models run on `--threads` torch threads (default 1).
 
 Items as in issue 25: 8 frames at 224 px (256 video tokens on the 7B), 21 captions of 16 tokens, protocol
 caption-likelihood. Goals, printed and never asserted: >= 10x the naive path, >= 4x the batched full sequences, within 1.5x of
@@ -39,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Sequence
 
 import numpy as np
 
@@ -92,46 +98,131 @@ def captions_of(engine, n: int, length: int, seed: int) -> list[str]:
     return [" ".join(rng.choice(words, size=length)) for _ in range(n)]
 
 
+def load_note() -> str:
+    """The machine's load right now (1, 5, 15 min averages) and its cores: printed beside every figure, since the
+    machine may be shared; compare the rows of one run, never runs on different loads."""
+    import os
+
+    a, b, c = os.getloadavg()
+    return f"load {a:.2f} {b:.2f} {c:.2f} on {os.cpu_count()} cores"
+
+
+def path_rates(engines: dict, items, spec, device: str, rounds: int) -> dict:
+    """Captions/s of each path on the same items, the paths interleaved round by round (medians): generic and
+    hand-written one item at a time (`Engine.score`) and across videos (`BatchScorer`), naive (one full forward per
+    caption, the generic engine). `engines`: {"generic": Engine, "hand_written": Engine or None}."""
+    from hardneg.models.vlm.batch import BatchScorer
+
+    n_caps = sum(len(c) for _, c in items)
+    runs = {}
+    for name, eng in engines.items():
+        if eng is None:
+            continue
+        scorer = BatchScorer(eng)
+        runs[f"{name} one item"] = lambda e=eng: [e.score(f, c, spec) for f, c in items]
+        runs[f"{name} across videos"] = lambda sc=scorer: sc.score_items(items, spec)
+    g = engines["generic"]
+    runs["naive"] = lambda: [g.score(f, c, spec, naive=True) for f, c in items]
+    for fn in runs.values():  # one untimed pass each: lazy kernels, the processor's first call, first shapes
+        fn()
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(max(1, rounds)):
+        for k, fn in runs.items():
+            times[k].append(timed(fn, device))
+    return {k: n_caps / float(np.median(v)) for k, v in times.items()}
+
+
+def path_row(model_type: str, rates: dict) -> dict:
+    """One type's row: the rates and the ratios the issue asks for (issue 52)."""
+    one, across = rates["generic one item"], rates["generic across videos"]
+    hw = rates.get("hand_written across videos")
+    row = {"model_type": model_type, **{k.replace(" ", "_"): v for k, v in rates.items()},
+           "across_vs_one": across / one, "generic_vs_naive": across / rates["naive"], "load": load_note()}
+    if hw is not None:
+        row["generic_vs_hand_written"] = across / hw
+    return row
+
+
+def print_path_row(row: dict) -> None:
+    hw1, hwx = row.get("hand_written_one_item"), row.get("hand_written_across_videos")
+    cell = lambda v: f"{v:>9.0f}" if v is not None else f"{'-':>9}"  # noqa: E731
+    print(f"{row['model_type']:<22} {row['generic_one_item']:>9.0f} {row['generic_across_videos']:>9.0f} "
+          f"{cell(hw1)} {cell(hwx)} {row['naive']:>9.0f}   ({row['load']})")
+    hw = (f"; {row['generic_vs_hand_written']:.2f}x hand-written across videos"
+          if "generic_vs_hand_written" in row else "")
+    print(f"{'':<22} across videos {row['generic_across_videos']:.0f} c/s: {row['across_vs_one']:.1f}x one item, "
+          f"{row['generic_vs_naive']:.1f}x naive{hw}", flush=True)
+
+
 def compare_paths(device: str, n_items: int = 3, n_captions: int = 21, frames: int = 8, side: int = 32,
-                  rounds: int = 3) -> list[dict]:
-    """Captions/s per verified tiny type: generic, hand-written (where one exists) and naive, side by side."""
+                  rounds: int = 3, caption_tokens: int = 16, types: Sequence[str] | None = None) -> list[dict]:
+    """Captions/s per verified tiny type (or `types`): generic one item at a time and across videos, hand-written
+    (where one exists) both ways, and naive, side by side in one run, with the machine's load on every row."""
     import torch
 
     from hardneg.models.vlm.model import VideoLLM
     from hardneg.models.vlm.support import VERIFIED
     from hardneg.models.vlm.tiny import tiny_vlm_path
 
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+    wanted = list(VERIFIED) if not types else list(types)
+    unknown = [t for t in wanted if t not in VERIFIED]
+    if unknown:
+        raise SystemExit(f"error: --types {','.join(unknown)}: not a verified type; choose from {', '.join(VERIFIED)}")
     spec = VLMPrompt()
     rows = []
-    print(f"{'type':<18} {'generic c/s':>12} {'hand-written c/s':>17} {'naive c/s':>10} {'generic/hand':>13} "
-          f"{'generic/naive':>14}")
-    for model_type, arch in VERIFIED.items():
-        folder = str(tiny_vlm_path(arch))
+    print(f"captions/s; {n_items} items x {n_captions} captions of {caption_tokens} tokens, {frames} frames {side}px, "
+          f"{torch.get_num_threads()} torch thread(s), device {device}")
+    print(f"{'type':<22} {'gen 1':>9} {'gen x':>9} {'hand 1':>9} {'hand x':>9} {'naive':>9}   "
+          "(1: one item at a time, x: across videos)")
+    for model_type in wanted:
+        folder = str(tiny_vlm_path(VERIFIED[model_type]))
         g = VideoLLM(folder, device=device, path="generic")
         h = VideoLLM(folder, device=device, path="hand-written") if model_type in _hand_written() else None
         rng = np.random.default_rng(0)
         items = [(rng.integers(0, 256, (frames, side, side, 3), dtype=np.uint8),
-                  captions_of(g.engine, n_captions, 8, i)) for i in range(n_items)]
-
-        def rate(engine, naive=False):
-            # one untimed pass first: a path's one-time costs (lazy kernels, the processor's first call, the
-            # vision tower's first shapes) would otherwise land in whichever path is timed first
-            engine.score(items[0][0], items[0][1][:2], spec, naive=naive)
-            best = []
-            for _ in range(rounds):
-                t = timed(lambda: [engine.score(f, c, spec, naive=naive) for f, c in items], device)
-                best.append(t)
-            return n_items * n_captions / float(np.median(best))
-
-        row = {"model_type": model_type, "generic": rate(g.engine),
-               "hand_written": rate(h.engine) if h is not None else None, "naive": rate(g.engine, naive=True)}
+                  captions_of(g.engine, n_captions, caption_tokens, i)) for i in range(n_items)]
+        rates = path_rates({"generic": g.engine, "hand_written": h.engine if h is not None else None}, items, spec,
+                           device, rounds)
+        row = path_row(model_type, rates)
         rows.append(row)
-        hw = f"{row['hand_written']:>17.0f}" if h is not None else f"{'-':>17}"
-        ratio = f"{row['generic'] / row['hand_written']:>13.2f}" if h is not None else f"{'-':>13}"
-        print(f"{model_type:<18} {row['generic']:>12.0f} {hw} {row['naive']:>10.0f} {ratio} "
-              f"{row['generic'] / row['naive']:>14.2f}")
+        print_path_row(row)
     return rows
+
+
+def generic_profile_cuda(device: str, n_items: int, n_captions: int, caption_tokens: int, frames: int, side: int,
+                         rounds: int) -> dict:
+    """`--paths --device cuda`: the generic path on a random-weight model of Qwen2-VL-7B's published sizes (its
+    config.json's numbers; nothing downloaded), through the tiny Qwen2-VL's processor (the same tokenizer and
+    video processor class), beside the hand-written family on the same weights and the naive loop."""
+    from transformers import AutoProcessor
+
+    from hardneg.models.vlm.engine import Engine
+    from hardneg.models.vlm.generic import Generic
+    from hardneg.models.vlm.tiny import tiny_vlm_path
+
+    hand, params, what = qwen2_vl_7b_engine(device)
+    folder = str(tiny_vlm_path("qwen2-vl"))
+    processor = AutoProcessor.from_pretrained(folder)
+    settings = {"min_pixels": side * side, "max_pixels": side * side}
+    processor.video_processor.min_pixels = processor.video_processor.max_pixels = side * side
+    processor.video_processor.size = {"shortest_edge": side * side, "longest_edge": side * side}
+    family = Generic(hand.model.config, settings, processor, hand.tok, hand.template)
+    generic = Engine(hand.model, hand.tok, hand.template, family, family.video_token_id, device, hand.dtype,
+                     32768, 32)
+    rng = np.random.default_rng(0)
+    items = [(rng.integers(0, 256, (frames, side, side, 3), dtype=np.uint8),
+              captions_of(generic, n_captions, caption_tokens, i)) for i in range(n_items)]
+    print(f"model: {what}; generic path through Qwen2VLProcessor; {n_items} items x {n_captions} captions of "
+          f"{caption_tokens} tokens, {frames} frames {side}px")
+    rates = path_rates({"generic": generic, "hand_written": hand}, items, VLMPrompt(), device, rounds)
+    row = path_row("qwen2_vl (7B sizes)", rates)
+    print_path_row(row)
+    import torch
+
+    row["gpu"] = torch.cuda.get_device_name(0)
+    row["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    print(f"GPU: {row['gpu']}; peak memory {row['max_memory_gib']:.1f} GiB")
+    return row
 
 
 def _hand_written() -> set[str]:
@@ -309,14 +400,35 @@ def main(argv=None) -> dict:
                          "a measured float32 matmul)")
     ap.add_argument("--check", action="store_true", help="only compare cached and naive scores on the tiny models")
     ap.add_argument("--paths", action="store_true",
-                    help="generic vs hand-written vs naive captions/s on every verified tiny type (issue 39)")
+                    help="per verified tiny type: generic one item at a time and across videos, hand-written (where "
+                         "one exists), naive captions/s (issues 39, 52); with --device cuda: the generic path on "
+                         "Qwen2-VL-7B's published sizes (random weights, nothing downloaded)")
+    ap.add_argument("--types", default=None,
+                    help="with --paths: comma-separated model types (e.g. qwen2_vl,glm5_next; default every verified one)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="where the cached path's time goes (processor, tokenization, prefix, captions, readout)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch threads (default on the CPU: 1, as the tests run the tiny models: intra-op threads "
+                         "only cost time on models this small; the prefetching worker then has a core to itself)")
     args = ap.parse_args(argv)
+    if args.threads is not None or not args.device.startswith("cuda"):
+        import torch
+
+        torch.set_num_threads(max(1, args.threads or 1))
+    if args.types and not args.paths:
+        ap.error("--types goes with --paths")
     if args.paths:
-        rows = compare_paths(args.device, n_items=args.items or 3, n_captions=args.captions, frames=args.frames,
-                             side=args.size or 32, rounds=args.rounds)
+        if args.device.startswith("cuda"):
+            row = generic_profile_cuda(args.device, args.items or 12, args.captions, args.caption_tokens, args.frames,
+                                       args.size or 224, args.rounds)
+            rows = [row]
+        else:
+            types = [t.strip() for t in args.types.split(",") if t.strip()] if args.types else None
+            rows = compare_paths(args.device, n_items=args.items or 3, n_captions=args.captions, frames=args.frames,
+                                 side=args.size or 32, rounds=args.rounds, caption_tokens=args.caption_tokens,
+                                 types=types)
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(rows, f, indent=2)
+            write_json(args.json, rows)
         return {"paths": rows}
     if args.check:
         check(args.device)
@@ -426,10 +538,64 @@ def main(argv=None) -> dict:
         out["gpu"] = torch.cuda.get_device_name(0)
         out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
         print(f"GPU: {out['gpu']}; peak memory {out['max_memory_gib']:.1f} GiB")
+    if args.breakdown:
+        out["breakdown"] = breakdown(engine, items, spec, args.device)
+    out["load"] = load_note()
+    print(f"machine: {out['load']}")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(out, f, indent=2)
+        write_json(args.json, out)
     return out
+
+
+def write_json(path: str, obj) -> None:
+    """`obj` as JSON at `path`, written whole or not at all (a temporary file renamed over it)."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bench-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f, indent=2)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def breakdown(engine, items, spec, device: str) -> dict:
+    """Where the cached path's time goes, one item at a time: each stage's method timed in place (the processor /
+    pixels, the token sequences, the prefix forward, the caption forwards with their cache copies, the readout),
+    the rest (Python glue) as what is left of the whole."""
+    stages = {"pixels (processor / family)": (engine.family, "video_inputs"), "token sequences": (engine, "sequences"),
+              "prefix forward": (engine, "prefix"), "caption forwards": (engine, "continuation"),
+              "readout": (engine, "readout_tensor")}
+    spent = dict.fromkeys(stages, 0.0)
+    saved = []
+    for name, (obj, attr) in stages.items():
+        real = getattr(obj, attr)
+        saved.append((obj, attr))
+
+        def wrap(*a, _real=real, _name=name, **k):
+            sync(device)
+            t = time.perf_counter()
+            got = _real(*a, **k)
+            sync(device)
+            spent[_name] += time.perf_counter() - t
+            return got
+
+        setattr(obj, attr, wrap)
+    try:
+        total = timed(lambda: [engine.score(f, c, spec) for f, c in items], device)
+    finally:
+        for obj, attr in saved:
+            delattr(obj, attr)
+    spent["other (glue)"] = max(total - sum(spent.values()), 0.0)
+    print(f"\nwhere the cached path's time goes ({len(items)} items, {total:.3f} s, {load_note()}):")
+    for name, sec in spent.items():
+        print(f"  {name:<28} {sec:>8.3f} s {100 * sec / total:>6.1f}%")
+    return {"total_s": total, **{k: v for k, v in spent.items()}}
 
 
 if __name__ == "__main__":

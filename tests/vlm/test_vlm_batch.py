@@ -35,8 +35,8 @@ def _cut(scorer, by: dict[int, int]):
     videos stack still reach the prefill with different lengths, padded."""
     real = scorer._prepare
 
-    def prepare(items, spec):
-        got = real(items, spec)
+    def prepare(items, spec, *rest):
+        got = real(items, spec, *rest)
         for it in got:
             it.start -= by.get(it.index, 0)
         return got

@@ -363,3 +363,95 @@ def test_nemotron_users_metadata_says_the_same_times(clip):
                do_sample_frames=False, return_tensors="pt")
     said = _said_times(proc.tokenizer.decode(out["input_ids"][0]))
     assert said == [f"{t:.2f}" for t in clip.times] == ["0.12", "0.38", "0.62", "0.88", "1.12", "1.38", "1.62", "1.88"]
+
+
+def _padded_scorer(eng, **kw):
+    """A `BatchScorer` whose item 1 has a shared prefix 3 tokens shorter (still shared: any shorter prefix is), so
+    the prefill pads it, and whose caption forwards mix rows of different items."""
+    from hardneg.models.vlm.batch import BatchScorer
+
+    scorer = BatchScorer(eng, max_rows=4, **kw)
+    real = scorer._prepare
+
+    def prepare(items, spec, *rest):
+        got = real(items, spec, *rest)
+        for it in got:
+            if it.index == 1:
+                it.start -= 3
+        return got
+
+    scorer._prepare = prepare
+    return scorer
+
+
+def _three_items(frames):
+    return [(frames, CAPTIONS), (255 - frames, CAPTIONS[:2]), (frames[::-1].copy(), CAPTIONS[1:])]
+
+
+@pytest.mark.parametrize("arch", arch_params(ARCHS))
+def test_generic_batched_across_videos_equals_one_item_at_a_time(arch, frames):
+    """Issue 52: several items' videos through one processor call and one padded prefix forward, their captions on
+    the batched cache, score as one item at a time to 2e-6 (float32; one linear-attention kernel for both, as
+    above: a padded prefix moves the chunked kernel's chunk boundaries)."""
+    eng = generic(arch).engine
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    items = _three_items(frames)
+    scorer = _padded_scorer(eng)
+    with same_linear_attention_kernel(eng.model):
+        got = scorer.score_items(items, spec)
+        one = [eng.score(f, c, spec) for f, c in items]
+    assert max(scorer.stats.prefill_sizes) >= 2 and max(scorer.stats.caption_rows) >= 2  # really batched
+    for g, o in zip(got, one):
+        np.testing.assert_allclose(g, o, rtol=0, atol=2e-6)
+
+
+@pytest.mark.parametrize("arch", ["qwen2-vl", "llava-onevision"])
+def test_generic_batch_comparison_can_fail(arch, frames, monkeypatch):
+    """The equality above sees the batch's positions and cache rows: captions of a model of 3-D positions
+    (qwen2-vl) continuing without each item's rope delta, or captions run on another item's cache rows, move the
+    scores."""
+    import hardneg.models.vlm.generic_batch as gb
+
+    eng = generic(arch).engine
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    items = _three_items(frames)
+    one = [eng.score(f, c, spec) for f, c in items]
+    if gb.computes_3d_positions(eng.model):
+        scorer = _padded_scorer(eng)
+        real_prefill = scorer._prefill_generic
+
+        def no_delta(group):
+            cache, last, deltas, width = real_prefill(group)
+            return cache, last, [d * 0 for d in deltas], width
+
+        scorer._prefill_generic = no_delta
+        got = scorer.score_items(items, spec)
+        assert max(np.abs(g - o).max() for g, o in zip(got, one)) > 1e-3
+    real = gb.select_rows
+    monkeypatch.setattr(gb, "select_rows", lambda cache, idx, n: real(cache, (idx + 1) % n, n))
+    got = _padded_scorer(eng).score_items(items, spec)
+    assert max(np.abs(g - o).max() for g, o in zip(got, one)) > 1e-3
+
+
+def test_generic_prefetch_gives_the_same_scores(frames):
+    """The prefetching worker changes when the next items are prepared, never the scores (bit for bit)."""
+    eng = generic("qwen2-vl").engine
+    spec = DEFAULT_PROMPTS["yes-probability"]
+    items = _three_items(frames) * 2
+    on = _padded_scorer(eng, max_items=2, prefetch=True).score_items(items, spec)
+    off = _padded_scorer(eng, max_items=2, prefetch=False).score_items(items, spec)
+    for a, b in zip(on, off):
+        assert np.array_equal(a, b)
+
+
+def test_prefetch_follows_the_thread_settings(monkeypatch):
+    from hardneg.models.vlm.pipeline import prefetch_enabled
+
+    monkeypatch.delenv("HARDNEG_PREFETCH", raising=False)
+    monkeypatch.setenv("HARDNEG_THREADS", "1")
+    assert not prefetch_enabled("cpu") and not prefetch_enabled("cuda")  # one thread: never a second one
+    monkeypatch.setenv("HARDNEG_PREFETCH", "1")
+    assert prefetch_enabled("cpu")
+    monkeypatch.setenv("HARDNEG_PREFETCH", "yes")
+    with pytest.raises(ValueError, match="HARDNEG_PREFETCH must be 0 or 1"):
+        prefetch_enabled("cpu")

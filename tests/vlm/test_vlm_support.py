@@ -142,3 +142,17 @@ def test_generic_refuses_a_processor_that_feeds_the_text_to_a_q_former():
     with pytest.raises(ValueError) as err:
         Generic(config, {}, processor, None, "")
     assert "'some_qformer_type'" in str(err.value) and "Q-Former" in str(err.value)
+
+
+def test_auto_path_says_which_and_why():
+    """Issue 52: `path="auto"` records the path it runs and why; every type with a hand-written family is listed
+    (auto keeps it: other scores, whatever the speed), any other type runs the generic family."""
+    from hardneg.models.vlm.families import supported_model_types
+    from hardneg.models.vlm.support import AUTO_PATH, auto_path
+
+    assert set(AUTO_PATH) == set(supported_model_types())
+    for t in supported_model_types():
+        path, why = auto_path(t)
+        assert path == "hand-written" and why
+        assert f"path auto: {path}" in verification_note(t)
+    assert auto_path("glm5_next")[0] == "generic"

@@ -15,7 +15,13 @@ batches across items:
 3. *Readout*: `Engine.readout` per item, as in the single-item path.
 
 Items whose video tensors cannot be stacked (LLaVA's (1, T, 3, S, S) with different T or S) go to separate
-prefill groups; Qwen's flattened patches always concatenate.
+prefill groups; Qwen's flattened patches always concatenate. The generic family (any model type through its own
+processor) batches its videos by one processor call per group instead, and lets a model that computes 3-D
+positions compute them from the padded batch (`hardneg.models.vlm.generic_batch`).
+
+Pipeline (issue 52): items are prepared (pixels, processor, the captions' tokens) a piece of `max_items` at a
+time, the next piece on a worker thread while this one runs on the model (`hardneg.models.vlm.pipeline`: on a GPU,
+or on a CPU with a core to spare); the scores of a group come back to the host in one transfer.
 
 Memory: the number of items per prefill comes from the free memory of the device (`free_bytes`: CUDA's
 `mem_get_info`, or the host's MemAvailable on the CPU) over an estimate per item (its cache, copied for its
@@ -28,7 +34,6 @@ Scores equal `Engine.score` (and its naive path) for every protocol: tests/vlm/t
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -74,6 +79,10 @@ class _Item:
     seqs: list  # Sequence_
     start: int  # shared prefix length
     n_captions: int
+    frames: Any = None  # the generic family: the frames and times, to batch the videos through its processor
+    stamps: Any = None
+    batched: Any = None  # the generic family: (item indices, video kwargs) of the processor call it was prepared in
+    equal_lengths: bool = False  # batched only with prefixes of its own length (`generic_batch.needs_equal_lengths`)
 
 
 @dataclass
@@ -89,8 +98,10 @@ class BatchScorer:
     """Scores many items on one `Engine` with items batched across videos (module docstring)."""
 
     def __init__(self, engine, max_items: int = MAX_ITEMS, memory_share: float = MEMORY_SHARE,
-                 max_rows: int = MAX_ROWS):
+                 max_rows: int = MAX_ROWS, prefetch: bool | None = None):
+        """prefetch: prepare the next piece of items on a worker thread (None: `pipeline.prefetch_enabled`)."""
         self.engine = engine
+        self.prefetch = prefetch
         self.max_items = max(1, int(max_items))
         self.max_rows = max(1, int(max_rows))
         self.memory_share = float(memory_share)
@@ -101,10 +112,17 @@ class BatchScorer:
     def _kv_bytes_per_token(self) -> int:
         cfg = self.engine.model.config
         text = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
-        layers = int(getattr(text, "num_hidden_layers", 1))
-        heads = int(getattr(text, "num_attention_heads", 1))
-        kv = int(getattr(text, "num_key_value_heads", None) or heads)
-        head_dim = int(getattr(text, "head_dim", None) or getattr(text, "hidden_size", 64) // heads)
+
+        def read(name, default=None):  # a per-layer attribute (Gemma 4's head_dim) refuses a global read: the default
+            try:
+                return getattr(text, name, default)
+            except Exception:
+                return default
+
+        layers = int(read("num_hidden_layers", 1) or 1)
+        heads = int(read("num_attention_heads", 1) or 1)
+        kv = int(read("num_key_value_heads") or heads)
+        head_dim = int(read("head_dim") or (read("hidden_size", 64) or 64) // heads)
         size = self.engine.torch.tensor([], dtype=self.engine.dtype).element_size()
         return 2 * layers * kv * head_dim * size
 
@@ -165,18 +183,20 @@ class BatchScorer:
         from hardneg.models.vlm.families import VideoInputs
 
         torch, eng = self.engine.torch, self.engine
+        if getattr(eng.family, "own_positions", False):
+            return self._prefill_generic(group)
         width = max(i.start for i in group)
         pad = eng.tok.pad_token_id if eng.tok.pad_token_id is not None else 0
         n = len(group)
-        ids = torch.full((n, width), pad, dtype=torch.long, device=eng.device)
-        mask = torch.zeros((n, width), dtype=torch.long, device=eng.device)
+        ids = torch.full((n, width), pad, dtype=torch.long)
+        mask = torch.zeros((n, width), dtype=torch.long)
         mrope = eng.family.mrope
         pos = torch.ones((3, n, width) if mrope else (n, width), dtype=torch.long, device=eng.device)
         deltas = []
         for b, it in enumerate(group):
             prefix = it.seqs[0].ids[:it.start]
             off = width - it.start
-            ids[b, off:] = torch.tensor(prefix, device=eng.device)
+            ids[b, off:] = torch.tensor(prefix)
             mask[b, off:] = 1
             p = self._positions(prefix, it.video)
             pos[..., b, off:] = p
@@ -184,66 +204,163 @@ class BatchScorer:
         keys = group[0].video.kwargs.keys()
         video = VideoInputs({k: torch.cat([it.video.kwargs[k] for it in group]) for k in keys},
                             sum(it.video.n_tokens for it in group))
-        out = eng._forward(ids, video, use_cache=True, attention_mask=mask, position_ids=pos, **eng.last_only)
+        out = eng._forward(ids.to(eng.device), video, use_cache=True, attention_mask=mask.to(eng.device),
+                           position_ids=pos, **eng.last_only)
         cache = out.get("cache") if "cache" in out else out.get("past_key_values")
         return cache, out.logits[:, -1], deltas, width
+
+    def _prefill_generic(self, group: list[_Item]):
+        """`prefill` for the generic family: the group's videos batched by its processor (`_collate`); positions
+        the model's own (3-D, computed from the padded batch) or each row's 1-D 0..len-1; each row's rope delta
+        read from the positions its language model received (`hardneg.models.vlm.generic_batch`)."""
+        from hardneg.models.vlm.generic_batch import computes_3d_positions
+
+        torch, eng = self.engine.torch, self.engine
+        width = max(i.start for i in group)
+        pad = eng.tok.pad_token_id if eng.tok.pad_token_id is not None else 0
+        n = len(group)
+        ids = torch.full((n, width), pad, dtype=torch.long)
+        mask = torch.zeros((n, width), dtype=torch.long)
+        pos = None if computes_3d_positions(eng.model) else torch.zeros((n, width), dtype=torch.long)
+        for b, it in enumerate(group):
+            off = width - it.start
+            ids[b, off:] = torch.tensor(it.seqs[0].ids[:it.start])
+            mask[b, off:] = 1
+            if pos is not None:
+                pos[b, off:] = torch.arange(it.start)
+        kw = {} if pos is None else {"position_ids": pos.to(eng.device)}
+        seen: dict = {}
+        lm = getattr(getattr(eng.model, "model", None), "language_model", None)
+        hook = None if lm is None else lm.register_forward_pre_hook(
+            lambda mod, args, kwargs: seen.update(pos=kwargs.get("position_ids")), with_kwargs=True)
+        try:
+            out = eng._forward(ids.to(eng.device), self._collate(group), use_cache=True,
+                               attention_mask=mask.to(eng.device), **kw, **eng.last_only)
+        finally:
+            if hook is not None:
+                hook.remove()
+        got = seen.get("pos")
+        if got is not None and got.dim() == 3:  # (k, B, L): the next text position after each row's last token
+            last = got[:, :, -1].max(0).values.to("cpu")
+            deltas = [(last[b] + 1 - it.start).reshape(1) for b, it in enumerate(group)]
+        else:
+            deltas = [None] * n
+        cache = out.get("cache") if "cache" in out else out.get("past_key_values")
+        return cache, out.logits[:, -1], deltas, width
+
+    def _collate(self, group: list[_Item]):
+        """The generic family's batched video inputs of `group`: those of the processor call the items were
+        prepared in when the group is exactly that call's items, else one new call on their frames."""
+        from hardneg.models.vlm.families import VideoInputs
+        from hardneg.models.vlm.generic_batch import processor_batch
+
+        eng = self.engine
+        indices = tuple(it.index for it in group)
+        made = group[0].batched
+        if made is not None and made[0] == indices:
+            kwargs = made[1]
+        else:
+            _, kwargs = processor_batch(eng.family, [it.frames for it in group], [it.stamps for it in group],
+                                        eng.dtype, eng.device)
+        return VideoInputs(kwargs, sum(it.video.n_tokens for it in group))
 
     def captions(self, cache, width: int, group: list[_Item], rows: list[tuple[int, int]], deltas):
         """Logits (R, W, V) of the rows (item b, sequence k) on a copy of the batched `cache` of `width` slots."""
         torch, eng = self.engine.torch, self.engine
+        from hardneg.models.vlm.generic_batch import select_rows
+
         conts = [group[b].seqs[k].ids[group[b].start:] for b, k in rows]
         n, w = len(rows), max(len(c) for c in conts)
         pad = eng.tok.pad_token_id if eng.tok.pad_token_id is not None else 0
-        ids = torch.full((n, w), pad, dtype=torch.long, device=eng.device)
-        mask = torch.zeros((n, width + w), dtype=torch.long, device=eng.device)
-        pos = torch.zeros((n, w), dtype=torch.long, device=eng.device)
+        # made on the host and moved once (one copy each, not one per row)
+        ids = torch.full((n, w), pad, dtype=torch.long)
+        mask = torch.zeros((n, width + w), dtype=torch.long)
+        pos = torch.zeros((n, w), dtype=torch.long)
         for r, ((b, _), c) in enumerate(zip(rows, conts)):
             st = group[b].start
-            ids[r, :len(c)] = torch.tensor(c, device=eng.device)
+            ids[r, :len(c)] = torch.tensor(c)
             mask[r, width - st:width] = 1
             mask[r, width:width + len(c)] = 1
-            pos[r] = torch.arange(st, st + w, device=eng.device)
-        if eng.family.mrope:
+            pos[r] = torch.arange(st, st + w)
+        ids, mask, pos = ids.to(eng.device), mask.to(eng.device), pos.to(eng.device)
+        if eng.family.mrope or any(d is not None for d in deltas):  # 3-D positions: continue from each item's delta
             d = torch.stack([deltas[b].to(eng.device).reshape(-1)[0] for b, _ in rows])
             pos = (pos + d[:, None]).unsqueeze(0).expand(3, -1, -1)
-        c = copy.copy(cache)  # the layers copied, then their rows picked: the prefill's cache stays as it was
-        c.layers = [copy.copy(layer) for layer in cache.layers]
-        idx = torch.tensor([b for b, _ in rows])
-        for layer in c.layers:  # each layer's rows on its own device (a model placed over several devices)
-            keys = getattr(layer, "keys", None)
-            layer.batch_select_indices(idx.to(keys.device if keys is not None else eng.device))
+        # the layers copied, then their rows picked: the prefill's cache stays as it was (each layer's rows on its
+        # own device, for a model placed over several devices)
+        c = select_rows(cache, torch.tensor([b for b, _ in rows]), len(group))
         with torch.inference_mode():
             out = eng.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{eng.cache_arg: c})
         return out.logits
 
     # ------------------------------------------------------------------ scoring
 
-    def _prepare(self, items, spec) -> list[_Item]:
+    def _prepare(self, items, spec, first: int = 0) -> list[_Item]:
+        """Items (frames, captions[, timestamps]) made ready for the model: their video inputs and token sequences;
+        `first`: the index of items[0] among all the items scored."""
         eng = self.engine
+        if getattr(eng.family, "own_positions", False):
+            return self._prepare_generic(items, spec, first)
         out = []
         for i, it in enumerate(items):
             frames, captions = it[0], list(it[1])
             stamps = it[2] if len(it) > 2 else None
             video = eng.family.video_inputs(np.asarray(frames), eng.dtype, eng.device, timestamps=stamps)
             seqs = eng.sequences(spec, captions, video.n_tokens, video)
-            out.append(_Item(i, video, seqs, eng.shared_prefix(seqs), len(captions)))
+            out.append(_Item(first + i, video, seqs, eng.shared_prefix(seqs), len(captions)))
         return out
+
+    def _prepare_generic(self, items, spec, first: int) -> list[_Item]:
+        """`_prepare` for the generic family: the videos of one frame shape in one processor call."""
+        from hardneg.models.vlm.generic_batch import needs_equal_lengths, processor_batch
+
+        eng = self.engine
+        equal = needs_equal_lengths(eng.model)
+        by_shape: dict[tuple, list[int]] = {}
+        for i, it in enumerate(items):
+            by_shape.setdefault(np.asarray(it[0]).shape, []).append(i)
+        out: list[_Item | None] = [None] * len(items)
+        for members in by_shape.values():
+            frames = [np.asarray(items[i][0]) for i in members]
+            stamps = [items[i][2] if len(items[i]) > 2 else None for i in members]
+            videos, kwargs = processor_batch(eng.family, frames, stamps, eng.dtype, eng.device)
+            made = (tuple(first + i for i in members), kwargs)
+            for i, f, t, video in zip(members, frames, stamps, videos):
+                captions = list(items[i][1])
+                seqs = eng.sequences(spec, captions, video.n_tokens, video)
+                out[i] = _Item(first + i, video, seqs, eng.shared_prefix(seqs), len(captions), f, t, made, equal)
+        return out  # type: ignore[return-value]
 
     @staticmethod
     def _stack_key(it: _Item) -> tuple:
-        """Items with the same key stack into one prefill (every video tensor equal but in its first dimension)."""
+        """Items with the same key stack into one prefill (every video tensor equal but in its first dimension;
+        the generic family: frames of one shape, batched by its processor)."""
+        if it.frames is not None:
+            return ("frames", tuple(it.frames.shape), it.start if it.equal_lengths else None)
         return tuple((k, tuple(v.shape[1:]), str(v.dtype)) for k, v in sorted(it.video.kwargs.items()))
 
     def score_items(self, items: Sequence[tuple], spec) -> list[np.ndarray]:
         """Scores of each item's captions, items batched: `items` are (frames, captions) or (frames, captions,
         timestamps); the result is one (len(captions),) array per item, equal to `Engine.score` on each."""
+        from hardneg.models.vlm.pipeline import prefetch_enabled, prefetched
+
         self.stats = BatchStats()
-        prepared = self._prepare(items, spec)
-        results: list[np.ndarray | None] = [None] * len(prepared)
+        results: list[np.ndarray | None] = [None] * len(items)
+        self._limit = self.max_rows  # caption rows per forward, lowered for good by an out-of-memory error
+        starts = range(0, len(items), self.max_items)
+        pieces = [(a, list(items[a:a + self.max_items])) for a in starts]
+        ready = prefetched(pieces, lambda piece: self._prepare(piece[1], spec, piece[0]),
+                           self.prefetch if self.prefetch is not None else prefetch_enabled(self.engine.device))
+        for prepared in ready:
+            self._score_piece(prepared, spec, results)
+        return results  # type: ignore[return-value]
+
+    def _score_piece(self, prepared: list[_Item], spec, results: list) -> None:
+        """Score one piece of prepared items into `results`: grouped by what stacks, in prefill groups that fit."""
         groups: dict[tuple, list[_Item]] = {}
         for it in prepared:
             groups.setdefault(self._stack_key(it), []).append(it)
-        limit = self.max_rows  # caption rows per forward, lowered for good by an out-of-memory error
+        limit = self._limit
         for members in groups.values():
             size = self.items_per_batch(members)
             i = 0
@@ -267,7 +384,7 @@ class BatchScorer:
                 for it, scores in zip(group, got):
                     results[it.index] = scores
                 i += len(group)
-        return results  # type: ignore[return-value]
+        self._limit = limit
 
     def _free(self) -> None:
         torch = self.engine.torch
@@ -277,8 +394,12 @@ class BatchScorer:
     def _score_group(self, group: list[_Item], spec, rows_per_forward: int):
         """Scores of one prefill group; caption forwards of `rows_per_forward` rows, halved on out-of-memory."""
         eng, torch = self.engine, self.engine.torch
+        from hardneg.models.vlm.generic_batch import has_state_layers
+
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
+        if has_state_layers(cache):  # linear attention / Mamba: rows in forwards of the one-item path's size
+            rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}
         j = 0
@@ -297,7 +418,7 @@ class BatchScorer:
             for r, key in enumerate(chunk):
                 per_row[key] = logits[r]
             j += len(chunk)
-        out = []
+        scores = []
         for b, it in enumerate(group):
             width_b = max(len(s.ids) - it.start for s in it.seqs)
             stacked = []
@@ -307,8 +428,10 @@ class BatchScorer:
                     lg = torch.cat([lg, lg.new_zeros((width_b - lg.shape[0], lg.shape[1]))], 0)
                 stacked.append(torch.cat([last[b:b + 1].to(lg.dtype), lg], 0))
             rows = torch.stack(stacked)
-            out.append(np.asarray(eng.readout(spec, it.seqs, rows, it.start - 1, it.n_captions), np.float64))
-        return out, rows_per_forward
+            scores.append(eng.readout_tensor(spec, it.seqs, rows, it.start - 1, it.n_captions))
+        host = torch.cat(scores).double().cpu().numpy()  # the group's scores in one transfer
+        cuts = np.cumsum([len(s) for s in scores])[:-1]
+        return [np.asarray(x, np.float64) for x in np.split(host, cuts)], rows_per_forward
 
 
 def score_items(engine, items: Sequence[tuple], spec, max_items: int = MAX_ITEMS) -> list[np.ndarray]:

@@ -109,6 +109,9 @@ class Engine:
         # the prefix needs only its last position's logits (the vocabulary projection of the rest is skipped)
         self.last_only = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
         self._rendered: dict[tuple[str, str], Rendered] = {}
+        import threading
+
+        self._local = threading.local()  # per-thread scratch (`sequences`' captions tokenised at once)
         self._letter_ids: list[int] | None = None
 
     # ------------------------------------------------------------------ text
@@ -202,15 +205,12 @@ class Engine:
         the whole conversation (`_encode_after_control`), gives the ids of the processor's one call on the whole
         conversation (tests/vlm/test_vlm_reference.py); only the text segment holding the caption is encoded
         with its special-token strings split."""
-        pattern = self._control_pattern()
-        cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
-        first_tail = pattern.search(tail) if pattern else None
-        cut_tail = first_tail.start() if first_tail else len(tail)
-        before, segment, after = head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:]
-        ids_before = self._encode_after_control(before)[0] if before else []
-        ids_mid, offsets = self._encode_after_control(segment, as_text=True)
-        ids_after = self._encode_after_control(after)[0] if after else []
-        a, b = len(head) - cut_head, len(head) - cut_head + len(data)
+        before, segment, after, a = self._cut_at_control(head, data, tail)
+        b = a + len(data)
+        ids_before = self._fixed_ids(before)
+        pre = getattr(self._local, "segments", None)  # `sequences` tokenised every caption's segment in one call
+        ids_mid, offsets = pre[segment] if pre and segment in pre else self._encode_after_control(segment, as_text=True)
+        ids_after = self._fixed_ids(after)
         inside = [j for j, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
         if not inside:
             raise ValueError(f"caption {data[:60]!r} gives no tokens with this tokenizer")
@@ -220,6 +220,45 @@ class Engine:
                              "tokenizer does not split as text); remove it from the caption")
         start = len(ids_before)
         return ids_before + ids_mid + ids_after, (start + inside[0], start + inside[-1] + 1)
+
+    def _cut_at_control(self, head: str, data: str, tail: str) -> tuple[str, str, str, int]:
+        """head + data + tail cut at the last control token of head and the first of tail: (the template's text
+        before, the segment holding `data`, the template's text after, where `data` starts in the segment)."""
+        pattern = self._control_pattern()
+        cut_head = max((m.end() for m in pattern.finditer(head)), default=0) if pattern else 0
+        first_tail = pattern.search(tail) if pattern else None
+        cut_tail = first_tail.start() if first_tail else len(tail)
+        return head[:cut_head], head[cut_head:] + data + tail[:cut_tail], tail[cut_tail:], len(head) - cut_head
+
+    def _segments_at_once(self, segments: list[str]) -> dict[str, tuple[list[int], list[tuple[int, int]]]]:
+        """`_encode_after_control(segment, as_text=True)` of many caption segments, those without a control string
+        in ONE tokenizer call (the same call, batched: the fast tokenizers encode a batch in parallel, and the
+        Python overhead is paid once per item, not once per caption); hostile ones keep their own path."""
+        pattern = self._control_pattern()
+        plain = sorted({t for t in segments if pattern is None or pattern.search(t) is None})
+        if not plain:
+            return {}
+        anchor, cut = self.video_token, len(self.video_token)
+        enc = self.tok([anchor + t for t in plain], add_special_tokens=False, return_offsets_mapping=True)
+        out = {}
+        for t, ids, offsets in zip(plain, enc["input_ids"], enc["offset_mapping"]):
+            if not ids or ids[0] != self.video_token_id:
+                raise RuntimeError(f"the tokenizer did not keep the video token {anchor!r} whole")
+            out[t] = (list(ids[1:]), [(a - cut, b - cut) for a, b in offsets[1:]])
+        return out
+
+    def _fixed_ids(self, text: str) -> list[int]:
+        """`_encode_after_control(text)`'s ids of a piece of the template's own text (the same for every caption
+        and every item): tokenised once, then remembered (issue 52: the tokenizer runs on the captions only)."""
+        if not text:
+            return []
+        memo = self.__dict__.setdefault("_fixed_memo", {})
+        got = memo.get(text)
+        if got is None:
+            if len(memo) > 4096:  # bounded: a protocol set per benchmark, not one entry per item
+                memo.clear()
+            got = memo[text] = tuple(self._encode_after_control(text)[0])
+        return list(got)
 
     def video_ids(self, n_video: int, video=None) -> list[int]:
         """The ids the template's video region becomes: the processor's expansion (generic family), else
@@ -260,11 +299,21 @@ class Engine:
             before, head = before + lead_text, trail_text + head
         lead = self._lead_ids(before) + middle
         texts = [options_text(captions)] if spec.protocol == "choice-letter" else list(captions)
-        out = []
         for text in texts:
             if not isinstance(text, str) or not text.strip():
                 raise ValueError("an empty caption cannot be scored by a video LLM; every caption needs text")
-            ids, (a, b) = self.encode_with_data(head, text, r.tail)
+        # every caption's segment tokenised in one call, read by `encode_with_data` (per thread: the prefetching
+        # worker prepares the next items while this thread runs the model)
+        self._local.segments = self._segments_at_once([self._cut_at_control(head, t, r.tail)[1] for t in texts])
+        try:
+            return self._sequences_of(texts, lead, head, r.tail, n_video)
+        finally:
+            self._local.segments = None
+
+    def _sequences_of(self, texts: list[str], lead: list[int], head: str, tail: str, n_video: int) -> list[Sequence_]:
+        out = []
+        for text in texts:
+            ids, (a, b) = self.encode_with_data(head, text, tail)
             seq = lead + ids
             if len(seq) > self.max_context:
                 raise UnscorableVideo(f"caption {text[:60]!r} makes a sequence of {len(seq)} tokens (video {n_video}), longer "
@@ -382,32 +431,37 @@ class Engine:
     def readout(self, spec: VLMPrompt, seqs: list[Sequence_], rows, base: int, n_captions: int) -> list[float]:
         """The protocol's scores of `seqs` from `rows` (B, W, V): row k of sequence i holds the logits at
         position base + k (which predict token base + k + 1). One batched gather, no loop over captions."""
+        return self.readout_tensor(spec, seqs, rows, base, n_captions).double().cpu().tolist()
+
+    def readout_tensor(self, spec: VLMPrompt, seqs: list[Sequence_], rows, base: int, n_captions: int):
+        """`readout`'s scores as a float32 tensor left on the device (the caller moves many at once)."""
         torch = self.torch
         dev = rows.device
         if spec.protocol == "caption-likelihood":
             width = max(s.span[1] - s.span[0] for s in seqs)
-            pos = torch.zeros((len(seqs), width), dtype=torch.long, device=dev)
-            target = torch.zeros_like(pos)
-            mask = torch.zeros((len(seqs), width), dtype=torch.bool, device=dev)
+            # the gather's indices made on the host and moved once (not one small copy per caption)
+            pos_np = np.zeros((len(seqs), width), np.int64)
+            target_np = np.zeros((len(seqs), width), np.int64)
+            mask_np = np.zeros((len(seqs), width), bool)
             for i, s in enumerate(seqs):
                 a, b = s.span
-                pos[i, :b - a] = torch.arange(a - 1 - base, b - 1 - base, device=dev)
-                target[i, :b - a] = torch.tensor(s.ids[a:b], device=dev)
-                mask[i, :b - a] = True
+                pos_np[i, :b - a] = np.arange(a - 1 - base, b - 1 - base)
+                target_np[i, :b - a] = s.ids[a:b]
+                mask_np[i, :b - a] = True
+            pos, target, mask = (torch.from_numpy(x).to(dev) for x in (pos_np, target_np, mask_np))
             picked = rows.gather(1, pos[..., None].expand(-1, -1, rows.shape[-1])).float()
             lp = torch.log_softmax(picked, -1).gather(-1, target[..., None])[..., 0]
             # vilma-perplexity: ViLMA's denominator, the caption's tokens + 1 (run_blip2.py: the attention mask's
             # length, BLIP-2's BOS included); `score` then averages over frames and takes the perplexity
             extra = 1 if spec.normalize == "vilma-perplexity" else 0
-            means = (lp * mask).sum(1) / (mask.sum(1) + extra)
-            return means.double().cpu().tolist()
-        last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs], device=dev)
+            return (lp * mask).sum(1) / (mask.sum(1) + extra)
+        last_pos = torch.tensor([len(s.ids) - 1 - base for s in seqs]).to(dev)
         last = rows[torch.arange(len(seqs), device=dev), last_pos].float()  # (B, V)
         if spec.protocol == "yes-probability":
             yes, no = self.yes_no_ids()
             p = torch.softmax(last, -1)
-            return (p[:, yes] / (p[:, yes] + p[:, no])).double().cpu().tolist()
-        return last[0, self.letter_ids()[:n_captions]].double().cpu().tolist()
+            return p[:, yes] / (p[:, yes] + p[:, no])
+        return last[0, self.letter_ids()[:n_captions]]
 
     def full_batch(self, seqs: list[Sequence_], video):
         """Logits of the full sequences in one right-padded batch, the video repeated for each: (B, L, V)."""
@@ -460,12 +514,13 @@ class Engine:
             return np.asarray(out, np.float64)
         start = self.shared_prefix(seqs)
         cache, last, delta = self.prefix(seqs[0].ids[:start], video)
+        got = []  # the scores stay on the device until the item is done: one transfer per item
         for i in range(0, len(seqs), self.caption_batch):
             chunk = seqs[i:i + self.caption_batch]
             logits = self.continuation(cache, start, [s.ids[start:] for s in chunk], delta)
             rows = self.torch.cat([last[:, None].expand(len(chunk), 1, -1).to(logits.dtype), logits], 1)
-            out += self.readout(spec, chunk, rows, start - 1, len(captions))
-        return np.asarray(out, np.float64)
+            got.append(self.readout_tensor(spec, chunk, rows, start - 1, len(captions)))
+        return self.torch.cat(got).double().cpu().numpy()
 
     def generate(self, frames, spec: VLMPrompt, question: str, timestamps=None, naive: bool = False) -> str:
         """The model's greedy answer (at most `spec.max_new_tokens` tokens, to its end-of-turn token) to the item's

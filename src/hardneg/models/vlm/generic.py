@@ -58,6 +58,18 @@ def _per_token(key: str, value, out) -> bool:
             and not key.startswith("pixel_values"))
 
 
+def video_kwargs(out, dtype, device) -> dict[str, Any]:
+    """A processor output's video inputs (not the text's, not a per-token one), on `device`: pixels in `dtype`."""
+    kwargs = {}
+    for k, v in out.items():
+        if k in _TEXT_KEYS or _per_token(k, v, out):
+            continue
+        if hasattr(v, "to"):
+            v = v.to(device, dtype) if (v.is_floating_point() and k.startswith("pixel_values")) else v.to(device)
+        kwargs[k] = v
+    return kwargs
+
+
 def video_region(tokenizer, template: str, video_token: str) -> str:
     """The text the chat template renders for a video: the video token and the control tokens it writes with it
     (Qwen's `<|vision_start|><|video_pad|><|vision_end|>`), found as what the template adds when a video is added to
@@ -238,13 +250,7 @@ class Generic(Family):
         lead = self.text_prefix_ids
         if lead and ids[:len(lead)] == lead and not (self.expand or self.region).startswith(self.text_prefix):
             ids = ids[len(lead):]
-        kwargs = {}
-        for k, v in out.items():
-            if k in _TEXT_KEYS or _per_token(k, v, out):
-                continue
-            if hasattr(v, "to"):
-                v = v.to(device, dtype) if (v.is_floating_point() and k.startswith("pixel_values")) else v.to(device)
-            kwargs[k] = v
+        kwargs = video_kwargs(out, dtype, device)
         n = ids.count(self.media_token_id)
         if n == 0:
             raise ValueError(f"the processor of model_type {self.config.model_type!r} put no video token "

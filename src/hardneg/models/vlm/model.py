@@ -173,6 +173,12 @@ class VideoLLM(ScoreAdapter):
         if seconds_per_frame is not None:  # hardneg's own setting: the frames' spacing (Qwen2.5-VL's time positions)
             settings = {**settings, "seconds_per_frame": seconds_per_frame}
         hand_written = family_for(config) if path != "generic" else None
+        if path == "auto":  # which path auto runs, and why (`support.AUTO_PATH`, issue 52)
+            from hardneg.models.vlm.support import auto_path
+
+            self.path_choice = auto_path(config.model_type)
+        else:
+            self.path_choice = (path, "asked for (path=...)")
         if placed:
             model = self._load_placed(model_id, dt, kw, *placed)
             self.device = placement.main_device(model)
@@ -409,7 +415,7 @@ class VideoLLM(ScoreAdapter):
         The scorer calls this for a batch of items; the scores equal one item at a time (tests/vlm/test_vlm_batch.py)."""
         from hardneg.models.vlm.batch import MAX_ITEMS, BatchScorer
 
-        if getattr(self.engine.family, "own_positions", False):  # the generic family: one item at a time
+        if self.spec.normalize == "vilma-perplexity":  # every frame scored alone (`Engine.score`): one item at a time
             return [super(VideoLLM, self).similarity(np.asarray(v, np.float64).reshape(1, -1), t)[0]
                     for v, t in zip(video_embeddings, text_embeddings)]
         pairs = [(int(np.asarray(v, np.float64).reshape(-1)[0]),

@@ -46,9 +46,31 @@ NOT_VERIFIED_WHY: dict[str, str] = dict.fromkeys(
     "transformers 5.24 maps no processor class to this type (PROCESSOR_MAPPING_NAMES), so there is no processor "
     "of its own to build a tiny model's video inputs or the test reference with (a checkpoint's processor_config "
     "would name one; which is not guessed here)")
+#: path="auto" on a type with a hand-written family: which path it runs, and why (issue 52). auto may choose the
+#: generic path where it is as fast as the hand-written family (within 10%, measured by `perf/bench_vlm.py
+#: --paths`) AND gives the same scores; for every type below the scores are not the same, so auto keeps the
+#: hand-written family whatever the speed (docs/scoring-speed.md, "The generic path across videos").
+AUTO_PATH: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("qwen2_vl", "qwen2_5_vl"), (
+        "hand-written", "its 3-D positions follow Qwen's published rule (hardneg.models.vlm.positions), which the "
+        "installed get_rope_index that the generic path runs departs from (issue 32): other scores, not only "
+        "another speed")),
+    **dict.fromkeys(("llava_onevision", "llava_next_video", "video_llava"), (
+        "hand-written", "its pixels are made on the model's device (hardneg.models.vlm.families), the generic "
+        "path's by the processor on the CPU: equal scores on the same pixels (tests/vlm/test_vlm_generic.py), "
+        "not bit-equal pixels, so choosing by speed would move published numbers between runs")),
+}
 #: the tests that verify a type on its tiny model
 VERIFYING_TESTS = ("tests/vlm/test_vlm_generic.py", "tests/vlm/test_vlm_reference.py", "tests/vlm/test_vlm_scoring.py",
                    "tests/vlm/test_vlm_text.py")
+
+
+def auto_path(model_type: str) -> tuple[str, str]:
+    """(the path `path="auto"` runs for `model_type`, why): a type in `AUTO_PATH` as recorded there, any other
+    type the generic family (it has no hand-written one)."""
+    if model_type in AUTO_PATH:
+        return AUTO_PATH[model_type]
+    return "generic", "no hand-written family serves this type"
 
 
 def tiny_names(path: str = "hand-written") -> tuple[str, ...]:
@@ -163,6 +185,10 @@ def verification_note(model_type: str | None) -> str:
     if s.verified and s.stand_in_template:
         return (f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`), "
                 f"under a stand-in chat template ({s.stand_in_template}): this checkpoint's own template was not tested")
+    if s.verified and model_type in AUTO_PATH:
+        path, why = auto_path(model_type)
+        return (f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`);"
+                f" path auto: {path} ({why})")
     if s.verified:
         return f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
     if model_type in REFUSED:
@@ -175,5 +201,5 @@ def verification_note(model_type: str | None) -> str:
             "`hardneg models` lists them)")
 
 
-__all__ = ["NOT_VERIFIED_WHY", "REFUSED", "STAND_IN_TEMPLATES", "Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
+__all__ = ["AUTO_PATH", "NOT_VERIFIED_WHY", "auto_path", "REFUSED", "STAND_IN_TEMPLATES", "Support", "VERIFIED", "markdown_table", "model_type_of", "support", "table", "tiny_names", "verification_note",
            "video_llm_types"]
