@@ -107,7 +107,8 @@ def _copy(response, part: Path, start: int, size: int, name: str, progress: bool
     bar = tqdm(total=size, initial=start, unit="B", unit_scale=True, desc=name, disable=not progress, leave=False)
     try:
         with open(part, mode) as out:
-            for chunk in iter(lambda: response.read(CHUNK), b""):
+            read = getattr(response, "read1", response.read)  # what has arrived, so a kill keeps it for resuming
+            for chunk in iter(lambda: read(CHUNK), b""):
                 out.write(chunk)
                 bar.update(len(chunk))
             out.flush()
