@@ -28,7 +28,7 @@ def tempcompass(realdata, clips, tmp_path, monkeypatch):
 
     source = benchmarks.get("tempcompass").source
     folder = realdata / "tempcompass"
-    ids = list(json.loads((folder / "caption_matching.json").read_text(encoding="utf-8")))[:N_VIDEOS]
+    ids = sorted(json.loads((folder / "caption_matching.json").read_text(encoding="utf-8")))[:N_VIDEOS]
     monkeypatch.setenv("HARDNEG_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)

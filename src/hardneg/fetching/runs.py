@@ -59,3 +59,19 @@ def run_data(benchmarks: str, fetch: bool = False, settings: FetchSettings | Non
                      f"{summary(state['coverage'])}")
     videos = settings.videos_dir(have[0]) if len(have) == 1 else settings.videos_root
     return RunData(str(settings.built_root), str(videos), notes)
+
+
+def fetched_paths(names: list[str] | None, settings: FetchSettings | None = None) -> tuple[str, dict[str, str]]:
+    """(built root, {benchmark: videos folder}) of the fetched benchmarks among `names` (None: every fetched one),
+    for `hardneg export lmms-eval` without --data/--videos; a clear error when none of them is fetched."""
+    from hardneg import benchmarks as registry
+    from hardneg.fetching.pipeline import fetchable, not_fetched_hint
+
+    settings = settings or FetchSettings()
+    wanted = names or registry.names()
+    have = [n for n in wanted if fetched_state(n, settings.cache)]
+    if not have:
+        hints = "; ".join(not_fetched_hint(n) for n in wanted if n in fetchable())
+        raise ValueError(f"no --data/--videos and nothing fetched into {settings.root} for "
+                         f"{', '.join(wanted)}: {hints or 'name benchmarks that have a pinned source'}")
+    return str(settings.built_root), {n: str(settings.videos_dir(n)) for n in have}
