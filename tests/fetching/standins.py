@@ -60,9 +60,12 @@ class StandIn:
         """Each declared release file at its URL's path, with the bytes of the real file of the same name."""
         from urllib.parse import urlsplit
 
-        for f in source.files:
+        for f in source.fetched_files:
             data = (replace or {}).get(f.raw_name)
-            self.files[urlsplit(f.url).path] = data if data is not None else (realdata_folder / f.raw_name).read_bytes()
+            if data is None and (realdata_folder / f.raw_name).is_file():
+                data = (realdata_folder / f.raw_name).read_bytes()
+            if data is not None:  # a file ../shared/realdata lacks is not served (a 404, as for a wrong path)
+                self.files[urlsplit(f.url).path] = data
 
     def serve_videos(self, source, video_ids, workdir: Path, corrupt: bool = False, skip: tuple[str, ...] = ()) -> None:
         """The declared archives, laid out as the real repo (member pattern), with small synthetic clips."""

@@ -392,19 +392,28 @@ class ReleaseFile:
     """One file of the authors' release at the pinned commit (`hardneg fetch` downloads and checks it).
 
     path: its path in the authors' repository. url: where it is downloaded from (a raw URL at the commit; `--mirror`
-    replaces the scheme and host and keeps the path). size: bytes. sha256: of the bytes, checked before use.
-    raw_name: its name in the raw folder the parser reads (default: the last part of `path`).
+    replaces the scheme and host and keeps the path). size: bytes (None: not known offline). sha256: of the bytes,
+    checked before use. git_blob: the file's git blob id (sha1 of "blob <size>\\0" + bytes), the check used where
+    the sha256 could not be computed offline (a file the offline snapshot lacks). raw_name: its name in the raw
+    folder the parser reads (default: the last part of `path`). commit: the commit of `url` when it is not the
+    source's (a file only an earlier commit holds). optional: listed, not fetched (another copy of a file fetched).
     """
 
     path: str
     url: str
-    size: int
+    size: int | None
     sha256: str
     raw_name: str = ""
+    git_blob: str = ""
+    commit: str = ""
+    optional: bool = False
 
     def __post_init__(self) -> None:
-        if len(self.sha256) != 64 or not set(self.sha256) <= _HEX40 or int(self.size) < 0:
-            raise ValueError(f"ReleaseFile({self.path!r}): sha256 must be 64 lowercase hex digits and size >= 0")
+        ok_sha = len(self.sha256) == 64 and set(self.sha256) <= _HEX40
+        ok_blob = len(self.git_blob) == 40 and set(self.git_blob) <= _HEX40
+        if not (ok_sha or (not self.sha256 and ok_blob)) or (self.size is not None and int(self.size) < 0):
+            raise ValueError(f"ReleaseFile({self.path!r}): give a sha256 of 64 lowercase hex digits (or, where it "
+                             "could not be computed, git_blob of 40), and a size >= 0 or None")
         if not self.raw_name:
             object.__setattr__(self, "raw_name", self.path.rsplit("/", 1)[-1])
 
@@ -487,9 +496,14 @@ class Source:
             raise ValueError(f"Source({self.repo!r}): name the release files")
 
     @property
+    def fetched_files(self) -> tuple[ReleaseFile, ...]:
+        """The files `hardneg fetch` downloads (the optional ones are only listed)."""
+        return tuple(f for f in self.files if not f.optional)
+
+    @property
     def size(self) -> int:
-        """Bytes of the release files together."""
-        return sum(f.size for f in self.files)
+        """Bytes of the fetched release files together (a file of unknown size counts 0)."""
+        return sum(f.size or 0 for f in self.fetched_files)
 
 
 @dataclass(frozen=True)

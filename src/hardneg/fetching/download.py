@@ -30,6 +30,15 @@ def mirrored(url: str, mirror: str | None) -> str:
     return urlunsplit((m.scheme, m.netloc, m.path + u.path, u.query, ""))
 
 
+def git_blob_of(path: Path) -> str:
+    """The file's git blob id: sha1 of "blob <size>\\0" + its bytes (`git hash-object`)."""
+    h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())  # noqa: S324 (git's own id, an integrity pin)
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def sha256_of(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -61,17 +70,28 @@ def _open(url: str, start: int, timeout: float):
     return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 (http(s) URLs from a declaration)
 
 
-def download(url: str, target: Path, size: int, sha256: str, *, timeout: float = 60.0, progress: bool = True) -> Path:
-    """`target` holding the bytes at `url`, checked against `size` and `sha256`; kept when it already matches."""
-    if target.is_file() and target.stat().st_size == size and sha256_of(target) == sha256:
+def _matches(path: Path, size: int | None, sha256: str, git_blob: str) -> tuple[bool, str, str]:
+    """(whether the file is the pinned one, the check's name, the value found)."""
+    if sha256:
+        got = sha256_of(path)
+        return got == sha256 and (size is None or path.stat().st_size == size), "sha256", got
+    got = git_blob_of(path)
+    return got == git_blob and (size is None or path.stat().st_size == size), "git blob id", got
+
+
+def download(url: str, target: Path, size: int | None, sha256: str, *, git_blob: str = "", timeout: float = 60.0,
+             progress: bool = True) -> Path:
+    """`target` holding the bytes at `url`, checked against `size` and `sha256` (or, where the pin has no sha256,
+    its git blob id); kept when it already matches."""
+    if target.is_file() and _matches(target, size, sha256, git_blob)[0]:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_name(target.name + ".part")
     start = part.stat().st_size if part.is_file() else 0
-    if start > size:
+    if size is not None and start > size:
         part.unlink()
         start = 0
-    if start < size or size == 0:
+    if size is None or start < size or size == 0:
         try:
             response = _open(url, start, timeout)
         except urllib.error.HTTPError as exc:
@@ -89,13 +109,16 @@ def download(url: str, target: Path, size: int, sha256: str, *, timeout: float =
                 if start and response.status != 206:  # the server ignored Range: start again
                     start = 0
                 _copy(response, part, start, size, target.name, progress)
-    got = sha256_of(part)
-    if got != sha256 or part.stat().st_size != size:
+    ok, check, got = _matches(part, size, sha256, git_blob)
+    if not ok:
         found = part.stat().st_size
         part.unlink(missing_ok=True)
-        raise FetchError(f"{target.name}: sha256 mismatch, refused. expected {sha256} ({size:,} bytes), got {got} "
-                         f"({found:,} bytes) from {url}. The download was deleted; a rerun downloads it again. If "
-                         "this repeats, the file at the source changed: report it (the pin names the commit).")
+        want = sha256 or git_blob
+        raise FetchError(f"{target.name}: {check} mismatch, refused. expected {want}"
+                         + (f" ({size:,} bytes)" if size is not None else "")
+                         + f", got {got} ({found:,} bytes) from {url}. The download was deleted; a rerun downloads it "
+                         "again. If this repeats, the file at the source changed: report it (the pin names the "
+                         "commit).")
     os.replace(part, target)
     return target
 

@@ -36,10 +36,14 @@ def download_size(name: str, videos: bool = True) -> int:
 def dry_run(name: str, settings: FetchSettings) -> list[str]:
     """What a fetch would download, without downloading: each file's URL, size and sha256, and the video source."""
     src = source_of(name)
-    lines = [f"{name}: release {src.repo} @ {src.commit} ({src.license}); {len(src.files)} file(s), "
+    lines = [f"{name}: release {src.repo} @ {src.commit} ({src.license}); {len(src.fetched_files)} file(s), "
              f"{human(src.size)}"]
     for f in src.files:
-        lines.append(f"  {mirrored(f.url, settings.mirror)}\n    size {f.size:,} bytes  sha256 {f.sha256}")
+        size = f"size {f.size:,} bytes" if f.size is not None else "size unknown"
+        check = f"sha256 {f.sha256}" if f.sha256 else f"git blob {f.git_blob} (no sha256 computed offline)"
+        extra = (" (optional: listed, not fetched)" if f.optional else "") + (
+            f" (saved as {f.raw_name})" if f.raw_name != f.path.rsplit("/", 1)[-1] else "")
+        lines.append(f"  {mirrored(f.url, settings.mirror)}{extra}\n    {size}  {check}")
     v = src.videos
     if v.kind == "hub":
         lines.append(f"  videos: Hub {v.repo_type} {v.repo_id} @ {v.revision}, {len(v.archives)} archive(s), "
@@ -75,19 +79,19 @@ def fetch_release(name: str, settings: FetchSettings) -> Path:
     """The release files downloaded (or kept) and checked; their folder."""
     src = source_of(name)
     folder = settings.release_dir(name, src.commit)
-    todo = [f for f in src.files if not (folder / f.raw_name).is_file()]
+    todo = [f for f in src.fetched_files if not (folder / f.raw_name).is_file()]
     if settings.offline and todo:
         raise FetchError("offline (HF_HUB_OFFLINE=1): these release files are not here yet: "
-                         + "; ".join(f"{mirrored(f.url, settings.mirror)} ({human(f.size)})" for f in todo)
+                         + "; ".join(f"{mirrored(f.url, settings.mirror)} ({human(f.size or 0)})" for f in todo)
                          + f". Run `hardneg fetch {name}` with the network, or put them in {folder}")
     if todo:
-        check_free_space(folder, sum(f.size for f in todo), f"the release files of {name}")
-    for f in src.files:
+        check_free_space(folder, sum(f.size or 0 for f in todo), f"the release files of {name}")
+    for f in src.fetched_files:
         target = folder / f.raw_name
         if f in todo:
-            _log(f"{name}: {f.path} ({human(f.size)})")
-        download(mirrored(f.url, settings.mirror), target, f.size, f.sha256, timeout=settings.timeout,
-                 progress=settings.progress)
+            _log(f"{name}: {f.path} ({human(f.size or 0)})")
+        download(mirrored(f.url, settings.mirror), target, f.size, f.sha256, git_blob=f.git_blob,
+                 timeout=settings.timeout, progress=settings.progress)
     return folder
 
 
@@ -120,7 +124,7 @@ def fetch_benchmark(name: str, settings: FetchSettings | None = None) -> dict:
     _log(f"{name}: checking the {len(video_ids):,} referenced videos")
     report = coverage.check(video_ids, dest, src.videos, decode=settings.decode_check)
     state = {"benchmark": name, "source": {"repo": src.repo, "commit": src.commit, "license": src.license,
-                                           "files": [f.path for f in src.files]},
+                                           "files": [f.path for f in src.fetched_files]},
              "videos_source": _video_record(src.videos), "videos_fetch": how, "commit": src.commit,
              "built": str(built), "videos": str(dest), "coverage": report}
     path = settings.state_file(name)

@@ -35,7 +35,7 @@ def release_line(decl) -> str:
     src = decl.source
     if src is None:
         return "Release: no pinned release (`hardneg fetch` has nothing to download for it)."
-    return (f"Release: numbers computed on `{_cell(src.repo)}` at commit `{src.commit}` ({len(src.files)} file(s), "
+    return (f"Release: numbers computed on `{_cell(src.repo)}` at commit `{src.commit}` ({len(src.fetched_files)} file(s), "
             f"sha256-checked; `hardneg fetch {decl.name} --dry-run` lists them).")
 
 
