@@ -478,7 +478,8 @@ class Source:
     """A benchmark's pinned sources: the authors' release files at one commit, and where its videos are.
 
     repo: the authors' repository ("github.com/owner/name"). commit: the 40-hex commit the files are pinned at.
-    files: the release files the parser reads. videos: `VideoSource`. notes: one line on anything a user should know
+    files: the release files the parser reads. videos: `VideoSource` (None: not pinned in this version, said by every
+    surface). notes: one line on anything a user should know
     (files pinned elsewhere, a departure). `hardneg fetch` reads only this; docs/fetching.md describes it.
     """
 
@@ -486,7 +487,7 @@ class Source:
     commit: str
     license: str
     files: tuple[ReleaseFile, ...]
-    videos: VideoSource
+    videos: VideoSource | None
     notes: str = ""
 
     def __post_init__(self) -> None:

@@ -20,7 +20,7 @@ def real_examples(name: str, n: int, settings: FetchSettings) -> tuple[Path, Pat
 
     from hardneg.datasets.videos import video_ids_of_folder
     from hardneg.fetching.partial import fetch_members
-    from hardneg.fetching.pipeline import fetch_benchmark, source_of
+    from hardneg.fetching.pipeline import fetch_benchmark, source_of, videos_of
     from hardneg.io import atomic_directory, atomic_write_parquet
 
     src = source_of(name)
@@ -29,12 +29,13 @@ def real_examples(name: str, n: int, settings: FetchSettings) -> tuple[Path, Pat
     built = Path(state["built"])
     dest = settings.root / "examples" / "videos" / name
     ids = video_ids_of_folder(built)[: max(n * 4, n)]
-    if src.videos.kind != "hub":
-        raise ValueError(f"{name}: no public video source ({src.videos.why}); the demo cannot show its real videos")
-    found = fetch_members(src.videos, ids, dest, settings, limit=n)
+    videos = videos_of(src)
+    if videos.kind != "hub":
+        raise ValueError(f"{name}: no public video source ({videos.why}); the demo cannot show its real videos")
+    found = fetch_members(videos, ids, dest, settings, limit=n)
     keep = sorted(found)[:n]
     if not keep:
-        raise ValueError(f"{name}: none of the videos {ids[:3]}... is in {src.videos.repo_id}; cannot show examples")
+        raise ValueError(f"{name}: none of the videos {ids[:3]}... is in {videos.repo_id}; cannot show examples")
     subset = settings.root / "examples" / "built" / name
     with atomic_directory(subset, overwrite=True) as tmp:
         for p in built.rglob("*"):

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from hardneg import benchmarks as registry
+from hardneg.benchmarks.base import VideoSource
 from hardneg.fetching.download import check_free_space, download, human, mirrored
 from hardneg.fetching.errors import FetchError
 from hardneg.fetching.layout import FetchSettings, fetched_state
@@ -22,6 +23,18 @@ def source_of(name: str):
     return decl.source
 
 
+#: what a source without a pinned video source says (Source.videos None): the reason, never a silent gap
+NOT_PINNED = VideoSource("manual", official="no video source is pinned for it in this version of video-hardneg",
+                         steps=("get the videos the items name (the release's README says where)",
+                                "put them in one folder as <video_id>.mp4 and pass --videos DIR to hardneg run"),
+                         why="no video source pinned in this version")
+
+
+def videos_of(src) -> VideoSource:
+    """The source's videos, or `NOT_PINNED`."""
+    return src.videos if src.videos is not None else NOT_PINNED
+
+
 def fetchable() -> list[str]:
     """The benchmarks with a pinned source, in declaration order (`hardneg fetch all`)."""
     return [n for n, d in registry.all_benchmarks().items() if d.source is not None]
@@ -30,7 +43,8 @@ def fetchable() -> list[str]:
 def download_size(name: str, videos: bool = True) -> int:
     """Bytes `hardneg fetch NAME` downloads (release files, plus the video archives when `videos`)."""
     src = source_of(name)
-    return src.size + (src.videos.size if videos and src.videos.kind == "hub" else 0)
+    v = videos_of(src)
+    return src.size + (v.size if videos and v.kind == "hub" else 0)
 
 
 def dry_run(name: str, settings: FetchSettings) -> list[str]:
@@ -44,7 +58,7 @@ def dry_run(name: str, settings: FetchSettings) -> list[str]:
         extra = (" (optional: listed, not fetched)" if f.optional else "") + (
             f" (saved as {f.raw_name})" if f.raw_name != f.path.rsplit("/", 1)[-1] else "")
         lines.append(f"  {mirrored(f.url, settings.mirror)}{extra}\n    {size}  {check}")
-    v = src.videos
+    v = videos_of(src)
     if v.kind == "hub":
         lines.append(f"  videos: Hub {v.repo_type} {v.repo_id} @ {v.revision}, {len(v.archives)} archive(s), "
                      f"{human(v.size)}; member {v.member_pattern!r} ({v.id_to_file})")
@@ -64,10 +78,11 @@ def not_fetched_hint(name: str) -> str:
     """The exact command that fetches `name`, with what it downloads (`hardneg run` prints it)."""
     src = source_of(name)
     what = f"{human(src.size)} of release files"
-    if src.videos.kind == "hub":
-        what += f" and {human(src.videos.size)} of videos from {src.videos.repo_id}"
+    v = videos_of(src)
+    if v.kind == "hub":
+        what += f" and {human(v.size)} of videos from {v.repo_id}"
     else:
-        what += f"; its videos have no public copy ({src.videos.official})"
+        what += f"; no videos: {v.why} ({v.official})"
     return f"hardneg fetch {name}   # downloads {what}"
 
 
@@ -117,15 +132,16 @@ def fetch_benchmark(name: str, settings: FetchSettings | None = None) -> dict:
     video_ids = video_ids_of_folder(built)
     dest = settings.videos_dir(name)
     how = {"how": "not fetched (--no-videos)"}
-    if src.videos.kind == "hub" and settings.videos:
-        how = fetch_videos(src.videos, dest, video_ids, settings)
-    elif src.videos.kind == "manual":
-        how = {"how": f"manual: {src.videos.why}", "steps": list(src.videos.steps), "official": src.videos.official}
+    v = videos_of(src)
+    if v.kind == "hub" and settings.videos:
+        how = fetch_videos(v, dest, video_ids, settings)
+    elif v.kind == "manual":
+        how = {"how": f"manual: {v.why}", "steps": list(v.steps), "official": v.official}
     _log(f"{name}: checking the {len(video_ids):,} referenced videos")
-    report = coverage.check(video_ids, dest, src.videos, decode=settings.decode_check)
+    report = coverage.check(video_ids, dest, v, decode=settings.decode_check)
     state = {"benchmark": name, "source": {"repo": src.repo, "commit": src.commit, "license": src.license,
                                            "files": [f.path for f in src.fetched_files]},
-             "videos_source": _video_record(src.videos), "videos_fetch": how, "commit": src.commit,
+             "videos_source": _video_record(v), "videos_fetch": how, "commit": src.commit,
              "built": str(built), "videos": str(dest), "coverage": report}
     path = settings.state_file(name)
     path.parent.mkdir(parents=True, exist_ok=True)

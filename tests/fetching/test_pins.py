@@ -1,0 +1,68 @@
+"""Every declaration's pinned source against the real release files of ../shared/realdata: the dry run prints, for
+each benchmark with files there, sha256 values equal to those files' own; every benchmark names its video source
+or the reason there is none; and a release whose pinned files are all there fetches and builds from the stand-in
+with the real parser (issue 47)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from hardneg import benchmarks
+from hardneg.cli import main
+
+#: benchmark -> its folder of ../shared/realdata (the folder names are realdata's own, README there)
+REALDATA_FOLDER = {"tempcompass": "tempcompass", "vitatecs": "vitatecs", "vilma": "vilma",
+                   "contrast_sets": "contrast_sets", "posrank": "posrank_uvo", "videocon-ssv2": "videocon",
+                   "videocon-atphard": "videocon"}
+
+
+@pytest.mark.parametrize("name", sorted(REALDATA_FOLDER))
+def test_dry_run_hashes_equal_the_real_files(realdata, name, capsys):
+    decl = benchmarks.get(name)
+    assert decl.source is not None, f"{name} has files in ../shared/realdata but no pinned source"
+    assert main(["fetch", name, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert decl.source.commit in out
+    matched = 0
+    for f in decl.source.files:
+        real = realdata / REALDATA_FOLDER[name] / f.raw_name
+        if not real.is_file():
+            continue
+        data = real.read_bytes()
+        assert f.sha256 == hashlib.sha256(data).hexdigest(), f"{name}: {f.path} pinned hash differs from {real}"
+        assert f.size == len(data)
+        assert f"sha256 {f.sha256}" in out and f.url in out
+        matched += 1
+    assert matched >= 1, f"{name}: no pinned file is one of {REALDATA_FOLDER[name]}/'s"
+
+
+@pytest.mark.parametrize("name", benchmarks.names())
+def test_every_benchmark_names_its_video_source_or_why_not(name, capsys):
+    decl = benchmarks.get(name)
+    code = main(["fetch", name, "--dry-run"])
+    out, err = capsys.readouterr()
+    if decl.source is None:
+        assert code == 2 and "declares no pinned source: there is nothing to download" in err
+        return
+    assert code == 0
+    v = decl.source.videos
+    if v is not None and v.kind == "hub":
+        assert f"videos: Hub {v.repo_type} {v.repo_id} @ {v.revision}" in out
+    else:
+        assert "videos: none fetched: " in out and "official source: " in out
+
+
+@pytest.mark.parametrize("name", ["vitatecs", "videocon-ssv2", "videocon-atphard"])
+def test_a_release_fetches_and_builds_from_the_stand_in(realdata, name, tmp_path, monkeypatch, capsys):
+    from standins import StandIn
+
+    decl = benchmarks.get(name)
+    monkeypatch.setenv("HARDNEG_CACHE", str(tmp_path / "cache"))
+    with StandIn() as standin:
+        standin.serve_release(decl.source, realdata / REALDATA_FOLDER[name])
+        assert main(["fetch", name, "--mirror", standin.url, "--no-progress", "--no-videos"]) == 0
+    out = capsys.readouterr().out
+    assert f"release {decl.source.repo} @ {decl.source.commit[:12]}" in out
+    assert (tmp_path / "cache" / "fetch" / "built" / name / "README.md").is_file()
