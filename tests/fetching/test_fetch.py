@@ -239,3 +239,16 @@ main(['fetch', 'tempcompass', '--mirror', {standin.url!r}, '--no-progress'])
     for vid in ids:
         assert (dest / "videos" / f"{vid}.mp4").read_bytes() == (clips / f"{vid}.mp4").read_bytes()
     assert not list(dest.parent.glob(".unpack-*"))
+
+
+def test_export_lmms_eval_defaults_to_the_fetched_cache(tempcompass, tmp_path, capsys):
+    standin, source, ids = tempcompass
+    out = tmp_path / "tasks"
+    assert main(["export", "lmms-eval", str(out), "--benchmarks", "tempcompass"]) == 2  # nothing fetched yet
+    assert "hardneg fetch tempcompass   # downloads" in capsys.readouterr().err
+    assert _fetch(standin) == 0
+    assert main(["export", "lmms-eval", str(out), "--benchmarks", "tempcompass"]) == 0
+    specs = [json.loads(p.read_text()) for p in out.glob("*/hardneg_task.json")]
+    assert specs
+    text = json.dumps(specs)
+    assert str(_cache() / "built" / "tempcompass") in text and str(_cache() / "videos" / "tempcompass") in text
