@@ -66,3 +66,13 @@ def test_a_release_fetches_and_builds_from_the_stand_in(realdata, name, tmp_path
     out = capsys.readouterr().out
     assert f"release {decl.source.repo} @ {decl.source.commit[:12]}" in out
     assert (tmp_path / "cache" / "fetch" / "built" / name / "README.md").is_file()
+
+
+def test_leaderboard_about_names_each_benchmarks_release_commit():
+    from hardneg.leaderboard.about import about_markdown
+
+    text = about_markdown(benchmarks.names())
+    for name, decl in benchmarks.all_benchmarks().items():
+        if decl.source is not None:
+            assert f"Release: numbers computed on `{decl.source.repo}` at commit `{decl.source.commit}`" in text, name
+    assert text.count("Release: ") == len(benchmarks.names())

@@ -40,11 +40,10 @@ def git_blob_of(path: Path) -> str:
 
 
 def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """The sha256 of a file's bytes (`hardneg.video.file_fingerprint`, the project's one file hash)."""
+    from hardneg.video import file_fingerprint
+
+    return file_fingerprint(path)
 
 
 def check_free_space(folder: Path, need: int, what: str) -> None:
