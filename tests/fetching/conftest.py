@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from standins import StandIn  # noqa: E402
+from standins import StandIn, declaration_for  # noqa: E402
 
 N_VIDEOS = 4  # real ids with a synthetic clip each in the stand-in's archive
 
@@ -32,7 +32,13 @@ def tempcompass(realdata, clips, tmp_path, monkeypatch):
     monkeypatch.setenv("HARDNEG_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    real = benchmarks.get("tempcompass")
     with StandIn() as standin:
         standin.serve_release(source, folder)
         standin.serve_videos(source, ids, clips)
-        yield standin, source, ids
+        patched = declaration_for(real, standin.pins(source))
+        benchmarks.register(patched, replace=True)  # the stand-in's synthetic archive, pinned (see StandIn.pins)
+        try:
+            yield standin, patched.source, ids
+        finally:
+            benchmarks.register(real, replace=True)

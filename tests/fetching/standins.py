@@ -87,6 +87,31 @@ class StandIn:
                 data = data[: len(data) // 2] + bytes(64) + data[len(data) // 2 + 64:]
             self.hub[(v.repo_id, archive.name)] = data
 
+    def pins(self, source) -> dict[str, tuple[int, str]]:
+        """{archive name: (size, sha256)} of the archives served: the stand-in's clips are synthetic, so a test
+        pins these in place of the real archive's (`declaration_for`); the real pin is refused (a test says so)."""
+        v = source.video_parts[0]
+        return {a.name: (len(self.hub[(v.repo_id, a.name)]), hashlib.sha256(self.hub[(v.repo_id, a.name)]).hexdigest())
+                for a in v.archives if (v.repo_id, a.name) in self.hub}
+
+
+def declaration_for(decl, pins: dict[str, tuple[int, str]]):
+    """`decl` with its (first) video source's archives pinned to the stand-in's bytes."""
+    from dataclasses import replace
+
+    src = decl.source
+    parts = list(src.video_parts)
+    parts[0] = replace(parts[0], archives=tuple(replace(a, size=pins[a.name][0], sha256=pins[a.name][1])
+                                                if a.name in pins else a for a in parts[0].archives))
+    return replace(decl, source=replace(src, videos=tuple(parts) if len(parts) > 1 else parts[0]))
+
+
+def prelude(name: str, pins: dict[str, tuple[int, str]]) -> str:
+    """Python code that pins `name`'s archives to the stand-in's in a child process (kill tests, the demo)."""
+    return (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+            "from hardneg import benchmarks\nfrom standins import declaration_for\n"
+            f"benchmarks.register(declaration_for(benchmarks.get({name!r}), {pins!r}), replace=True)\n")
+
 
 def _handler(standin: StandIn):
     class Handler(BaseHTTPRequestHandler):

@@ -90,7 +90,8 @@ def test_removed_video_is_reported_then_restored(tempcompass, capsys):
     assert _fetch(standin) == 0
     dest = _cache() / "videos" / "tempcompass"
     (dest / "videos" / f"{ids[0]}.mp4").unlink()
-    report = check(video_ids_of_folder(_cache() / "built" / "tempcompass"), dest, source.videos, decode=False)
+    report = check(video_ids_of_folder(_cache() / "built" / "tempcompass"), dest, source.video_parts,
+                   decode=False)
     assert report["present"] == len(ids) - 1
     assert "then deleted: rerun `hardneg fetch` to restore it" in report["missing"][ids[0]]
     capsys.readouterr()
@@ -100,8 +101,16 @@ def test_removed_video_is_reported_then_restored(tempcompass, capsys):
 
 
 def test_corrupt_archive_is_refused_and_deleted_then_rerun_completes(tempcompass, clips, capsys):
+    """An archive whose bytes are corrupt where no sha256 is pinned for it (the Hub's NExT-QA zip has none): the
+    unpack fails, the archive is deleted from the cache, and a rerun downloads and unpacks it."""
+    from hardneg import benchmarks
+    from standins import declaration_for
+
     standin, source, ids = tempcompass
     standin.serve_videos(source, ids, clips, corrupt=True)
+    size = standin.pins(source)["tempcompass_videos.zip"][0]
+    benchmarks.register(declaration_for(benchmarks.get("tempcompass"), {"tempcompass_videos.zip": (size, "")}),
+                        replace=True)  # no sha256 pinned: the unpack is what finds the damage
     assert _fetch(standin) == 2
     err = capsys.readouterr().err
     assert "archive tempcompass_videos.zip of lmms-lab/TempCompass@c8a67d88a3bc is corrupt" in err
@@ -109,6 +118,7 @@ def test_corrupt_archive_is_refused_and_deleted_then_rerun_completes(tempcompass
     dest = _cache() / "videos" / "tempcompass"
     assert not any(p.suffix == ".mp4" for p in dest.rglob("*")) if dest.exists() else True
     assert not list(_cache().glob("videos/.unpack-*"))
+    assert not list((Path(os.environ["HARDNEG_CACHE"]) / "hub").rglob("*.zip"))
     standin.serve_videos(source, ids, clips)
     assert _fetch(standin) == 0
     assert f"{len(ids)} of 410 referenced videos present" in capsys.readouterr().out
@@ -161,11 +171,16 @@ def test_lmms_eval_copy_is_reused_not_downloaded(tempcompass, clips, capsys):
 
 
 def test_run_without_fetch_prints_the_command_and_size_and_downloads_nothing(tempcompass, tmp_path, capsys):
+    from hardneg import benchmarks
+    from hardneg.benchmarks import tempcompass as module
+
     standin, source, _ = tempcompass
+    benchmarks.register(module.BENCHMARK, replace=True)  # the real pins: the real download size
     assert main(["run", "--model", "blind-unigram", "--benchmarks", "tempcompass", "--out", str(tmp_path / "r"),
                  "--resamples", "0", "--no-progress", "--no-charts"]) == 0
     out = capsys.readouterr().out
-    assert "hardneg fetch tempcompass   # downloads 715.7 KB of release files and 418.0 MB of videos" in out
+    assert ("hardneg fetch tempcompass   # downloads 715.7 KB of release files and 418.4 MB of videos from "
+            "lmms-lab/TempCompass") in out
     assert "scoring the built-in sample" in out and standin.requests == [] and not _cache().exists()
 
 
@@ -195,8 +210,10 @@ def test_kill_9_during_download_leaves_no_file_then_rerun_resumes(tempcompass):
     standin.hang_after[path] = 200_000
     release = _cache() / "release" / "tempcompass" / source.commit
     part = release / "caption_matching.json.part"
-    proc = _spawn(f"from hardneg.cli import main; main(['fetch', 'tempcompass', '--mirror', {standin.url!r}, "
-                  "'--no-progress'])")
+    from standins import prelude
+
+    proc = _spawn(prelude("tempcompass", standin.pins(source)) + "from hardneg.cli import main; main(['fetch', "
+                  f"'tempcompass', '--mirror', {standin.url!r}, '--no-progress'])")
     _wait_for(lambda: part.is_file() and part.stat().st_size >= 200_000, proc, "200 KB downloaded")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -213,7 +230,9 @@ def test_kill_9_during_unpack_leaves_whole_files_then_rerun_completes(tempcompas
     dest = _cache() / "videos" / "tempcompass"
     flag = dest.parent / "slow-unpack-started"
     # each member's extraction waits after its first one: the process is killed mid-unpack
-    code = f"""
+    from standins import prelude
+
+    code = prelude("tempcompass", standin.pins(source)) + f"""
 import time, pathlib
 import hardneg.fetching.videos as v
 real = v.extract_member
@@ -252,3 +271,19 @@ def test_export_lmms_eval_defaults_to_the_fetched_cache(tempcompass, tmp_path, c
     assert specs
     text = json.dumps(specs)
     assert str(_cache() / "built" / "tempcompass") in text and str(_cache() / "videos" / "tempcompass") in text
+
+
+def test_the_real_archive_pin_refuses_the_stand_ins_synthetic_archive(tempcompass, monkeypatch, capsys):
+    """The declaration pins the real archive's sha256 (its LFS oid); the stand-in's synthetic zip differs, so a
+    fetch with the real pin is refused naming both hashes, and the download is deleted."""
+    from hardneg import benchmarks
+    from hardneg.benchmarks import tempcompass as module
+
+    standin, source, _ = tempcompass
+    benchmarks.register(module.BENCHMARK, replace=True)  # the real pin
+    assert _fetch(standin) == 2
+    err = capsys.readouterr().err
+    real = module.SOURCE.videos.archives[0].sha256
+    assert f"tempcompass_videos.zip: sha256 mismatch, refused. expected {real}, got " in err
+    assert standin.pins(source)["tempcompass_videos.zip"][1] in err
+    assert not list((Path(os.environ["HARDNEG_CACHE"]) / "hub").rglob("*.zip"))

@@ -420,11 +420,13 @@ class ReleaseFile:
 
 @dataclass(frozen=True)
 class VideoArchive:
-    """One file of a video repo on the Hub: its name in the repo, its size in bytes, its sha256 where known."""
+    """One file of a video repo on the Hub: its name in the repo, its size in bytes (None: not published; `approx`
+    says the listing's figure) and its sha256 where known (the LFS pointer's oid; checked after download)."""
 
     name: str
-    size: int
+    size: int | None
     sha256: str = ""
+    approx: str = ""
 
 
 #: how a video source is reached: "hub" (a public Hub repo `hardneg fetch` downloads and unpacks) or "manual"
@@ -434,13 +436,14 @@ VIDEO_SOURCE_KINDS = ("hub", "manual")
 
 @dataclass(frozen=True)
 class VideoSource:
-    """Where a benchmark's videos are fetched from, pinned, and how a video id maps to a file.
+    """Where (some of) a benchmark's videos are fetched from, pinned, and how a video id maps to a file.
 
     kind "hub": repo_id (repo_type, revision: a 40-hex commit) holds `archives` (zip or tar); each member whose path
     matches `member_pattern` ("videos/{id}.mp4": `{id}` is the video id) is the video of that id; `id_to_file` says
     the same in words. cache_dir: lmms-eval's folder for these videos under $HF_HOME (its task YAML's
-    dataset_kwargs.cache_dir), reused when a user already has it.
+    dataset_kwargs.cache_dir, with the sub-folder its utils.py reads), reused when a user already has it.
     kind "manual": official (where the videos are), steps (what a user does, in order), why (why there is no copy).
+    part: which videos this source covers when a benchmark has several ("config msrvtt", "VATEX videos").
     evidence: where these facts were read (task YAML, repo listing, paper).
     """
 
@@ -456,6 +459,7 @@ class VideoSource:
     steps: tuple[str, ...] = ()
     why: str = ""
     evidence: str = ""
+    part: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in VIDEO_SOURCE_KINDS:
@@ -469,8 +473,8 @@ class VideoSource:
 
     @property
     def size(self) -> int:
-        """Bytes downloaded for the videos (the archives together)."""
-        return sum(a.size for a in self.archives)
+        """Bytes downloaded for the videos (the archives together; one of unknown size counts 0)."""
+        return sum(a.size or 0 for a in self.archives)
 
 
 @dataclass(frozen=True)
@@ -478,8 +482,9 @@ class Source:
     """A benchmark's pinned sources: the authors' release files at one commit, and where its videos are.
 
     repo: the authors' repository ("github.com/owner/name"). commit: the 40-hex commit the files are pinned at.
-    files: the release files the parser reads. videos: `VideoSource` (None: not pinned in this version, said by every
-    surface). notes: one line on anything a user should know
+    files: the release files the parser reads. videos: a `VideoSource`, or one per part where a benchmark's videos
+    come from several places (MSR-VTT from a Hub zip, VATEX only from YouTube), or None (not pinned in this version,
+    said by every surface). notes: one line on anything a user should know
     (files pinned elsewhere, a departure). `hardneg fetch` reads only this; docs/fetching.md describes it.
     """
 
@@ -487,7 +492,7 @@ class Source:
     commit: str
     license: str
     files: tuple[ReleaseFile, ...]
-    videos: VideoSource | None
+    videos: "VideoSource | tuple[VideoSource, ...] | None"
     notes: str = ""
 
     def __post_init__(self) -> None:
@@ -495,6 +500,13 @@ class Source:
             raise ValueError(f"Source({self.repo!r}): commit must be 40 lowercase hex digits, got {self.commit!r}")
         if not self.files:
             raise ValueError(f"Source({self.repo!r}): name the release files")
+
+    @property
+    def video_parts(self) -> tuple[VideoSource, ...]:
+        """The video sources as a tuple (empty: none pinned)."""
+        if self.videos is None:
+            return ()
+        return self.videos if isinstance(self.videos, tuple) else (self.videos,)
 
     @property
     def fetched_files(self) -> tuple[ReleaseFile, ...]:

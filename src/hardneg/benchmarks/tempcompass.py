@@ -126,13 +126,16 @@ SOURCE = Source(
                        "72144a7cb5aba97d12c3148ec734f7c8f27a04f6b3a7396ef41003a0a7178419")),
     videos=VideoSource(
         "hub", repo_id="lmms-lab/TempCompass", revision="c8a67d88a3bc6fd4b2f9ae2f9e112668fbe05722",
-        archives=(VideoArchive("tempcompass_videos.zip", 418_000_000),),
+        archives=(VideoArchive("tempcompass_videos.zip", 418421516,
+                               "fb7c8a2b742a3d10ae1bd1a6183fb602edb346a4c7fd91c631dba46b753e0f0b"),),
         member_pattern="videos/{id}.mp4", cache_dir="tempcompass",
         id_to_file="video id 1034419625 -> videos/1034419625.mp4 in tempcompass_videos.zip",
         evidence=("TempCompass README (videos: huggingface.co/datasets/lmms-lab/TempCompass); the repo's tree at "
-                  "c8a67d8 (tempcompass_videos.zip, 418 MB); lmms-eval tasks/tempcompass (_default_template_yaml "
-                  "cache_dir: tempcompass, utils.py: <cache_dir>/videos/<id>.mp4)")),
-    notes="the archive's size is the Hub listing's (418 MB), to be replaced by its exact byte count")
+                  "c8a67d8 (tempcompass_videos.zip, added in 1164378 and never changed; its LFS pointer gives the "
+                  "sha256 and size); lmms-eval tasks/tempcompass (_default_template_yaml cache_dir: tempcompass, "
+                  "utils.py: <cache_dir>/videos/<id>.mp4; its YAML names lmms-eval/TempCompass, the authors' README "
+                  "this repo)")),
+    notes="HEAD of main (2025-04-04), the commit ../shared/realdata names (e1b4631)")
 
 BENCHMARK = Benchmark(
     negative_types=("temporal",),

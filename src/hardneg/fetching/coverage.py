@@ -8,12 +8,13 @@ from hardneg.benchmarks.base import VideoSource
 from hardneg.fetching.videos import known_members
 
 
-def check(video_ids: list[str], dest: Path, source: VideoSource, decode: bool = True, max_listed: int = 200) -> dict:
+def check(video_ids: list[str], dest: Path, sources: tuple[VideoSource, ...], decode: bool = True,
+          max_listed: int = 200) -> dict:
     """{"present", "referenced", "missing": {id: why}, "unreadable": {id: why}} for the ids the items reference."""
     from hardneg.video import FrameSettings, VideoDecodeError, VideoFolder, decode_frames
 
     folder = VideoFolder(dest) if dest.is_dir() else None
-    members = known_members(dest)
+    members, absent = known_members(dest)
     missing: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     present = 0
@@ -21,7 +22,7 @@ def check(video_ids: list[str], dest: Path, source: VideoSource, decode: bool = 
     for vid in video_ids:
         path = folder.path(vid) if folder is not None else None
         if path is None:
-            missing[vid] = _why_missing(vid, members, source)
+            missing[vid] = _why_missing(vid, members, absent, sources)
             continue
         if decode:
             try:
@@ -36,14 +37,23 @@ def check(video_ids: list[str], dest: Path, source: VideoSource, decode: bool = 
             "unreadable": dict(sorted(unreadable.items())[:max_listed]), "videos": str(dest)}
 
 
-def _why_missing(vid: str, members: dict[str, tuple[str, str]], source: VideoSource) -> str:
+def _why_missing(vid: str, members: dict[str, tuple[str, str]], absent: dict[str, str],
+                 sources: tuple[VideoSource, ...]) -> str:
     if vid in members:
         archive, rel = members[vid]
         return f"unpacked from {archive} as {rel}, then deleted: rerun `hardneg fetch` to restore it"
-    if source.kind == "manual":
-        return f"no redistributable copy: {source.why}"
-    return (f"not in the pinned archives of {source.repo_id}@{source.revision[:12]} (the source lacks it)"
-            if members else "not fetched (no archive unpacked here)")
+    hub = [s for s in sources if s.kind == "hub"]
+    manual = [s for s in sources if s.kind == "manual"]
+    if vid in absent or (hub and members):
+        names = ", ".join(f"{s.repo_id}@{s.revision[:12]}" for s in hub)
+        why = f"not in the pinned archives of {names} (the source lacks it)"
+    elif hub:
+        why = "not fetched (no archive unpacked here)"
+    else:
+        why = ""
+    for s in manual:
+        why += ("; or " if why else "") + f"{s.part + ': ' if s.part else ''}no redistributable copy ({s.why})"
+    return why or "no video source"
 
 
 def summary(report: dict) -> str:

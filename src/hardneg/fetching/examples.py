@@ -29,13 +29,18 @@ def real_examples(name: str, n: int, settings: FetchSettings) -> tuple[Path, Pat
     built = Path(state["built"])
     dest = settings.root / "examples" / "videos" / name
     ids = video_ids_of_folder(built)[: max(n * 4, n)]
-    videos = videos_of(src)
-    if videos.kind != "hub":
-        raise ValueError(f"{name}: no public video source ({videos.why}); the demo cannot show its real videos")
-    found = fetch_members(videos, ids, dest, settings, limit=n)
+    hub = [v for v in videos_of(src) if v.kind == "hub"]
+    if not hub:
+        raise ValueError(f"{name}: no public video source ({videos_of(src)[0].why}); the demo cannot show its real "
+                         "videos")
+    found = {}
+    for videos in hub:
+        found.update(fetch_members(videos, ids, dest, settings, limit=n - len(found)))
+        if len(found) >= n:
+            break
     keep = sorted(found)[:n]
     if not keep:
-        raise ValueError(f"{name}: none of the videos {ids[:3]}... is in {videos.repo_id}; cannot show examples")
+        raise ValueError(f"{name}: none of the videos {ids[:3]}... is in {', '.join(v.repo_id for v in hub)}; cannot show examples")
     subset = settings.root / "examples" / "built" / name
     with atomic_directory(subset, overwrite=True) as tmp:
         for p in built.rglob("*"):

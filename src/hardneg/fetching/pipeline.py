@@ -30,9 +30,9 @@ NOT_PINNED = VideoSource("manual", official="no video source is pinned for it in
                          why="no video source pinned in this version")
 
 
-def videos_of(src) -> VideoSource:
-    """The source's videos, or `NOT_PINNED`."""
-    return src.videos if src.videos is not None else NOT_PINNED
+def videos_of(src) -> tuple[VideoSource, ...]:
+    """The source's video parts, or (`NOT_PINNED`,)."""
+    return src.video_parts or (NOT_PINNED,)
 
 
 def fetchable() -> list[str]:
@@ -43,8 +43,7 @@ def fetchable() -> list[str]:
 def download_size(name: str, videos: bool = True) -> int:
     """Bytes `hardneg fetch NAME` downloads (release files, plus the video archives when `videos`)."""
     src = source_of(name)
-    v = videos_of(src)
-    return src.size + (v.size if videos and v.kind == "hub" else 0)
+    return src.size + (sum(v.size for v in videos_of(src) if v.kind == "hub") if videos else 0)
 
 
 def dry_run(name: str, settings: FetchSettings) -> list[str]:
@@ -58,17 +57,19 @@ def dry_run(name: str, settings: FetchSettings) -> list[str]:
         extra = (" (optional: listed, not fetched)" if f.optional else "") + (
             f" (saved as {f.raw_name})" if f.raw_name != f.path.rsplit("/", 1)[-1] else "")
         lines.append(f"  {mirrored(f.url, settings.mirror)}{extra}\n    {size}  {check}")
-    v = videos_of(src)
-    if v.kind == "hub":
-        lines.append(f"  videos: Hub {v.repo_type} {v.repo_id} @ {v.revision}, {len(v.archives)} archive(s), "
-                     f"{human(v.size)}; member {v.member_pattern!r} ({v.id_to_file})")
-        for a in v.archives:
-            lines.append(f"    {a.name}  size {a.size:,} bytes" + (f"  sha256 {a.sha256}" if a.sha256 else ""))
-        if v.cache_dir:
-            lines.append(f"    reused instead when lmms-eval's $HF_HOME/{v.cache_dir} exists")
-    else:
-        lines.append(f"  videos: none fetched: {v.why}\n    official source: {v.official}")
-        lines += [f"    {i}. {step}" for i, step in enumerate(v.steps, 1)]
+    for v in videos_of(src):
+        part = f" ({v.part})" if v.part else ""
+        if v.kind == "hub":
+            lines.append(f"  videos{part}: Hub {v.repo_type} {v.repo_id} @ {v.revision}, {len(v.archives)} "
+                         f"archive(s), {human(v.size)}; member {v.member_pattern!r} ({v.id_to_file})")
+            for a in v.archives:
+                size = f"size {a.size:,} bytes" if a.size is not None else f"size unknown (about {a.approx or '?'})"
+                lines.append(f"    {a.name}  {size}" + (f"  sha256 {a.sha256}" if a.sha256 else ""))
+            if v.cache_dir:
+                lines.append(f"    reused instead when lmms-eval's $HF_HOME/{v.cache_dir} exists")
+        else:
+            lines.append(f"  videos{part}: none fetched: {v.why}\n    official source: {v.official}")
+            lines += [f"    {i}. {step}" for i, step in enumerate(v.steps, 1)]
     if src.notes:
         lines.append(f"  note: {src.notes}")
     return lines
@@ -78,11 +79,12 @@ def not_fetched_hint(name: str) -> str:
     """The exact command that fetches `name`, with what it downloads (`hardneg run` prints it)."""
     src = source_of(name)
     what = f"{human(src.size)} of release files"
-    v = videos_of(src)
-    if v.kind == "hub":
-        what += f" and {human(v.size)} of videos from {v.repo_id}"
-    else:
-        what += f"; no videos: {v.why} ({v.official})"
+    hub = [v for v in videos_of(src) if v.kind == "hub"]
+    if hub:
+        what += f" and {human(sum(v.size for v in hub))} of videos from {', '.join(dict.fromkeys(v.repo_id for v in hub))}"
+    for v in videos_of(src):
+        if v.kind == "manual":
+            what += f"; {v.part + ' ' if v.part else ''}videos not downloadable: {v.why}"
     return f"hardneg fetch {name}   # downloads {what}"
 
 
@@ -131,17 +133,23 @@ def fetch_benchmark(name: str, settings: FetchSettings | None = None) -> dict:
         build_benchmark(name, raw, built, overwrite=True)
     video_ids = video_ids_of_folder(built)
     dest = settings.videos_dir(name)
-    how = {"how": "not fetched (--no-videos)"}
-    v = videos_of(src)
-    if v.kind == "hub" and settings.videos:
-        how = fetch_videos(v, dest, video_ids, settings)
-    elif v.kind == "manual":
-        how = {"how": f"manual: {v.why}", "steps": list(v.steps), "official": v.official}
+    parts = videos_of(src)
+    hows = []
+    for v in parts:
+        if v.kind == "hub" and settings.videos:
+            hows.append(fetch_videos(v, dest, video_ids, settings))
+        elif v.kind == "hub":
+            hows.append({"how": f"{v.repo_id}: not fetched (--no-videos)"})
+        else:
+            hows.append({"how": f"{v.part + ': ' if v.part else ''}manual: {v.why}", "steps": list(v.steps),
+                         "official": v.official})
+    how = {"how": "; ".join(h["how"] for h in hows), "steps": [s for h in hows for s in h.get("steps", [])],
+           "parts": hows}
     _log(f"{name}: checking the {len(video_ids):,} referenced videos")
-    report = coverage.check(video_ids, dest, v, decode=settings.decode_check)
+    report = coverage.check(video_ids, dest, parts, decode=settings.decode_check)
     state = {"benchmark": name, "source": {"repo": src.repo, "commit": src.commit, "license": src.license,
                                            "files": [f.path for f in src.fetched_files]},
-             "videos_source": _video_record(v), "videos_fetch": how, "commit": src.commit,
+             "videos_source": [_video_record(v) for v in parts], "videos_fetch": how, "commit": src.commit,
              "built": str(built), "videos": str(dest), "coverage": report}
     path = settings.state_file(name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,9 +160,9 @@ def fetch_benchmark(name: str, settings: FetchSettings | None = None) -> dict:
 
 def _video_record(v) -> dict:
     if v.kind == "hub":
-        return {"kind": "hub", "repo_id": v.repo_id, "revision": v.revision,
+        return {"kind": "hub", "repo_id": v.repo_id, "revision": v.revision, "part": v.part,
                 "archives": [a.name for a in v.archives]}
-    return {"kind": "manual", "official": v.official}
+    return {"kind": "manual", "official": v.official, "part": v.part}
 
 
 def source_record(folder: str | Path) -> dict | None:

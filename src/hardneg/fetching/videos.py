@@ -37,25 +37,32 @@ def _marker(dest: Path, archive: VideoArchive) -> Path:
     return dest / MARKERS / (re.sub(r"[^A-Za-z0-9_.-]", "_", archive.name) + ".json")
 
 
-def unpacked(dest: Path, archive: VideoArchive) -> dict[str, str] | None:
-    """{video id: path under dest} of an archive unpacked completely, or None (never, or a file since removed)."""
+def unpacked(dest: Path, archive: VideoArchive, wanted: set[str] | None = None) -> dict[str, str] | None:
+    """{video id: path under dest} of an archive unpacked completely for `wanted` (None: every video), or None
+    (never, for fewer ids, or a file since removed)."""
     try:
-        members = json.loads(_marker(dest, archive).read_text(encoding="utf-8"))["videos"]
+        record = json.loads(_marker(dest, archive).read_text(encoding="utf-8"))
+        members, asked = record["videos"], record.get("asked")
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if asked is not None and (wanted is None or not wanted <= set(asked)):
         return None
     return members if all((dest / p).is_file() for p in members.values()) else None
 
 
-def known_members(dest: Path) -> dict[str, tuple[str, str]]:
-    """{video id: (archive, path)} of every archive ever unpacked into dest (whether or not its files remain)."""
-    out: dict[str, tuple[str, str]] = {}
+def known_members(dest: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """({video id: (archive, path)} of every archive unpacked into dest, whether or not its files remain;
+    {video id: archive} of the ids asked of an archive that does not hold them)."""
+    found: dict[str, tuple[str, str]] = {}
+    absent: dict[str, str] = {}
     for marker in sorted((dest / MARKERS).glob("*.json")) if (dest / MARKERS).is_dir() else []:
         try:
             record = json.loads(marker.read_text(encoding="utf-8"))
-            out.update({vid: (record["archive"], p) for vid, p in record["videos"].items()})
+            found.update({vid: (record["archive"], p) for vid, p in record["videos"].items()})
+            absent.update({vid: record["archive"] for vid in record.get("asked") or () if vid not in record["videos"]})
         except (OSError, ValueError, KeyError, TypeError):
             continue
-    return out
+    return found, {vid: a for vid, a in absent.items() if vid not in found}
 
 
 def download_archive(source: VideoSource, archive: VideoArchive, settings: FetchSettings) -> Path:
@@ -72,7 +79,7 @@ def download_archive(source: VideoSource, archive: VideoArchive, settings: Fetch
                                     local_files_only=settings.offline, etag_timeout=settings.timeout))
     except LocalEntryNotFoundError:
         if settings.offline:
-            raise FetchError(f"offline (HF_HUB_OFFLINE=1): {where} ({human(archive.size)}) is not in "
+            raise FetchError(f"offline (HF_HUB_OFFLINE=1): {where} ({_size(archive)}) is not in "
                              f"{settings.hub_cache()}; run once with the network (unset HF_HUB_OFFLINE)") from None
         raise FetchError(f"cannot reach the Hub for {where}; check the network (or --mirror / HF_ENDPOINT) and "
                          "rerun: an interrupted download resumes") from None
@@ -114,9 +121,11 @@ def extract_member(reader, target: Path) -> None:
         shutil.copyfileobj(src, out, 1 << 20)
 
 
-def unpack(path: Path, archive: VideoArchive, source: VideoSource, dest: Path) -> dict[str, str]:
-    """Unpack the videos of one archive into `dest`; {video id: path under dest}. A corrupt archive is deleted from
-    the cache (a rerun downloads it again) and refused naming it."""
+def unpack(path: Path, archive: VideoArchive, source: VideoSource, dest: Path,
+           wanted: set[str] | None = None) -> dict[str, str]:
+    """Unpack the videos of one archive into `dest` (only the ids in `wanted`, when given: a benchmark needs 2,990
+    of MSR-VTT's 10,000); {video id: path under dest}. A corrupt archive is deleted from the cache (a rerun
+    downloads it again) and refused naming it."""
     regex = member_regex(source.member_pattern)
     staging = dest.parent / f".unpack-{dest.name}-{_marker(dest, archive).stem}"
     shutil.rmtree(staging, ignore_errors=True)  # what a killed unpack left
@@ -126,7 +135,7 @@ def unpack(path: Path, archive: VideoArchive, source: VideoSource, dest: Path) -
         with handle:
             for name, reader in members:
                 match = regex.fullmatch(name.lstrip("./") if name.startswith("./") else name)
-                if match is None:
+                if match is None or (wanted is not None and match.group("id") not in wanted):
                     continue
                 rel = match.group(0)
                 extract_member(reader, staging / rel)
@@ -137,7 +146,7 @@ def unpack(path: Path, archive: VideoArchive, source: VideoSource, dest: Path) -
         raise FetchError(f"archive {archive.name} of {source.repo_id}@{source.revision[:12]} is corrupt or "
                          f"truncated ({type(exc).__name__}: {exc}); it was deleted from the cache, a rerun downloads "
                          "it again") from None
-    if not videos:
+    if not videos and wanted is None:
         shutil.rmtree(staging, ignore_errors=True)
         raise FetchError(f"archive {archive.name} of {source.repo_id} holds no file matching "
                          f"{source.member_pattern!r}; the repo's layout changed: report it")
@@ -147,7 +156,8 @@ def unpack(path: Path, archive: VideoArchive, source: VideoSource, dest: Path) -
     marker = _marker(dest, archive)
     marker.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(marker, json.dumps({"archive": archive.name, "repo_id": source.repo_id,
-                                          "revision": source.revision, "videos": videos}, sort_keys=True) + "\n")
+                                          "revision": source.revision, "videos": videos,
+                                          "asked": None if wanted is None else sorted(wanted)}, sort_keys=True) + "\n")
     shutil.rmtree(staging, ignore_errors=True)
     return videos
 
@@ -182,31 +192,35 @@ def link_lmms_eval(folder: Path, dest: Path, video_ids: list[str]) -> int:
 
 
 def fetch_videos(source: VideoSource, dest: Path, video_ids: list[str], settings: FetchSettings) -> dict:
-    """Every archive downloaded and unpacked into `dest` (skipping those already whole), or lmms-eval's copy
-    linked; returns how they were had: {"how": ..., "archives": [...]}."""
+    """Every archive of one hub source downloaded and the referenced videos unpacked into `dest` (skipping archives
+    already unpacked for them), or lmms-eval's copy linked; returns how they were had."""
     reuse = lmms_eval_dir(source) if settings.reuse_lmms_eval else None
     if reuse is not None:
         n = link_lmms_eval(reuse, dest, video_ids)
         return {"how": f"reused lmms-eval's {reuse} ({n} of {len(video_ids)} referenced videos there)",
                 "reused": str(reuse)}
-    todo = [a for a in source.archives if unpacked(dest, a) is None]
+    wanted = set(video_ids)
+    todo = [a for a in source.archives if unpacked(dest, a, wanted) is None]
+    where = f"{source.repo_id}@{source.revision[:12]}"
     if settings.offline:
-        cached = [a for a in todo if _cached(source, a, settings)]
-        missing = [a for a in todo if a not in cached]
+        missing = [a for a in todo if not _cached(source, a, settings)]
         if missing:
             raise FetchError("offline (HF_HUB_OFFLINE=1): these video archives are not here yet: "
-                             + "; ".join(f"{source.repo_id}@{source.revision[:12]}:{a.name} ({human(a.size)})"
-                                         for a in missing)
+                             + "; ".join(f"{where}:{a.name} ({_size(a)})" for a in missing)
                              + f". Run `hardneg fetch` with the network, or copy lmms-eval's unpacked videos to "
                                f"{hf_home() / (source.cache_dir or '<cache_dir>')}")
-    need = sum(a.size for a in todo if not _cached(source, a, settings)) + sum(a.size for a in todo)
+    need = sum(a.size or 0 for a in todo if not _cached(source, a, settings)) + sum(a.size or 0 for a in todo)
     if need:
         check_free_space(dest.parent, need, f"{len(todo)} video archive(s) of {source.repo_id} (download + unpack)")
     for a in todo:
         path = download_archive(source, a, settings)
-        unpack(path, a, source, dest)
+        unpack(path, a, source, dest, wanted)
     return {"how": f"{source.repo_id}@{source.revision} ({len(source.archives)} archive(s), "
                    f"{len(todo)} unpacked now)", "archives": [a.name for a in source.archives]}
+
+
+def _size(a: VideoArchive) -> str:
+    return human(a.size) if a.size is not None else (f"about {a.approx}" if a.approx else "size unknown")
 
 
 def _cached(source: VideoSource, archive: VideoArchive, settings: FetchSettings) -> bool:
