@@ -47,11 +47,16 @@ def test_every_benchmark_names_its_video_source_or_why_not(name, capsys):
         assert code == 2 and "declares no pinned source: there is nothing to download" in err
         return
     assert code == 0
-    v = decl.source.videos
-    if v is not None and v.kind == "hub":
-        assert f"videos: Hub {v.repo_type} {v.repo_id} @ {v.revision}" in out
-    else:
-        assert "videos: none fetched: " in out and "official source: " in out
+    parts = decl.source.video_parts
+    if not parts:
+        assert "videos: none fetched: no video source pinned in this version" in out
+    for v in parts:
+        part = f" ({v.part})" if v.part else ""
+        if v.kind == "hub":
+            assert f"videos{part}: Hub {v.repo_type} {v.repo_id} @ {v.revision}" in out
+        else:
+            assert f"videos{part}: none fetched: {v.why}\n    official source: {v.official}" in out
+            assert all(step in out for step in v.steps)
 
 
 @pytest.mark.parametrize("name", ["vitatecs", "videocon-ssv2", "videocon-atphard"])

@@ -33,7 +33,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source
+from hardneg.benchmarks.base import (Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoArchive,
+                                    VideoSource)
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     AUTHORS_RELEASE,
@@ -111,14 +112,54 @@ SOURCE = Source(
                     _RAW + "Datasets/HardNegatives/MSR-VTT/msr1ka_verb_RE20.json",
                     None, "", git_blob="2a1c16f9cc181d2c052fa34fd8991b5f63dd5a7e"),
     ),
-    videos=None,  # no video source pinned in this version: `hardneg fetch` says so
+    videos=(
+        VideoSource(
+            "manual", official="https://sites.google.com/view/unidentified-video-object/dataset",
+            steps=(("UVO v1.0 clips are Kinetics-400 videos (UVO kit guide: 'Videos annotated in UVO are from the "
+                    "Kinetics400 dataset. We refer to the DeepMind website and CVDF's snapshot'): download "
+                    "Kinetics-400 from https://github.com/cvdfoundation/kinetics-dataset (k400 train/val/test "
+                    "tarballs, ~450 GB in all) or the preprocessed UVO videos offered on the UVO site "
+                    "(uvo_videos_sparse / uvo_videos_dense, Google Drive)"), ("select the VLN-UVO val videos (the ids in the built dataset's videos list, e.g. from "
+                    "`hardneg fetch posrank --dry-run`)"), ("name each file <youtube_id>.mp4 (Kinetics names clips "
+                    "<youtube_id>_<start:06d>_<end:06d>.mp4: strip the times; UVO's own preprocessed videos are "
+                    "already named by id)"), "pass the folder with --videos (or put it in the cache under posrank/vln_uvo/)",),
+            why=("YouTube clips; no redistributable copy on the Hub found; the VLN/UVO authors distribute "
+                 "annotations only (plus UVO's Google Drive copies)"),
+            part="vln_uvo",
+            evidence=("Fine-grained-negatives@ebd5678 "
+                      "X-CLIP_fine_grained_vp/dataloaders/dataloader_vlnUvo_retrieval.py (videos found by walking "
+                      "features_path for <video_id>.*); UVO v1.0 Kit Guide text (code corpus search 'UVO v1.0 Kit "
+                      "Guide'); a third-party dataset layout listing uvo/uvo_videos_dense/ (code corpus)")),
+        VideoSource(
+            "manual", official="https://oops.cs.columbia.edu/data/",
+            steps=(("download the Oops! dataset videos (oops_dataset video.tar.gz from the Oops! site; the "
+                    "authors host it at Columbia)"), ("the VLN-OOPS negatives and captions are NOT in the authors' repository (no "
+                    "Datasets/HardNegatives/VLN-OOPS folder at any commit), so this config cannot be built from "
+                    "public files"),),
+            why="no released negatives; videos from the Oops! site only",
+            part="vln_oops",
+            evidence="git ls-tree of JewelChen2019/Fine-grained-negatives at all 7 commits"),
+        VideoSource(
+            "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
+            archives=(VideoArchive("MSRVTT.zip", 6552768292, "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
+            member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
+            id_to_file=("{video_id}.mp4 under <cache>/MSRVTT/videos/all/ (video_id = 'video<N>', all 10k MSR-VTT "
+                        "clips; the frozen-in-time MSRVTT.zip layout)"),
+            part="msrvtt",
+            evidence=("Hub commit page "
+                      "huggingface.co/datasets/wufeim/aug_text/commit/62c2c2c6ea8506714cb83848b2f4b02b0514e19d "
+                      "(LFS pointer: oid sha256 + size); README.md of that repo (190bdac: 'MSRVTT.zip: contains "
+                      "all videos', path os.path.join('MSRVTT','videos','all',vid_id+'.mp4')); found via `search` "
+                      "(docs corpus). Not downloaded here: no Hub access.")),
+    ),
     notes=("HEAD of main (2024-12-05). The repo holds only Datasets/HardNegatives/VLN-UVO/ and MSR-VTT/ (no "
            "VLN-OOPS/, no VATEX/ folder at any commit). The three realdata files equal their blobs at ebd5678 "
            "(the only commit holding captions.txt and the word dic; the RE20 negatives are also in 4a44486 'added "
            "data'). Files of 4 MiB and more are absent from the offline snapshot: for those the git blob SHA-1 is "
            "given and sha256/size must be filled in on first online download (or verified by `git hash-object`). "
            "MSR-VTT negatives need a caption source the repo does not ship: msrvtt10ktest.caption.txt or "
-           "MSRVTT_data.json (see other_files)."),
+           "MSRVTT_data.json (see other_files). Realdata holds only the VLN-UVO adverb set (3 files, all equal to "
+           "the blobs at ebd5678)."),
 )
 
 

@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 
 from hardneg.benchmarks.base import (Benchmark, Headline, ItemChoice, Metric, ReleaseFile, ScoreImporter, Source,
-                                    VLMPrompt)
+                                    VLMPrompt, VideoArchive, VideoSource)
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 STATEMENT_COLUMNS = ["vid_id", "question", "answer", "s0", "s1", "s2", "s3", "s4"]
@@ -57,7 +57,24 @@ SOURCE = Source(
         ReleaseFile("LICENSE", _RAW + "LICENSE",
                     1069, "ffa4e24494bd17583df880d7ea38fd6292c3291b209ef6fe6801d46ab27867ef"),
     ),
-    videos=None,  # no video source pinned in this version: `hardneg fetch` says so
+    videos=
+    VideoSource(
+        "hub", repo_id="lmms-lab/NExTQA", revision="0d019debcbf84a3d91ee608ab9ef9ab2a9e7dec5",
+        archives=(VideoArchive("videos.zip", None, approx="6.49 GB"),),
+        member_pattern="NExTVideo/{id}.mp4", cache_dir="nextqa",
+        id_to_file=("$HF_HOME/nextqa/NExTVideo/{vid_id}.mp4 (lmms-eval tasks/nextqa/utils.py: cache_dir = "
+                    "get_cache_dir(config, 'NExTVideo'); nextqa_doc_to_visual -> get_video(cache_dir, "
+                    "doc['video']) tries .mp4/.MP4). vid_id = NExT-QA video id as in "
+                    "nextqa-atphard-statements.csv (e.g. 4010069381); ATP-Hard uses 553 NExT-QA *validation* "
+                    "videos, which lmms-eval's nextqa_oe_val also reads from this archive"),
+        evidence=("Hub tree page "
+                  "huggingface.co/datasets/lmms-lab/NExTQA/tree/0d019debcbf84a3d91ee608ab9ef9ab2a9e7dec5 and "
+                  "commits/main (search, docs corpus); lmms-eval 0.7.3 (installed in /work/venv): "
+                  "lmms_eval/api/task.py ConfigurableTask.download (video datasets: "
+                  "snapshot_download(repo_id=dataset_path, revision=dataset_kwargs.get('revision','main'), "
+                  "repo_type='dataset'), then every **/*.zip extracted into $HF_HOME/<cache_dir> and **/*.tar* "
+                  "parts (grouped by name with _<n> stripped, concatenated) untarred there, ONLY when "
+                  "$HF_HOME/<cache_dir> does not exist yet, or force_unzip)")),
     notes="Same repo and commit as videocon_ssv2.",
 )
 

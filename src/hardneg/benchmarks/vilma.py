@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, Source, VLMPrompt
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, Source, VLMPrompt, VideoSource
 from hardneg.video import FrameSettings
 
 ALL = "all"
@@ -119,7 +119,24 @@ SOURCE = Source(
         ReleaseFile("LICENSE", _RAW + "LICENSE",
                     1069, "1bdecf93e7133c43c75cd42beb8ea5868e6272cbe755a56d00c9aa70c2449c15"),
     ),
-    videos=None,  # no video source pinned in this version: `hardneg fetch` says so
+    videos=
+    VideoSource(
+        "manual", official="https://github.com/ilkerkesen/ViLMA#data-setup",
+        steps=(("QUVA Repetition (action counting): wget -c "
+                "http://isis-data.science.uva.nl/tomrunia/QUVARepetitionDataset.tar.gz; tar -xf; the ViLMA README "
+                "then runs bin/normalize_fps (FPS normalisation) and tasks/counting/normalize_annotations.py. "
+                "Clip id = video_file stem (e.g. 000_rope_beach) + _<start>_<end>"), ("Something-Something v2 (spatial relations, relations.json): licence-gated, "
+                "developer.qualcomm.com/software/ai-datasets/something-something (see videocon_ssv2). Clip id = "
+                "dataset_idx"), ("RareAct (rare actions): one zip from the RareAct authors, "
+                "https://www.rocq.inria.fr/cluster-willow/amiech/rareact.zip, files named by YouTube id. Clip id "
+                "= youtube_id_<start>_<end>"), ("YouCook2, COIN, STAR, VidSitu (change of state, situation awareness): annotations only; videos "
+                "from YouTube with the ViLMA script bin/youtube_downloader (the authors kept items whose videos "
+                "were available on 06.04.2023 / 16.05.2023). Clip id = youtube_id (STAR: video_file) + "
+                "_<start>_<end>"), ("cut each clip [start_time, end_time] (seconds; time_unit 'pts' marks frame units) to <clip "
+                "id>.mp4 as hardneg's vilma declaration names it, and pass the folder with --videos"),),
+        why="seven source datasets, none redistributed by ViLMA; four are YouTube-only, SSv2 is licence-gated",
+        evidence=("ViLMA README (ilkerkesen/ViLMA@746912b, 'Data Setup' sections); hardneg vilma.py clip_id() "
+                  "(how a clip id is formed)")),
     notes=("HEAD of main (2024-01-18), the commit realdata/README names (746912b). relations.json and "
            "change-state-inverse.json are the two release files not in realdata (hashes from the snapshot). data/ "
            "also holds other variants (counting-*-digits*, *-pts, SRL_*, quva-*) that the parser does not read."),

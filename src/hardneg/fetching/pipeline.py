@@ -35,6 +35,16 @@ def videos_of(src) -> tuple[VideoSource, ...]:
     return src.video_parts or (NOT_PINNED,)
 
 
+def size_text(parts) -> str:
+    """What the hub parts download: exact where every archive's size is pinned, else what is known."""
+    archives = [a for v in parts if v.kind == "hub" for a in v.archives]
+    known = sum(a.size or 0 for a in archives)
+    unknown = [a.approx or "size unknown" for a in archives if a.size is None]
+    if not unknown:
+        return human(known)
+    return (f"{human(known)} + " if known else "") + ", ".join(f"about {u}" if u[0].isdigit() else u for u in unknown)
+
+
 def fetchable() -> list[str]:
     """The benchmarks with a pinned source, in declaration order (`hardneg fetch all`)."""
     return [n for n, d in registry.all_benchmarks().items() if d.source is not None]
@@ -61,7 +71,7 @@ def dry_run(name: str, settings: FetchSettings) -> list[str]:
         part = f" ({v.part})" if v.part else ""
         if v.kind == "hub":
             lines.append(f"  videos{part}: Hub {v.repo_type} {v.repo_id} @ {v.revision}, {len(v.archives)} "
-                         f"archive(s), {human(v.size)}; member {v.member_pattern!r} ({v.id_to_file})")
+                         f"archive(s), {size_text([v])}; member {v.member_pattern!r} ({v.id_to_file})")
             for a in v.archives:
                 size = f"size {a.size:,} bytes" if a.size is not None else f"size unknown (about {a.approx or '?'})"
                 lines.append(f"    {a.name}  {size}" + (f"  sha256 {a.sha256}" if a.sha256 else ""))
@@ -81,7 +91,7 @@ def not_fetched_hint(name: str) -> str:
     what = f"{human(src.size)} of release files"
     hub = [v for v in videos_of(src) if v.kind == "hub"]
     if hub:
-        what += f" and {human(sum(v.size for v in hub))} of videos from {', '.join(dict.fromkeys(v.repo_id for v in hub))}"
+        what += f" and {size_text(hub)} of videos from {', '.join(dict.fromkeys(v.repo_id for v in hub))}"
     for v in videos_of(src):
         if v.kind == "manual":
             what += f"; {v.part + ' ' if v.part else ''}videos not downloadable: {v.why}"
