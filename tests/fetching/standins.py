@@ -67,42 +67,48 @@ class StandIn:
             if data is not None:  # a file ../shared/realdata lacks is not served (a 404, as for a wrong path)
                 self.files[urlsplit(f.url).path] = data
 
-    def serve_videos(self, source, video_ids, workdir: Path, corrupt: bool = False, skip: tuple[str, ...] = ()) -> None:
-        """The declared archives, laid out as the real repo (member pattern), with small synthetic clips."""
-        v = source.videos
-        self.revisions[v.repo_id] = v.revision
-        ids = [i for i in video_ids if i not in skip]
-        per = max(1, -(-len(ids) // len(v.archives)))
-        for k, archive in enumerate(v.archives):
-            buf = io.BytesIO()
-            with zipfile.ZipFile(buf, "w") as z:
-                for vid in ids[k * per:(k + 1) * per]:
-                    clip = workdir / f"{vid}.mp4"
-                    if not clip.is_file():
-                        write_synthetic_video(clip, vid, n_frames=8, size=32)
-                    z.write(clip, v.member_pattern.replace("{id}", vid))
-                z.writestr("README.txt", "not a video: outside the member pattern")
-            data = buf.getvalue()
-            if corrupt:
-                data = data[: len(data) // 2] + bytes(64) + data[len(data) // 2 + 64:]
-            self.hub[(v.repo_id, archive.name)] = data
+    def serve_videos(self, source, video_ids, workdir: Path, corrupt: bool = False, skip: tuple[str, ...] = (),
+                     part_of=None) -> None:
+        """The declared archives of each Hub part, laid out as the real repo (member pattern), with small synthetic
+        clips. `part_of(video id)` -> the index among the Hub parts holding it (default: the first)."""
+        hub = [v for v in source.video_parts if v.kind == "hub"]
+        for k, v in enumerate(hub):
+            self.revisions[v.repo_id] = v.revision
+            ids = [i for i in video_ids if i not in skip and (part_of(i) if part_of else 0) == k]
+            per = max(1, -(-len(ids) // len(v.archives)))
+            for j, archive in enumerate(v.archives):
+                buf = io.BytesIO()
+                with zipfile.ZipFile(buf, "w") as z:
+                    for vid in ids[j * per:(j + 1) * per]:
+                        clip = workdir / f"{vid}.mp4"
+                        if not clip.is_file():
+                            write_synthetic_video(clip, vid, n_frames=8, size=32)
+                        z.write(clip, v.member_pattern.replace("{id}", vid))
+                    z.writestr("README.txt", "not a video: outside the member pattern")
+                data = buf.getvalue()
+                if corrupt:
+                    data = data[: len(data) // 2] + bytes(64) + data[len(data) // 2 + 64:]
+                self.hub[(v.repo_id, archive.name)] = data
 
     def pins(self, source) -> dict[str, tuple[int, str]]:
         """{archive name: (size, sha256)} of the archives served: the stand-in's clips are synthetic, so a test
         pins these in place of the real archive's (`declaration_for`); the real pin is refused (a test says so)."""
-        v = source.video_parts[0]
-        return {a.name: (len(self.hub[(v.repo_id, a.name)]), hashlib.sha256(self.hub[(v.repo_id, a.name)]).hexdigest())
-                for a in v.archives if (v.repo_id, a.name) in self.hub}
+        out = {}
+        for v in source.video_parts:
+            for a in v.archives:
+                data = self.hub.get((v.repo_id, a.name))
+                if data is not None:
+                    out[a.name] = (len(data), hashlib.sha256(data).hexdigest())
+        return out
 
 
 def declaration_for(decl, pins: dict[str, tuple[int, str]]):
-    """`decl` with its (first) video source's archives pinned to the stand-in's bytes."""
+    """`decl` with its video archives pinned to the stand-in's bytes."""
     from dataclasses import replace
 
     src = decl.source
-    parts = list(src.video_parts)
-    parts[0] = replace(parts[0], archives=tuple(replace(a, size=pins[a.name][0], sha256=pins[a.name][1])
-                                                if a.name in pins else a for a in parts[0].archives))
+    parts = [replace(v, archives=tuple(replace(a, size=pins[a.name][0], sha256=pins[a.name][1])
+                                       if a.name in pins else a for a in v.archives)) for v in src.video_parts]
     return replace(decl, source=replace(src, videos=tuple(parts) if len(parts) > 1 else parts[0]))
 
 

@@ -81,3 +81,48 @@ def test_leaderboard_about_names_each_benchmarks_release_commit():
         if decl.source is not None:
             assert f"Release: numbers computed on `{decl.source.repo}` at commit `{decl.source.commit}`" in text, name
     assert text.count("Release: ") == len(benchmarks.names())
+
+
+#: benchmarks whose fetched release files are all in ../shared/realdata and whose videos have a Hub source:
+#: (name, how a video id picks its Hub part, model or None: fetch only); tempcompass runs in test_fetch.py with
+#: tiny-vlm. VITATECS (13,838 items, two Hub parts: MSR-VTT and VATEX zips) is fetched, not scored, to keep the
+#: suite's time: scoring is the same path as the others'.
+DONE_WHEN = [("videocon-atphard", None, "tiny-clip"),
+             ("vitatecs", lambda vid: 0 if vid.startswith("video") else 1, None)]
+
+
+@pytest.mark.parametrize("name, part_of, model", DONE_WHEN, ids=[d[0] for d in DONE_WHEN])
+def test_fetch_then_run_scores_every_benchmark_with_a_public_video_source(realdata, name, part_of, model, tmp_path,
+                                                                           monkeypatch, capsys):
+    from hardneg.datasets.builder import build_benchmark
+    from hardneg.datasets.videos import video_ids_of_folder
+    from standins import StandIn, declaration_for
+
+    real = benchmarks.get(name)
+    build_benchmark(name, realdata / REALDATA_FOLDER[name], tmp_path / "ref")
+    all_ids = video_ids_of_folder(tmp_path / "ref")
+    ids = ([i for i in all_ids if part_of(i) == 0][:2] + [i for i in all_ids if part_of(i) == 1][:2]
+           if part_of else all_ids[:3])
+    monkeypatch.setenv("HARDNEG_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    with StandIn() as standin:
+        standin.serve_release(real.source, realdata / REALDATA_FOLDER[name])
+        standin.serve_videos(real.source, ids, tmp_path / "clips", part_of=part_of)
+        benchmarks.register(declaration_for(real, standin.pins(real.source)), replace=True)
+        try:
+            assert main(["fetch", name, "--mirror", standin.url, "--no-progress"]) == 0
+            out = capsys.readouterr().out
+            assert f"{len(ids)} of {len(all_ids)} referenced videos present and decodable" in out
+            if model is None:
+                return
+            run = tmp_path / "run"
+            assert main(["run", "--model", model, "--benchmarks", name, "--out", str(run), "--resamples", "0",
+                         "--no-progress", "--no-charts"]) == 0
+        finally:
+            benchmarks.register(real, replace=True)
+    import json
+
+    results = json.loads((run / "results.json").read_text())
+    scored = [r for k, r in results.items() if "/" in k]
+    assert scored and all(r["run"]["source"]["commit"] == real.source.commit for r in scored)
+    assert sum(r["n"] for r in scored) > 0 and all(r["videos"]["ok"] <= len(ids) for r in scored)
