@@ -482,7 +482,8 @@ class Source:
     """A benchmark's pinned sources: the authors' release files at one commit, and where its videos are.
 
     repo: the authors' repository ("github.com/owner/name"). commit: the 40-hex commit the files are pinned at.
-    files: the release files the parser reads. videos: a `VideoSource`, or one per part where a benchmark's videos
+    files: the release files the parser reads (empty: none has a hash-pinned source; `notes` says where they are
+    and what a user does, printed by `hardneg fetch`). videos: a `VideoSource`, or one per part where a benchmark's videos
     come from several places (MSR-VTT from a Hub zip, VATEX only from YouTube), or None (not pinned in this version,
     said by every surface). notes: one line on anything a user should know
     (files pinned elsewhere, a departure). `hardneg fetch` reads only this; docs/fetching.md describes it.
@@ -498,8 +499,9 @@ class Source:
     def __post_init__(self) -> None:
         if len(self.commit) != 40 or not set(self.commit) <= _HEX40:
             raise ValueError(f"Source({self.repo!r}): commit must be 40 lowercase hex digits, got {self.commit!r}")
-        if not self.files:
-            raise ValueError(f"Source({self.repo!r}): name the release files")
+        if not self.files and not self.notes:
+            raise ValueError(f"Source({self.repo!r}): name the release files, or say in notes why none is pinned "
+                             "and where they are")
 
     @property
     def video_parts(self) -> tuple[VideoSource, ...]:

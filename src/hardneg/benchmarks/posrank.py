@@ -141,7 +141,8 @@ SOURCE = Source(
             evidence="git ls-tree of JewelChen2019/Fine-grained-negatives at all 7 commits"),
         VideoSource(
             "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("MSRVTT.zip", 6552768292, "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
+            archives=(VideoArchive("MSRVTT.zip", 6552768292,
+                                      "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
             member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
             id_to_file=("{video_id}.mp4 under <cache>/MSRVTT/videos/all/ (video_id = 'video<N>', all 10k MSR-VTT "
                         "clips; the frozen-in-time MSRVTT.zip layout)"),

@@ -60,7 +60,8 @@ SOURCE = Source(
     videos=
     VideoSource(
         "hub", repo_id="lmms-lab/NExTQA", revision="0d019debcbf84a3d91ee608ab9ef9ab2a9e7dec5",
-        archives=(VideoArchive("videos.zip", None, approx="6.49 GB"),),
+        archives=(VideoArchive("videos.zip", None,
+                                  approx="6.49 GB"),),
         member_pattern="NExTVideo/{id}.mp4", cache_dir="nextqa",
         id_to_file=("$HF_HOME/nextqa/NExTVideo/{vid_id}.mp4 (lmms-eval tasks/nextqa/utils.py: cache_dir = "
                     "get_cache_dir(config, 'NExTVideo'); nextqa_doc_to_visual -> get_video(cache_dir, "

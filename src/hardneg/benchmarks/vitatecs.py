@@ -69,7 +69,8 @@ SOURCE = Source(
     videos=(
         VideoSource(
             "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("MSRVTT.zip", 6552768292, "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
+            archives=(VideoArchive("MSRVTT.zip", 6552768292,
+                                      "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
             member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
             id_to_file="video_name (already 'video<N>.mp4') under <cache>/MSRVTT/videos/all/",
             part="MSRVTT",
@@ -80,7 +81,8 @@ SOURCE = Source(
                       "(docs corpus). Not downloaded here: no Hub access.")),
         VideoSource(
             "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("vatex.zip", 6992313234, "1427ccf06c73a0fb4d3d25039821898554a3d35198fbca6aa5887ebc014ad7b7"),),
+            archives=(VideoArchive("vatex.zip", 6992313234,
+                                      "1427ccf06c73a0fb4d3d25039821898554a3d35198fbca6aa5887ebc014ad7b7"),),
             member_pattern="test/{id}.mp4", cache_dir="",
             id_to_file="video_name ('<ytid>_<start>_<end>.mp4') under <cache>/test/",
             part="VATEX",

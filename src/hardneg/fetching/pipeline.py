@@ -61,6 +61,8 @@ def dry_run(name: str, settings: FetchSettings) -> list[str]:
     src = source_of(name)
     lines = [f"{name}: release {src.repo} @ {src.commit} ({src.license}); {len(src.fetched_files)} file(s), "
              f"{human(src.size)}"]
+    if not src.files:
+        lines.append(f"  release files: none pinned: {src.notes}")
     for f in src.files:
         size = f"size {f.size:,} bytes" if f.size is not None else "size unknown"
         check = f"sha256 {f.sha256}" if f.sha256 else f"git blob {f.git_blob} (no sha256 computed offline)"
@@ -80,7 +82,7 @@ def dry_run(name: str, settings: FetchSettings) -> list[str]:
         else:
             lines.append(f"  videos{part}: none fetched: {v.why}\n    official source: {v.official}")
             lines += [f"    {i}. {step}" for i, step in enumerate(v.steps, 1)]
-    if src.notes:
+    if src.notes and src.files:
         lines.append(f"  note: {src.notes}")
     return lines
 
@@ -88,7 +90,7 @@ def dry_run(name: str, settings: FetchSettings) -> list[str]:
 def not_fetched_hint(name: str) -> str:
     """The exact command that fetches `name`, with what it downloads (`hardneg run` prints it)."""
     src = source_of(name)
-    what = f"{human(src.size)} of release files"
+    what = f"{human(src.size)} of release files" if src.files else "no release files (none pinned: see --dry-run)"
     hub = [v for v in videos_of(src) if v.kind == "hub"]
     if hub:
         what += f" and {size_text(hub)} of videos from {', '.join(dict.fromkeys(v.repo_id for v in hub))}"
@@ -106,6 +108,9 @@ def fetch_release(name: str, settings: FetchSettings) -> Path:
     """The release files downloaded (or kept) and checked; their folder."""
     src = source_of(name)
     folder = settings.release_dir(name, src.commit)
+    if not src.files:
+        raise FetchError(f"{name}: its release files have no hash-pinned source to download: {src.notes} Build it "
+                         f"from the files you get with `hardneg build {name} --raw DIR`.")
     todo = [f for f in src.fetched_files if not (folder / f.raw_name).is_file()]
     if settings.offline and todo:
         raise FetchError("offline (HF_HUB_OFFLINE=1): these release files are not here yet: "
