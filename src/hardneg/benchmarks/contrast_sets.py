@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from hardneg.benchmarks.base import (Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoArchive,
-                                    VideoSource)
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -69,18 +69,7 @@ SOURCE = Source(
                     raw_name="msrvtt_human_contrast_set_with_c_label.tsv", commit="1b2d7518c2f9a2897acccf1a1c00239d38dd11d1", optional=True),
     ),
     videos=
-    VideoSource(
-        "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-        archives=(VideoArchive("MSRVTT.zip", 6552768292,
-                                  "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
-        member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
-        id_to_file=("{video_id}.mp4 under <cache>/MSRVTT/videos/all/ (video_id = 'video<N>', all 10k MSR-VTT "
-                    "clips; the frozen-in-time MSRVTT.zip layout)"),
-        evidence=("Hub commit page "
-                  "huggingface.co/datasets/wufeim/aug_text/commit/62c2c2c6ea8506714cb83848b2f4b02b0514e19d (LFS "
-                  "pointer: oid sha256 + size); README.md of that repo (190bdac: 'MSRVTT.zip: contains all "
-                  "videos', path os.path.join('MSRVTT','videos','all',vid_id+'.mp4')); found via `search` (docs "
-                  "corpus). Not downloaded here: no Hub access.")),
+    MSRVTT_ZIP,
     notes=("HEAD of master (2023-02-28, 'Update README.md'); the .tsv files are unchanged since d254362 "
            "(2022-07-24). realdata's msrvtt_human_contrast_set.tsv equals HEAD's blob; realdata's "
            "_with_c_label.tsv equals the blob of msrvtt/msrvtt_human_contrast_set.csv at 1b2d751 (no other commit "

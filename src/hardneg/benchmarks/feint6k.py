@@ -16,10 +16,11 @@ whatever the extension) or by the release names. The dataset comes from the name
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from hardneg.benchmarks.base import (Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoArchive,
-                                    VideoSource)
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow, Source
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP, VATEX_ZIP
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -53,32 +54,8 @@ SOURCE = Source(
     files=(
     ),
     videos=(
-        VideoSource(
-            "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("MSRVTT.zip", 6552768292,
-                                      "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
-            member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
-            id_to_file=("{video_id}.mp4 under <cache>/MSRVTT/videos/all/ (video_id = 'video<N>', all 10k MSR-VTT "
-                        "clips; the frozen-in-time MSRVTT.zip layout)"),
-            part="msrvtt",
-            evidence=("Hub commit page "
-                      "huggingface.co/datasets/wufeim/aug_text/commit/62c2c2c6ea8506714cb83848b2f4b02b0514e19d "
-                      "(LFS pointer: oid sha256 + size); README.md of that repo (190bdac: 'MSRVTT.zip: contains "
-                      "all videos', path os.path.join('MSRVTT','videos','all',vid_id+'.mp4')); found via `search` "
-                      "(docs corpus). Not downloaded here: no Hub access.")),
-        VideoSource(
-            "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("vatex.zip", 6992313234,
-                                      "1427ccf06c73a0fb4d3d25039821898554a3d35198fbca6aa5887ebc014ad7b7"),),
-            member_pattern="test/{id}.mp4", cache_dir="",
-            id_to_file=("{video_id}.mp4 under <cache>/test/ (video_id = VATEX videoID '<YouTube "
-                        "id>_<start:06d>_<end:06d>'; 'all available' public-test videos, so some ids may be "
-                        "missing: report them in coverage)"),
-            part="vatex",
-            evidence=("Hub commit page "
-                      "huggingface.co/datasets/wufeim/aug_text/commit/ace6265a87a3aab1435b9e82be97b9ee79699eea "
-                      "(LFS pointer); README.md (190bdac: 'In vatex.zip ... test/: a folder containing all "
-                      "available videos', path os.path.join('test', vname+'.mp4')). Not downloaded here.")),
+        replace(MSRVTT_ZIP, part="msrvtt"),
+        replace(VATEX_ZIP, part="vatex"),
     ),
     notes=("The git repo (HEAD e9ba735 of main, 2024-07-24, 'Initial commit' squash) holds only README, LICENSE, "
            "compute_sim_mat_languagebind.py and eval_rcad.py (git ls-tree). The release CSVs are only on Google "

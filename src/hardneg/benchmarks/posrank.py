@@ -27,14 +27,14 @@ holds every key of the negatives file is used.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import (Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoArchive,
-                                    VideoSource)
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoSource
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     AUTHORS_RELEASE,
@@ -139,19 +139,7 @@ SOURCE = Source(
             why="no released negatives; videos from the Oops! site only",
             part="vln_oops",
             evidence="git ls-tree of JewelChen2019/Fine-grained-negatives at all 7 commits"),
-        VideoSource(
-            "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("MSRVTT.zip", 6552768292,
-                                      "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
-            member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
-            id_to_file=("{video_id}.mp4 under <cache>/MSRVTT/videos/all/ (video_id = 'video<N>', all 10k MSR-VTT "
-                        "clips; the frozen-in-time MSRVTT.zip layout)"),
-            part="msrvtt",
-            evidence=("Hub commit page "
-                      "huggingface.co/datasets/wufeim/aug_text/commit/62c2c2c6ea8506714cb83848b2f4b02b0514e19d "
-                      "(LFS pointer: oid sha256 + size); README.md of that repo (190bdac: 'MSRVTT.zip: contains "
-                      "all videos', path os.path.join('MSRVTT','videos','all',vid_id+'.mp4')); found via `search` "
-                      "(docs corpus). Not downloaded here: no Hub access.")),
+        replace(MSRVTT_ZIP, part="msrvtt"),
     ),
     notes=("HEAD of main (2024-12-05). The repo holds only Datasets/HardNegatives/VLN-UVO/ and MSR-VTT/ (no "
            "VLN-OOPS/, no VATEX/ folder at any commit). The three realdata files equal their blobs at ebd5678 "

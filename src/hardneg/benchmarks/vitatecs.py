@@ -21,8 +21,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from hardneg.benchmarks.base import (Benchmark, Headline, Metric, ReleaseFile, Source, VLMPrompt, VideoArchive,
-                                    VideoSource)
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, Source, VLMPrompt
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP, VATEX_ZIP
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
                                          LMMS_EVAL_MODEL_HARNESS, LMMS_EVAL_PIXELS, LMMS_EVAL_POSITIONS,
                                          LMMS_EVAL_SYSTEM, VITATECS_JUDGE_PROMPT)
@@ -67,29 +67,8 @@ SOURCE = Source(
                     1562442, "82eae3cd93907e8f867f9749472a9a168e1b6121b9cfb9a11a71b919d33cc0fb"),
     ),
     videos=(
-        VideoSource(
-            "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("MSRVTT.zip", 6552768292,
-                                      "d8b3a79aee9891edcf9cf36f24b88dfcba596bac25b353e12460de41840c1894"),),
-            member_pattern="MSRVTT/videos/all/{id}.mp4", cache_dir="",
-            id_to_file="video_name (already 'video<N>.mp4') under <cache>/MSRVTT/videos/all/",
-            part="MSRVTT",
-            evidence=("Hub commit page "
-                      "huggingface.co/datasets/wufeim/aug_text/commit/62c2c2c6ea8506714cb83848b2f4b02b0514e19d "
-                      "(LFS pointer: oid sha256 + size); README.md of that repo (190bdac: 'MSRVTT.zip: contains "
-                      "all videos', path os.path.join('MSRVTT','videos','all',vid_id+'.mp4')); found via `search` "
-                      "(docs corpus). Not downloaded here: no Hub access.")),
-        VideoSource(
-            "hub", repo_id="wufeim/aug_text", revision="5ce454379e2c42b1e455fd43f2d94ed6dbff900a",
-            archives=(VideoArchive("vatex.zip", 6992313234,
-                                      "1427ccf06c73a0fb4d3d25039821898554a3d35198fbca6aa5887ebc014ad7b7"),),
-            member_pattern="test/{id}.mp4", cache_dir="",
-            id_to_file="video_name ('<ytid>_<start>_<end>.mp4') under <cache>/test/",
-            part="VATEX",
-            evidence=("Hub commit page "
-                      "huggingface.co/datasets/wufeim/aug_text/commit/ace6265a87a3aab1435b9e82be97b9ee79699eea "
-                      "(LFS pointer); README.md (190bdac: 'In vatex.zip ... test/: a folder containing all "
-                      "available videos', path os.path.join('test', vname+'.mp4')). Not downloaded here.")),
+        replace(MSRVTT_ZIP, part="MSRVTT"),
+        replace(VATEX_ZIP, part="VATEX"),
     ),
     notes=("HEAD of main (2024-07-11). data/*.jsonl unchanged since 286c5d5 (2023-11-27). The repo also has "
            "data_opt/ (a different, option-style copy used by the lmms-eval/Hub version); the parser reads data/."),
