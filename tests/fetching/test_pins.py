@@ -126,3 +126,28 @@ def test_fetch_then_run_scores_every_benchmark_with_a_public_video_source(realda
     scored = [r for k, r in results.items() if "/" in k]
     assert scored and all(r["run"]["source"]["commit"] == real.source.commit for r in scored)
     assert sum(r["n"] for r in scored) > 0 and all(r["videos"]["ok"] <= len(ids) for r in scored)
+
+
+def test_a_file_pinned_by_its_git_blob_id_is_checked_by_it(tmp_path):
+    """Files the offline snapshot lacked (PoSRank's 4 MiB+ negatives) are pinned by their git blob id; the download
+    is checked against it as `git hash-object` computes it, and a mismatch is refused naming both ids."""
+    import shutil
+    import subprocess
+
+    from hardneg.fetching import FetchError
+    from hardneg.fetching.download import download
+    from standins import StandIn
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the reference blob id comes from `git hash-object`")
+    data = b"uvo negatives\n" * 1000
+    blob = subprocess.run(["git", "hash-object", "--stdin"], input=data, capture_output=True, check=True).stdout
+    blob = blob.decode().strip()
+    with StandIn() as standin:
+        standin.files["/owner/repo/abc/negatives.json"] = data
+        url = standin.url + "/owner/repo/abc/negatives.json"
+        target = download(url, tmp_path / "negatives.json", None, "", git_blob=blob, progress=False)
+        assert target.read_bytes() == data
+        with pytest.raises(FetchError, match=f"git blob id mismatch, refused. expected {'0' * 40}, got {blob}"):
+            download(url, tmp_path / "other.json", None, "", git_blob="0" * 40, progress=False)
+    assert not (tmp_path / "other.json").exists() and not (tmp_path / "other.json.part").exists()
