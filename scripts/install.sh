@@ -16,10 +16,14 @@ need_apt=()
 [ -d /usr/share/wordnet ] || need_apt+=(wordnet-base)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -z "$MAKE_VENV" ] || python3 -c 'import ensurepip; ensurepip.version()' 2>/dev/null || need_apt+=(python3-venv)
+# Cloud machines run unattended upgrades at first boot: wait for apt's lock (up to HARDNEG_APT_LOCK_TIMEOUT seconds,
+# default 600) instead of failing at once with "Could not get lock /var/lib/dpkg/lock-frontend"
+APT_WAIT=(-o "DPkg::Lock::Timeout=${HARDNEG_APT_LOCK_TIMEOUT:-600}")
 if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "[install] apt-get install ${need_apt[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  echo "[install] apt-get install ${need_apt[*]} (waiting up to ${HARDNEG_APT_LOCK_TIMEOUT:-600} s for the dpkg lock)"
+  $SUDO apt-get "${APT_WAIT[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${APT_WAIT[@]}" install -y -qq --no-install-recommends \
+    "${need_apt[@]}" >/dev/null
 fi
 
 if [ -n "$MAKE_VENV" ]; then

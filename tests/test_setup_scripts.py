@@ -129,3 +129,14 @@ def test_the_demo_extra_brings_evaluate_for_the_wheel_recipe():
     """docs/install.md installs the wheel with `[demo]` alone; evaluate.load of a shipped module must then run."""
     names = _requirement_names("demo", _extras())
     assert {"evaluate", "gradio", "torch", "av"} <= names
+
+
+def test_install_waits_for_the_dpkg_lock_on_every_apt_call():
+    """Issue 47 §6: unattended upgrades hold the dpkg lock at a cloud machine's first boot; every apt-get call waits
+    for it (apt's DPkg::Lock::Timeout) instead of failing at once."""
+    import re
+
+    install = (REPO / "scripts" / "install.sh").read_text()
+    assert re.search(r'APT_WAIT=\(-o "DPkg::Lock::Timeout=\$\{HARDNEG_APT_LOCK_TIMEOUT:-600\}"\)', install)
+    calls = [line for line in install.splitlines() if re.search(r"\bapt-get\b", line) and not line.lstrip().startswith(("#", "echo"))]
+    assert len(calls) == 2 and all('apt-get "${APT_WAIT[@]}"' in line for line in calls), calls

@@ -5,7 +5,8 @@ Run locally with one command (built-in tiny model, built-in samples, synthetic v
     python spaces/demo/app.py            # then open http://127.0.0.1:7861 (or: hardneg demo)
 
 Settings (environment variables or flags): HARDNEG_DEMO_DATA / --data (folder of built
-benchmarks), HARDNEG_DEMO_VIDEOS / --videos (videos named by id), HARDNEG_DEMO_MODELS /
+benchmarks), HARDNEG_DEMO_VIDEOS / --videos (videos named by id), HARDNEG_DEMO_REAL / --real (benchmarks shown
+with real examples, whose videos are fetched at start-up from the pinned sources), HARDNEG_DEMO_MODELS /
 --models (comma-separated model names, Hub ids, local folders or module:Class; the first is the default).
 Run locally (loopback host, no SPACE_ID), the model box also takes a typed path, Hub id or module:Class;
 from Python, `build_app(..., models=[my_model])` takes model objects.
@@ -73,6 +74,35 @@ def prepare_default_data(cache: Path) -> tuple[Path, Path]:
         build_samples(data, overwrite=True, benchmarks=names)
     ids = sorted({v for b in names for v in sample_video_ids(b)})
     return data, sample_videos(ids, cache)
+
+
+def prepare_real_data(cache: Path, data: Path, videos: Path, names: list[str], n: int,
+                      mirror: str | None = None) -> tuple[Path, Path]:
+    """`data`/`videos` with the named benchmarks' samples replaced by `n` real examples each, their videos fetched
+    at start-up from the pinned sources (`hardneg.fetching.examples`: the release files and only those videos)."""
+    import shutil
+
+    from hardneg.fetching import FetchSettings
+    from hardneg.fetching.examples import real_examples
+    from hardneg.io import atomic_directory
+
+    settings = FetchSettings(cache=cache, mirror=mirror, progress=False)
+    real = {name: real_examples(name, n, settings) for name in names}
+    root = cache / "demo-real"
+    with atomic_directory(root, overwrite=True) as tmp:
+        (tmp / "data").mkdir()
+        (tmp / "videos").mkdir()
+        for folder in sorted(Path(data).iterdir()):
+            if folder.is_dir() and folder.name not in real:
+                (tmp / "data" / folder.name).symlink_to(folder.resolve(), target_is_directory=True)
+        for name, (built, vids) in real.items():
+            (tmp / "data" / name).symlink_to(built.resolve(), target_is_directory=True)
+            for f in vids.rglob("*.mp4"):
+                shutil.copy2(f, tmp / "videos" / f.name)
+        for f in Path(videos).iterdir():  # copies (a few KB each): Gradio serves files inside one allowed folder
+            if f.is_file() and not (tmp / "videos" / f.name).exists():
+                shutil.copy2(f, tmp / "videos" / f.name)
+    return root / "data", root / "videos"
 
 
 def _bind(model, bench: str | None) -> None:
@@ -310,6 +340,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--models", default=None,
                    help="comma-separated models: registered names, Hub ids, local folders or module:Class "
                         "(default: tiny-clip + blind-unigram on CPU); run locally, the page also takes a typed one")
+    p.add_argument("--real", default=os.environ.get("HARDNEG_DEMO_REAL"),
+                   help="comma-separated benchmarks whose sample is replaced by real examples, their videos fetched "
+                        "at start-up from the pinned sources (only those videos; hardneg fetch's sources)")
+    p.add_argument("--real-examples", type=int, default=int(os.environ.get("HARDNEG_DEMO_REAL_EXAMPLES") or 3),
+                   help="real examples (videos) per --real benchmark (default 3)")
+    p.add_argument("--mirror", default=os.environ.get("HARDNEG_DEMO_MIRROR"),
+                   help="fetch the real examples from this mirror (hardneg fetch --mirror)")
     p.add_argument("--device", default=None)
     p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
     p.add_argument("--port", type=int, default=int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get(
@@ -320,6 +357,9 @@ def main(argv: list[str] | None = None) -> None:
     if not data or not vids:
         d, v = prepare_default_data(default_cache_dir())
         data, vids = data or d, vids or v
+    if args.real:
+        data, vids = prepare_real_data(default_cache_dir(), Path(data), Path(vids),
+                                       [b for b in args.real.split(",") if b], args.real_examples, args.mirror)
     models = [m for m in args.models.split(",") if m] if args.models else default_models()
     app = build_app(data, vids, models, device=args.device, custom_models=custom_models_allowed(args.host))
     print(f"demo: http://{args.host}:{port}/ (Ctrl+C stops)", file=sys.stderr)

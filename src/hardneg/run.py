@@ -239,6 +239,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     (`metrics`, `chance`, `headline`, `n`, `coverage`, `breakdowns`, `provenance`, ...) plus `run`.
     """
     from hardneg.evaluation import evaluate_predictions, plot_result
+    from hardneg.fetching.pipeline import source_record
     from hardneg.io import atomic_write_text
     from hardneg.items import load_benchmark
     from hardneg.models.prompting import bind_protocol
@@ -320,6 +321,9 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
                              "model": m.identity(), "videos": videos_path}
+            fetched = source_record(pair.folder)
+            if fetched is not None:  # fetched by `hardneg fetch`: the release commit and the videos' coverage
+                result["run"]["source"] = fetched
             generated = _generation_record(pred)
             if generated:  # generate-match: how many answers the rule (or judge) decided, the undecided listed
                 result["run"]["generation"] = generated

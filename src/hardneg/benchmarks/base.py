@@ -384,6 +384,143 @@ def check_vlm_prompt(protocol: str, prompt: str) -> None:
                          f"{prompt[:120]!r}")
 
 
+_HEX40 = set("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class ReleaseFile:
+    """One file of the authors' release at the pinned commit (`hardneg fetch` downloads and checks it).
+
+    path: its path in the authors' repository. url: where it is downloaded from (a raw URL at the commit; `--mirror`
+    replaces the scheme and host and keeps the path). size: bytes (None: not known offline). sha256: of the bytes,
+    checked before use. git_blob: the file's git blob id (sha1 of "blob <size>\\0" + bytes), the check used where
+    the sha256 could not be computed offline (a file the offline snapshot lacks). raw_name: its name in the raw
+    folder the parser reads (default: the last part of `path`). commit: the commit of `url` when it is not the
+    source's (a file only an earlier commit holds). optional: listed, not fetched (another copy of a file fetched).
+    """
+
+    path: str
+    url: str
+    size: int | None
+    sha256: str
+    raw_name: str = ""
+    git_blob: str = ""
+    commit: str = ""
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        ok_sha = len(self.sha256) == 64 and set(self.sha256) <= _HEX40
+        ok_blob = len(self.git_blob) == 40 and set(self.git_blob) <= _HEX40
+        if not (ok_sha or (not self.sha256 and ok_blob)) or (self.size is not None and int(self.size) < 0):
+            raise ValueError(f"ReleaseFile({self.path!r}): give a sha256 of 64 lowercase hex digits (or, where it "
+                             "could not be computed, git_blob of 40), and a size >= 0 or None")
+        if not self.raw_name:
+            object.__setattr__(self, "raw_name", self.path.rsplit("/", 1)[-1])
+
+
+@dataclass(frozen=True)
+class VideoArchive:
+    """One file of a video repo on the Hub: its name in the repo, its size in bytes (None: not published; `approx`
+    says the listing's figure) and its sha256 where known (the LFS pointer's oid; checked after download)."""
+
+    name: str
+    size: int | None
+    sha256: str = ""
+    approx: str = ""
+
+
+#: how a video source is reached: "hub" (a public Hub repo `hardneg fetch` downloads and unpacks) or "manual"
+#: (no redistributable copy: the official source and the steps a user takes, printed as the message)
+VIDEO_SOURCE_KINDS = ("hub", "manual")
+
+
+@dataclass(frozen=True)
+class VideoSource:
+    """Where (some of) a benchmark's videos are fetched from, pinned, and how a video id maps to a file.
+
+    kind "hub": repo_id (repo_type, revision: a 40-hex commit) holds `archives` (zip or tar); each member whose path
+    matches `member_pattern` ("videos/{id}.mp4": `{id}` is the video id) is the video of that id; `id_to_file` says
+    the same in words. cache_dir: lmms-eval's folder for these videos under $HF_HOME (its task YAML's
+    dataset_kwargs.cache_dir, with the sub-folder its utils.py reads), reused when a user already has it.
+    kind "manual": official (where the videos are), steps (what a user does, in order), why (why there is no copy).
+    part: which videos this source covers when a benchmark has several ("config msrvtt", "VATEX videos").
+    evidence: where these facts were read (task YAML, repo listing, paper).
+    """
+
+    kind: str
+    repo_id: str = ""
+    repo_type: str = "dataset"
+    revision: str = ""
+    archives: tuple[VideoArchive, ...] = ()
+    member_pattern: str = "{id}.mp4"
+    id_to_file: str = ""
+    cache_dir: str = ""
+    official: str = ""
+    steps: tuple[str, ...] = ()
+    why: str = ""
+    evidence: str = ""
+    part: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in VIDEO_SOURCE_KINDS:
+            raise ValueError(f"VideoSource(kind={self.kind!r}): use one of {VIDEO_SOURCE_KINDS}")
+        if self.kind == "hub" and not (self.repo_id and len(self.revision) == 40 and set(self.revision) <= _HEX40
+                                       and self.archives and self.member_pattern.count("{id}") == 1):
+            raise ValueError(f"VideoSource(hub, {self.repo_id!r}): needs repo_id, a 40-hex revision, archives and a "
+                             "member_pattern holding {id} once")
+        if self.kind == "manual" and not (self.official and self.steps and self.why):
+            raise ValueError("VideoSource(manual): say where the videos are (official), the steps and why no copy")
+
+    @property
+    def size(self) -> int:
+        """Bytes downloaded for the videos (the archives together; one of unknown size counts 0)."""
+        return sum(a.size or 0 for a in self.archives)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A benchmark's pinned sources: the authors' release files at one commit, and where its videos are.
+
+    repo: the authors' repository ("github.com/owner/name"). commit: the 40-hex commit the files are pinned at.
+    files: the release files the parser reads (empty: none has a hash-pinned source; `notes` says where they are
+    and what a user does, printed by `hardneg fetch`). videos: a `VideoSource`, or one per part where a benchmark's videos
+    come from several places (MSR-VTT from a Hub zip, VATEX only from YouTube), or None (not pinned in this version,
+    said by every surface). notes: one line on anything a user should know
+    (files pinned elsewhere, a departure). `hardneg fetch` reads only this; docs/fetching.md describes it.
+    """
+
+    repo: str
+    commit: str
+    license: str
+    files: tuple[ReleaseFile, ...]
+    videos: "VideoSource | tuple[VideoSource, ...] | None"
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.commit) != 40 or not set(self.commit) <= _HEX40:
+            raise ValueError(f"Source({self.repo!r}): commit must be 40 lowercase hex digits, got {self.commit!r}")
+        if not self.files and not self.notes:
+            raise ValueError(f"Source({self.repo!r}): name the release files, or say in notes why none is pinned "
+                             "and where they are")
+
+    @property
+    def video_parts(self) -> tuple[VideoSource, ...]:
+        """The video sources as a tuple (empty: none pinned)."""
+        if self.videos is None:
+            return ()
+        return self.videos if isinstance(self.videos, tuple) else (self.videos,)
+
+    @property
+    def fetched_files(self) -> tuple[ReleaseFile, ...]:
+        """The files `hardneg fetch` downloads (the optional ones are only listed)."""
+        return tuple(f for f in self.files if not f.optional)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the fetched release files together (a file of unknown size counts 0)."""
+        return sum(f.size or 0 for f in self.fetched_files)
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """Everything that is true of one benchmark. See CONTRIBUTING.md, "Add a benchmark"."""
@@ -452,6 +589,8 @@ class Benchmark:
     #: the other protocol sets (`PROTOCOL_SETS`): ((set name, VLMPrompt), ...), e.g. the authors' released protocol
     #: and lmms-eval's; a set not listed uses `vlm`
     vlm_sets: tuple[tuple[str, VLMPrompt], ...] = ()
+    #: the pinned release files and video source (`hardneg fetch`); None: nothing to fetch (a generated benchmark)
+    source: Source | None = None
 
     def vlm_for(self, protocol_set: str = "default") -> VLMPrompt:
         """The protocol of `protocol_set` for this benchmark: its own entry, else `vlm` with a source saying so."""

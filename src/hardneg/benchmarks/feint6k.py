@@ -16,9 +16,11 @@ whatever the extension) or by the release names. The dataset comes from the name
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow, Source
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP, VATEX_ZIP
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -45,7 +47,30 @@ def _row(model: str, msrvtt=None, vatex=None) -> ReportedRow:
     return ReportedRow(model, _T1, values)
 
 
+#: the pinned sources `hardneg fetch` reads (docs/fetching.md): facebookresearch/feint6k at e9ba73505bc3 (2024-07-24)
+SOURCE = Source(
+    repo="github.com/facebookresearch/feint6k", commit="e9ba73505bc33e7867914a2cbbec7cb49c383feb",
+    license="CC BY-NC 4.0 (LICENSE in the repo)",
+    files=(
+    ),
+    videos=(
+        replace(MSRVTT_ZIP, part="msrvtt"),
+        replace(VATEX_ZIP, part="vatex"),
+    ),
+    notes=("The git repo (HEAD e9ba735 of main, 2024-07-24, 'Initial commit' squash) holds only README, LICENSE, "
+           "compute_sim_mat_languagebind.py and eval_rcad.py (git ls-tree). The release CSVs are only on Google "
+           "Drive (a folder, not a file id: a download needs the Drive API or gdown --folder). A Hub repo "
+           "facebook/feint6k exists (CC BY-NC 4.0, one commit 843a631 'initial commit', Oct 2024) but holds only "
+           ".gitattributes and a 33-byte README: no data. So no hash-pinned source exists today: `hardneg fetch "
+           "feint6k` must print the Drive URL and ask the user to place the two CSVs (then verify by row "
+           "structure, and record their sha256). Where the files are (no hash to pin them by): "
+           "feint6k_msrvtt.csv: https://drive.google.com/drive/folders/1saIVSNPsmQZ_lmlVWzw2rkDfW67ZGAal; "
+           "feint6k_vatex.csv: https://drive.google.com/drive/folders/1saIVSNPsmQZ_lmlVWzw2rkDfW67ZGAal."),
+)
+
+
 BENCHMARK = Benchmark(
+    source=SOURCE,
     name="feint6k",
     title="Feint6K (RCAD)",
     order=10,

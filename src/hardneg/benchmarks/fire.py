@@ -24,12 +24,14 @@ dataset taken from the name (`msrvtt` / `msvd`) or else from the video ids.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoSource
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     RawFolder,
@@ -64,7 +66,46 @@ def _with_original(key: str, source: str, original_source: str, text: str) -> Me
     return Metric(key, source, f"{text}, with the FIRE labels", baseline=original)
 
 
+#: the pinned sources `hardneg fetch` reads (docs/fetching.md): facebookresearch/mm-retrieval-evaluation at 49ec7239d64e (2022-08-29)
+SOURCE = Source(
+    repo="github.com/facebookresearch/mm-retrieval-evaluation", commit="49ec7239d64ed40c57fddfde53a49bdb0bfee941",
+    license=("LICENSE file: CC BY-NC-SA 4.0; README 'License': CC BY-NC 2.0 (they disagree; the JSON's own "
+             "'license' field is the release metadata)"),
+    files=(
+        ReleaseFile("data/fire_msrvtt_dataset.json",
+                    "https://media.githubusercontent.com/media/facebookresearch/mm-retrieval-evaluation/49ec7239d64ed40c57fddfde53a49bdb0bfee941/data/fire_msrvtt_dataset.json",
+                    6809410, "db0fff4323d14d3107e7377cfa091efebd4f413f1b1864c72528de136a7ce0c2"),
+        ReleaseFile("data/fire_msvd_dataset.json",
+                    "https://media.githubusercontent.com/media/facebookresearch/mm-retrieval-evaluation/49ec7239d64ed40c57fddfde53a49bdb0bfee941/data/fire_msvd_dataset.json",
+                    158573971, "8506c9f55fa3f47301449c440d5491eb11344181bc0920b5e32f29234a95330a"),
+        ReleaseFile("data/fire_aggregated_dataset.json",
+                    "https://media.githubusercontent.com/media/facebookresearch/mm-retrieval-evaluation/49ec7239d64ed40c57fddfde53a49bdb0bfee941/data/fire_aggregated_dataset.json",
+                    165382935, "cd8dea6f7931dfd61176c746cff0b7012351ec144410dd9cf092360dab7b1607", optional=True),
+    ),
+    videos=(
+        replace(MSRVTT_ZIP, part="msrvtt"),
+        VideoSource(
+            "manual", official="https://www.cs.utexas.edu/users/ml/clamp/videoDescription/YouTubeClips.tar",
+            steps=(("Download YouTubeClips.tar from "
+                    "https://www.cs.utexas.edu/users/ml/clamp/videoDescription/YouTubeClips.tar (the URL FIRE's "
+                    "bin/download_data.sh uses; size and sha256 not published)"), "tar xf YouTubeClips.tar  -> YouTubeClips/<ytid>_<start>_<end>.avi (1,970 clips)", ("keep the 670 test clips (CLIP4Clip msvd_data.zip test_list.txt) or all; FIRE converts them "
+                    "to mp4 with msvd_to_mp4.py; hardneg reads .avi as is if its decoder does, else convert"), "pass the folder: video id = file name without extension (e.g. -4wsuPCjDBc_5_15)",),
+            why=("no pinned, hash-known Hub copy found; the UT Austin tarball is the official source (no licence "
+                 "text; research use)"),
+            part="msvd",
+            evidence=("facebookresearch/mm-retrieval-evaluation@49ec7239 bin/download_data.sh, msvd_to_mp4.py, "
+                      "mmr/tasks.py MsvdData (data/msvd_data/test_list.txt, raw-captions.pkl)")),
+    ),
+    notes=("FIRE's release: the repo the paper's first-page footnote (pedro.ai/multimodal-retrieval-evaluation) "
+           "points to, archived on GitHub. All data files are Git LFS (.gitattributes: data/*.json, "
+           "data/predictions.zip); the pointers at 49ec723 are unchanged since the initial commit 4d86dce "
+           "(2022-06-27). Found via find_string '2210.05038' (a public lab notebook citing the footnote) after "
+           "searching code/docs/issues for 'Fighting FIRe with FIRE' without a link."),
+)
+
+
 BENCHMARK = Benchmark(
+    source=SOURCE,
     name="fire",
     title="FIRE",
     order=40,

@@ -27,13 +27,14 @@ holds every key of the negatives file is used.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReportedRow
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, ReportedRow, Source, VideoSource
+from hardneg.benchmarks.video_sources import MSRVTT_ZIP
 from hardneg.datasets.hub_layout import BenchmarkBuild, ConfigData, release_build
 from hardneg.datasets.raw_common import (
     AUTHORS_RELEASE,
@@ -68,7 +69,91 @@ def _per_pos(model: str, by_config: dict) -> ReportedRow:
                                     for pos, v in zip(_T7_ORDER, five)})
 
 
+#: the pinned sources `hardneg fetch` reads (docs/fetching.md): JewelChen2019/Fine-grained-negatives at ebd5678ce2f2 (2024-12-05)
+_RAW = "https://raw.githubusercontent.com/JewelChen2019/Fine-grained-negatives/ebd5678ce2f2bf68fad29468c2054dd32ef7407d/"
+SOURCE = Source(
+    repo="github.com/JewelChen2019/Fine-grained-negatives", commit="ebd5678ce2f2bf68fad29468c2054dd32ef7407d",
+    license="none stated (no LICENSE file; README is two lines)",
+    files=(
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/uvo_val_adverb_RE20.json",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/uvo_val_adverb_RE20.json",
+                    577347, "7af599e2a4419df007d24eb9783370f3cbdd3786b93cbaf1e0a5aa3901e8d04c"),
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/captions.txt",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/captions.txt",
+                    2148395, "7d6aad1ad4d2929985f8e7ef5b1fb1d28b8c71ef41f137d61165912f7fb4f452"),
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/vln_uvo_word_dic_20230920.json",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/vln_uvo_word_dic_20230920.json",
+                    43421, "7510a5e3960c0193e12a8500608f06348f280a1a5f5140c5276b824f515e6fc2"),
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/uvo_val_preposition_RE20.json",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/uvo_val_preposition_RE20.json",
+                    551160, "4dca12231efd219c6bd6d954f978d1f04d6b29eb6250fb741c4bc299bcf70b51"),
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/uvo_val_adjective_RE20.json",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/uvo_val_adjective_RE20.json",
+                    None, "", git_blob="dae8b9a16fb09f99375aeae301004a6a9358660f"),
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/uvo_val_noun_RE20.json",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/uvo_val_noun_RE20.json",
+                    None, "", git_blob="f244aec8335f84c6666063193abd69e8b8bea6ed"),
+        ReleaseFile("Datasets/HardNegatives/VLN-UVO/uvo_val_verb_RE20.json",
+                    _RAW + "Datasets/HardNegatives/VLN-UVO/uvo_val_verb_RE20.json",
+                    None, "", git_blob="0c9027daf0afef18c2b2c1d9c3d11f32afc191d9"),
+        ReleaseFile("Datasets/HardNegatives/MSR-VTT/msr1ka_adverb_RE20.json",
+                    _RAW + "Datasets/HardNegatives/MSR-VTT/msr1ka_adverb_RE20.json",
+                    1248257, "8d748ca32d2ce1353b900665ecd07f02e9f8033123f5c81728a2f8a78b04f398"),
+        ReleaseFile("Datasets/HardNegatives/MSR-VTT/msr1ka_preposition_RE20.json",
+                    _RAW + "Datasets/HardNegatives/MSR-VTT/msr1ka_preposition_RE20.json",
+                    657322, "79a3bbf2d4ae136fae2ae89cad6fa4ebf19b1ac0b01dbdcf1d06d7bd01961bf7"),
+        ReleaseFile("Datasets/HardNegatives/MSR-VTT/msr1ka_adjective_RE20.json",
+                    _RAW + "Datasets/HardNegatives/MSR-VTT/msr1ka_adjective_RE20.json",
+                    None, "", git_blob="6f4d8b87d5d4d1d9543239b07561cf2a3e4fe6d2"),
+        ReleaseFile("Datasets/HardNegatives/MSR-VTT/msr1ka_noun_RE20.json",
+                    _RAW + "Datasets/HardNegatives/MSR-VTT/msr1ka_noun_RE20.json",
+                    None, "", git_blob="dd832169ee6a2bd154f0e8c6643ea8267b5da288"),
+        ReleaseFile("Datasets/HardNegatives/MSR-VTT/msr1ka_verb_RE20.json",
+                    _RAW + "Datasets/HardNegatives/MSR-VTT/msr1ka_verb_RE20.json",
+                    None, "", git_blob="2a1c16f9cc181d2c052fa34fd8991b5f63dd5a7e"),
+    ),
+    videos=(
+        VideoSource(
+            "manual", official="https://sites.google.com/view/unidentified-video-object/dataset",
+            steps=(("UVO v1.0 clips are Kinetics-400 videos (UVO kit guide: 'Videos annotated in UVO are from the "
+                    "Kinetics400 dataset. We refer to the DeepMind website and CVDF's snapshot'): download "
+                    "Kinetics-400 from https://github.com/cvdfoundation/kinetics-dataset (k400 train/val/test "
+                    "tarballs, ~450 GB in all) or the preprocessed UVO videos offered on the UVO site "
+                    "(uvo_videos_sparse / uvo_videos_dense, Google Drive)"), ("select the VLN-UVO val videos (the ids in the built dataset's videos list, e.g. from "
+                    "`hardneg fetch posrank --dry-run`)"), ("name each file <youtube_id>.mp4 (Kinetics names clips "
+                    "<youtube_id>_<start:06d>_<end:06d>.mp4: strip the times; UVO's own preprocessed videos are "
+                    "already named by id)"), "pass the folder with --videos (or put it in the cache under posrank/vln_uvo/)",),
+            why=("YouTube clips; no redistributable copy on the Hub found; the VLN/UVO authors distribute "
+                 "annotations only (plus UVO's Google Drive copies)"),
+            part="vln_uvo",
+            evidence=("Fine-grained-negatives@ebd5678 "
+                      "X-CLIP_fine_grained_vp/dataloaders/dataloader_vlnUvo_retrieval.py (videos found by walking "
+                      "features_path for <video_id>.*); UVO v1.0 Kit Guide text (code corpus search 'UVO v1.0 Kit "
+                      "Guide'); a third-party dataset layout listing uvo/uvo_videos_dense/ (code corpus)")),
+        VideoSource(
+            "manual", official="https://oops.cs.columbia.edu/data/",
+            steps=(("download the Oops! dataset videos (oops_dataset video.tar.gz from the Oops! site; the "
+                    "authors host it at Columbia)"), ("the VLN-OOPS negatives and captions are NOT in the authors' repository (no "
+                    "Datasets/HardNegatives/VLN-OOPS folder at any commit), so this config cannot be built from "
+                    "public files"),),
+            why="no released negatives; videos from the Oops! site only",
+            part="vln_oops",
+            evidence="git ls-tree of JewelChen2019/Fine-grained-negatives at all 7 commits"),
+        replace(MSRVTT_ZIP, part="msrvtt"),
+    ),
+    notes=("HEAD of main (2024-12-05). The repo holds only Datasets/HardNegatives/VLN-UVO/ and MSR-VTT/ (no "
+           "VLN-OOPS/, no VATEX/ folder at any commit). The three realdata files equal their blobs at ebd5678 "
+           "(the only commit holding captions.txt and the word dic; the RE20 negatives are also in 4a44486 'added "
+           "data'). Files of 4 MiB and more are absent from the offline snapshot: for those the git blob SHA-1 is "
+           "given and sha256/size must be filled in on first online download (or verified by `git hash-object`). "
+           "MSR-VTT negatives need a caption source the repo does not ship: msrvtt10ktest.caption.txt or "
+           "MSRVTT_data.json (see other_files). Realdata holds only the VLN-UVO adverb set (3 files, all equal to "
+           "the blobs at ebd5678)."),
+)
+
+
 BENCHMARK = Benchmark(
+    source=SOURCE,
     name="posrank",
     title="PoSRank",
     order=30,

@@ -35,7 +35,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from hardneg.benchmarks.base import AnswerRules, Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import (AnswerRules, Benchmark, Headline, Metric, ReleaseFile, ScoreImporter, Source,
+                                    VideoArchive, VideoSource, VLMPrompt)
 from hardneg.benchmarks.harnesses import (LMMS_EVAL_ANSWERS, LMMS_EVAL_FRAMES, LMMS_EVAL_MAX_NEW_TOKENS,
                                          LMMS_EVAL_MODEL_HARNESS, LMMS_EVAL_PIXELS, LMMS_EVAL_POSITIONS,
                                          LMMS_EVAL_SYSTEM, TEMPCOMPASS_JUDGE_PROMPT)
@@ -111,8 +112,34 @@ def _question_then_answer(source: str, matcher: str, answers: AnswerRules, **har
                      matcher=matcher, answers=answers, **{"max_new_tokens": 128, **harness})
 
 
+_COMMIT = "e1b463166400633e6061962d890a9ae85db29f70"
+_RAW = f"https://raw.githubusercontent.com/llyx97/TempCompass/{_COMMIT}/"
+
+#: the release at a pinned commit (hashes computed from the files at that commit) and the videos in lmms-lab's Hub
+#: repo: one zip whose members `videos/<video_id>.mp4` lmms-eval unpacks under $HF_HOME/tempcompass
+#: (lmms_eval/tasks/tempcompass/utils.py, tempcompass_doc_to_visual: <cache_dir>/videos/<video_id>.mp4)
+SOURCE = Source(
+    repo="github.com/llyx97/TempCompass", commit=_COMMIT, license="CC BY-NC 4.0",
+    files=(ReleaseFile("questions/caption_matching.json", _RAW + "questions/caption_matching.json", 524731,
+                       "ef8038edfbcd713e14a361cb617bc4fe815e3cafffe003cc024bcac86c9d764d"),
+           ReleaseFile("meta_info.json", _RAW + "meta_info.json", 190924,
+                       "72144a7cb5aba97d12c3148ec734f7c8f27a04f6b3a7396ef41003a0a7178419")),
+    videos=VideoSource(
+        "hub", repo_id="lmms-lab/TempCompass", revision="c8a67d88a3bc6fd4b2f9ae2f9e112668fbe05722",
+        archives=(VideoArchive("tempcompass_videos.zip", 418421516,
+                               "fb7c8a2b742a3d10ae1bd1a6183fb602edb346a4c7fd91c631dba46b753e0f0b"),),
+        member_pattern="videos/{id}.mp4", cache_dir="tempcompass",
+        id_to_file="video id 1034419625 -> videos/1034419625.mp4 in tempcompass_videos.zip",
+        evidence=("TempCompass README (videos: huggingface.co/datasets/lmms-lab/TempCompass); the repo's tree at "
+                  "c8a67d8 (tempcompass_videos.zip, added in 1164378 and never changed; its LFS pointer gives the "
+                  "sha256 and size); lmms-eval tasks/tempcompass (_default_template_yaml cache_dir: tempcompass, "
+                  "utils.py: <cache_dir>/videos/<id>.mp4; its YAML names lmms-eval/TempCompass, the authors' README "
+                  "this repo)")),
+    notes="HEAD of main (2025-04-04), the commit ../shared/realdata names (e1b4631)")
+
 BENCHMARK = Benchmark(
     negative_types=("temporal",),
+    source=SOURCE,
     name="tempcompass",
     title="TempCompass",
     order=70,

@@ -31,7 +31,8 @@ import json
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, ItemChoice, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import (Benchmark, Headline, ItemChoice, Metric, ReleaseFile, ScoreImporter, Source,
+                                    VLMPrompt, VideoArchive, VideoSource)
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 STATEMENT_COLUMNS = ["vid_id", "question", "answer", "s0", "s1", "s2", "s3", "s4"]
@@ -41,7 +42,46 @@ TYPES = {"C": "causal", "T": "temporal"}
 ALL = "atp-hard"
 _VID = re.compile(r"[0-9]+")
 
+#: the pinned sources `hardneg fetch` reads (docs/fetching.md): Hritikbansal/videocon at 9a6952087464 (2024-04-24)
+_RAW = "https://raw.githubusercontent.com/Hritikbansal/videocon/9a69520874644325f499cdaefd4eb2858048e350/"
+SOURCE = Source(
+    repo="github.com/Hritikbansal/videocon", commit="9a69520874644325f499cdaefd4eb2858048e350",
+    license="MIT (LICENSE)",
+    files=(
+        ReleaseFile("datasets/nextqa-atphard-statements.csv", _RAW + "datasets/nextqa-atphard-statements.csv",
+                    759924, "4be8268a0eb3bafbecdd3e180320e4a92931a2519b64b482a0509f372b63f5da"),
+        ReleaseFile("datasets/nextqa-atphard.csv", _RAW + "datasets/nextqa-atphard.csv",
+                    395847, "82aa5a5dc453fce28151002dc5d1a9179dee3cbfee14aa860949071fc49e4db2"),
+        ReleaseFile("datasets/atphard_scores.csv", _RAW + "datasets/atphard_scores.csv",
+                    3558311, "6887ed22d15c34734e05e886fef07fff8c991041cc2c3147d7050695e2ed3256", optional=True),
+        ReleaseFile("LICENSE", _RAW + "LICENSE",
+                    1069, "ffa4e24494bd17583df880d7ea38fd6292c3291b209ef6fe6801d46ab27867ef"),
+    ),
+    videos=
+    VideoSource(
+        "hub", repo_id="lmms-lab/NExTQA", revision="0d019debcbf84a3d91ee608ab9ef9ab2a9e7dec5",
+        archives=(VideoArchive("videos.zip", None,
+                                  approx="6.49 GB"),),
+        member_pattern="NExTVideo/{id}.mp4", cache_dir="nextqa",
+        id_to_file=("$HF_HOME/nextqa/NExTVideo/{vid_id}.mp4 (lmms-eval tasks/nextqa/utils.py: cache_dir = "
+                    "get_cache_dir(config, 'NExTVideo'); nextqa_doc_to_visual -> get_video(cache_dir, "
+                    "doc['video']) tries .mp4/.MP4). vid_id = NExT-QA video id as in "
+                    "nextqa-atphard-statements.csv (e.g. 4010069381); ATP-Hard uses 553 NExT-QA *validation* "
+                    "videos, which lmms-eval's nextqa_oe_val also reads from this archive"),
+        evidence=("Hub tree page "
+                  "huggingface.co/datasets/lmms-lab/NExTQA/tree/0d019debcbf84a3d91ee608ab9ef9ab2a9e7dec5 and "
+                  "commits/main (search, docs corpus); lmms-eval 0.7.3 (installed in /work/venv): "
+                  "lmms_eval/api/task.py ConfigurableTask.download (video datasets: "
+                  "snapshot_download(repo_id=dataset_path, revision=dataset_kwargs.get('revision','main'), "
+                  "repo_type='dataset'), then every **/*.zip extracted into $HF_HOME/<cache_dir> and **/*.tar* "
+                  "parts (grouped by name with _<n> stripped, concatenated) untarred there, ONLY when "
+                  "$HF_HOME/<cache_dir> does not exist yet, or force_unzip)")),
+    notes="Same repo and commit as videocon_ssv2.",
+)
+
+
 BENCHMARK = Benchmark(
+    source=SOURCE,
     negative_types=("qa_distractor",),
     name="videocon-atphard",
     title="VideoCon ATP-Hard",

@@ -29,13 +29,53 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, ScoreImporter, VLMPrompt
+from hardneg.benchmarks.base import (Benchmark, Headline, Metric, ReleaseFile, ScoreImporter, Source, VLMPrompt,
+                                    VideoSource)
 from hardneg.benchmarks.videocon_release import CITATION, LICENSE_NOTE, SCORES_FILE
 
 HEADER = ["videopath", "caption", "match"]
 _NAME = re.compile(r"eval_ssv2_([a-z0-9_]+)\.csv", re.IGNORECASE)
 
+#: the pinned sources `hardneg fetch` reads (docs/fetching.md): Hritikbansal/videocon at 9a6952087464 (2024-04-24)
+_RAW = "https://raw.githubusercontent.com/Hritikbansal/videocon/9a69520874644325f499cdaefd4eb2858048e350/"
+SOURCE = Source(
+    repo="github.com/Hritikbansal/videocon", commit="9a69520874644325f499cdaefd4eb2858048e350",
+    license="MIT (LICENSE)",
+    files=(
+        ReleaseFile("datasets/eval_ssv2_temporal.csv", _RAW + "datasets/eval_ssv2_temporal.csv",
+                    1160556, "262dcaedc69b04a95b055ffb3c78d3cbc57db4385f1b9d9e6eb709b37ea0e162"),
+        ReleaseFile("datasets/eval_ssv2_temporal_scores.csv", _RAW + "datasets/eval_ssv2_temporal_scores.csv",
+                    1274904, "cfa5c29a51f2fa0c3a40efdc7e4c8e06590c98604bc1b6a391467444eea7e3cd", optional=True),
+        ReleaseFile("datasets/eval_ssv2_events.csv", _RAW + "datasets/eval_ssv2_events.csv",
+                    None, "", git_blob="555faf17b8ba5cb56daa5b51612bfb583959d5c7", optional=True),
+        ReleaseFile("LICENSE", _RAW + "LICENSE",
+                    1069, "ffa4e24494bd17583df880d7ea38fd6292c3291b209ef6fe6801d46ab27867ef"),
+    ),
+    videos=
+    VideoSource(
+        "manual", official="https://developer.qualcomm.com/software/ai-datasets/something-something",
+        steps=(("Sign in at Qualcomm Developer Network and accept the Something-Something v2 licence (the page "
+                "above)"), ("download the 20 parts 20bn-something-something-v2-00 ... -19 and the labels (total size not "
+                "verified here)"), ("cat 20bn-something-something-v2-?? | tar -xz   -> 20bn-something-something-v2/<id>.webm (220,847 "
+                "clips)"), ("keep the 216 ids of ssv2-temporal (videopath videos/<id>.avi in eval_ssv2_temporal.csv; the id "
+                "is the file stem) -- VideoCon converted them to .avi; the .webm of the same id is the same clip"), ("put them under $HARDNEG_CACHE/.../videocon_ssv2/ or reuse lmms-eval's location: $SSV2_VIDEO_DIR "
+                "or $HF_HOME/ssv2 (lmms-eval resolves <root>/<id>.{webm,mp4,...})"),),
+        why=("licence-gated (Qualcomm research licence); lmms-lab-eval/ssv2 holds metadata only: its README says "
+             "'Raw video location: official Something-Something-V2 .webm files (license-gated), not embedded "
+             "here. Expected local media root: $SSV2_VIDEO_DIR or $HF_HOME/ssv2'"),
+        evidence=("VideoCon README (Hritikbansal/videocon@9a69520, 'Text to Video Retrieval (SSv2)': 'We download "
+                  "the videos from developer.qualcomm.com/software/ai-datasets/something-something'); lmms-eval "
+                  "0.7.3 tasks/ssv2/ssv2.yaml (dataset_path lmms-lab-eval/ssv2, no video: True, so no archive "
+                  "download) and tasks/ssv2/utils.py (resolve_media_reference(..., cache_dir='ssv2', "
+                  "env_vars=('SSV2_VIDEO_DIR',))), tasks/_task_utils/media_resolver.py; Hub README "
+                  "huggingface.co/datasets/lmms-lab-eval/ssv2/blob/main/README.md (search, docs corpus)")),
+    notes=("HEAD of main (2024-04-24), the commit realdata/README names (9a69520). The CSVs are unchanged since "
+           "884c041 (2023-11-20)."),
+)
+
+
 BENCHMARK = Benchmark(
+    source=SOURCE,
     name="videocon-ssv2",
     title="VideoCon SSv2",
     order=60,

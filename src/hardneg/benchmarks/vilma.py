@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hardneg.benchmarks.base import Benchmark, Headline, Metric, VLMPrompt
+from hardneg.benchmarks.base import Benchmark, Headline, Metric, ReleaseFile, Source, VLMPrompt, VideoSource
 from hardneg.video import FrameSettings
 
 ALL = "all"
@@ -89,7 +89,62 @@ CONFIG_TEXT = {
     "spatial-relations": "spatial relations: how objects move relative to each other",
 }
 
+#: the pinned sources `hardneg fetch` reads (docs/fetching.md): ilkerkesen/ViLMA at 746912b7c8e8 (2024-01-18)
+_RAW = "https://raw.githubusercontent.com/ilkerkesen/ViLMA/746912b7c8e81d53eb946abe26456ad8b7db826f/"
+SOURCE = Source(
+    repo="github.com/ilkerkesen/ViLMA", commit="746912b7c8e81d53eb946abe26456ad8b7db826f",
+    license="MIT (LICENSE)",
+    files=(
+        ReleaseFile("data/counting-easy-spelled-sec.json", _RAW + "data/counting-easy-spelled-sec.json",
+                    1143934, "fa4facd811a5c82e8d05d92ca303ebfd2d978942dd63a36b4c0864bbf28b19ad"),
+        ReleaseFile("data/counting-hard-spelled-sec.json", _RAW + "data/counting-hard-spelled-sec.json",
+                    1067219, "3ff20cfa7cafa1b3917133c020679bb794fd650497954f42f105b777f9e0729e"),
+        ReleaseFile("data/Semantic_Role_Labelling_Data_annotated.json",
+                    _RAW + "data/Semantic_Role_Labelling_Data_annotated.json",
+                    2491036, "2ba2450845efc4436ec50db5bf76db3919d3665d399a772377606bb71512f61b"),
+        ReleaseFile("data/change-state-action.json", _RAW + "data/change-state-action.json",
+                    969203, "351fcdc7f71e7f6e14c86983597887bbf8a7a52110bfdaccc3a5408ea9edecb2"),
+        ReleaseFile("data/change-state-prestate.json", _RAW + "data/change-state-prestate.json",
+                    981825, "eb21ee0b4f89875fc44126ff6ed1c60f7eaab76bc18b8c7f10e0f20ceecbc912"),
+        ReleaseFile("data/change-state-poststate.json", _RAW + "data/change-state-poststate.json",
+                    983697, "6a173bd5426b1bbd260c0aadc53066fa664a9dcd6d2af7f520d4657d3593a8e9"),
+        ReleaseFile("data/change-state-inverse.json", _RAW + "data/change-state-inverse.json",
+                    1070359, "bc2d2fc74fb8d5f1821c663e189a30358b6e04717751cfb48247a2bc063c4b05"),
+        ReleaseFile("data/rare-actions-noun-foils.json", _RAW + "data/rare-actions-noun-foils.json",
+                    1200819, "b22faf96f75e25c3eaa087a56af477c6796a529e168f9fdd2ff871190b13a39a"),
+        ReleaseFile("data/rare-actions-verb-foils.json", _RAW + "data/rare-actions-verb-foils.json",
+                    1128558, "64bec0f9d64d8b3bde954e5e4e9d4e6dd5239dab42bfafcba613f3e5019faabf"),
+        ReleaseFile("data/relations.json", _RAW + "data/relations.json",
+                    941300, "4aeed66fdef76f34ddb04a2da701a06dea894b050a6172b0a563343f5a321701"),
+        ReleaseFile("LICENSE", _RAW + "LICENSE",
+                    1069, "1bdecf93e7133c43c75cd42beb8ea5868e6272cbe755a56d00c9aa70c2449c15"),
+    ),
+    videos=
+    VideoSource(
+        "manual", official="https://github.com/ilkerkesen/ViLMA#data-setup",
+        steps=(("QUVA Repetition (action counting): wget -c "
+                "http://isis-data.science.uva.nl/tomrunia/QUVARepetitionDataset.tar.gz; tar -xf; the ViLMA README "
+                "then runs bin/normalize_fps (FPS normalisation) and tasks/counting/normalize_annotations.py. "
+                "Clip id = video_file stem (e.g. 000_rope_beach) + _<start>_<end>"), ("Something-Something v2 (spatial relations, relations.json): licence-gated, "
+                "developer.qualcomm.com/software/ai-datasets/something-something (see videocon_ssv2). Clip id = "
+                "dataset_idx"), ("RareAct (rare actions): one zip from the RareAct authors, "
+                "https://www.rocq.inria.fr/cluster-willow/amiech/rareact.zip, files named by YouTube id. Clip id "
+                "= youtube_id_<start>_<end>"), ("YouCook2, COIN, STAR, VidSitu (change of state, situation awareness): annotations only; videos "
+                "from YouTube with the ViLMA script bin/youtube_downloader (the authors kept items whose videos "
+                "were available on 06.04.2023 / 16.05.2023). Clip id = youtube_id (STAR: video_file) + "
+                "_<start>_<end>"), ("cut each clip [start_time, end_time] (seconds; time_unit 'pts' marks frame units) to <clip "
+                "id>.mp4 as hardneg's vilma declaration names it, and pass the folder with --videos"),),
+        why="seven source datasets, none redistributed by ViLMA; four are YouTube-only, SSv2 is licence-gated",
+        evidence=("ViLMA README (ilkerkesen/ViLMA@746912b, 'Data Setup' sections); hardneg vilma.py clip_id() "
+                  "(how a clip id is formed)")),
+    notes=("HEAD of main (2024-01-18), the commit realdata/README names (746912b). relations.json and "
+           "change-state-inverse.json are the two release files not in realdata (hashes from the snapshot). data/ "
+           "also holds other variants (counting-*-digits*, *-pts, SRL_*, quva-*) that the parser does not read."),
+)
+
+
 BENCHMARK = Benchmark(
+    source=SOURCE,
     name="vilma",
     title="ViLMA",
     order=60,

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "models": ("hardneg.cli.list_models", "models", "list the video-LLM model types: path, protocols, verified by a tiny model"),
     "run": ("hardneg.cli.run", "models", "score a model on many benchmarks and print every headline metric"),
     "build": ("hardneg.cli.build", "datasets", "build a benchmark's Hub dataset repo from its raw release"),
+    "fetch": ("hardneg.cli.fetch", "datasets", "download a benchmark's pinned release files and videos, checked"),
     "generate": ("hardneg.cli.generate", "generate", "generate hard negatives for a caption corpus"),
     "score": ("hardneg.cli.score", "models", "score a video-text model on a benchmark and write predictions"),
     "import-scores": ("hardneg.cli.import_scores", "metrics", "turn a paper's released per-item outputs into a predictions file"),

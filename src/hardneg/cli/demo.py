@@ -15,6 +15,10 @@ OPTIONS = {
     "--videos": "folder of videos named by id (default: synthetic videos for the samples)",
     "--models": "comma-separated models: registered names, Hub ids, local folders or module:Class "
                 "(default: tiny-clip + blind-unigram on CPU)",
+    "--real": "comma-separated benchmarks shown with real examples, their videos fetched at start-up from the pinned "
+              "sources (only those videos; docs/fetching.md)",
+    "--real-examples": "real examples per --real benchmark (default 3)",
+    "--mirror": "fetch the real examples from this mirror (as hardneg fetch --mirror)",
     "--device": "torch device (default: CPU)",
     "--host": "address to listen on (default 127.0.0.1: this machine only)",
     "--port": "port (default 7861, or a free one when that is taken; printed)",
@@ -34,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
     argv = []
     for flag in OPTIONS:
-        value = getattr(args, flag[2:])
+        value = getattr(args, flag[2:].replace("-", "_"))
         if value is not None:
             argv += [flag, value]
     load_space_app("demo", "hardneg_demo_space").main(argv)

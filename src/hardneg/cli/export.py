@@ -17,6 +17,7 @@ multiple_choice (loglikelihood) for caption likelihood. Retrieval benchmarks are
 
   hardneg build tempcompass --raw tc-raw --out built/tempcompass
   hardneg export lmms-eval tasks --data built --videos ~/videos --benchmarks tempcompass,vitatecs
+  hardneg fetch tempcompass && hardneg export lmms-eval tasks --benchmarks tempcompass   # the fetched cache
   lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --include_path tasks \\
       --tasks hardneg_tempcompass
 """
@@ -41,11 +42,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="export_format", metavar="<lmms-eval>", required=True)
     e = sub.add_parser("lmms-eval", help="an lmms-eval --include_path folder")
     e.add_argument("dir", help="folder to write (must be empty unless --overwrite)")
-    e.add_argument("--data", action="append", required=True,
+    e.add_argument("--data", action="append", default=None,
                    help="a folder of built benchmarks (<folder>/<benchmark>), or NAME=PATH (a built folder or a Hub "
-                        "dataset id) per benchmark; repeat the flag")
-    e.add_argument("--videos", action="append", required=True,
-                   help="the folder of <video_id>.mp4 files for every benchmark, or NAME=DIR per benchmark")
+                        "dataset id) per benchmark; repeat the flag (default: what `hardneg fetch` built)")
+    e.add_argument("--videos", action="append", default=None,
+                   help="the folder of <video_id>.mp4 files for every benchmark, or NAME=DIR per benchmark "
+                        "(default: the videos `hardneg fetch` put in the cache, per benchmark)")
     e.add_argument("--benchmarks", default=None, help="comma-separated benchmarks (default: every one under --data)")
     e.add_argument("--config", action="append", default=None,
                    help="NAME=CONFIG: export this config of a benchmark (repeat; default: the configs its headline "
@@ -67,6 +69,12 @@ def run(args) -> int:
     root, named = _named(args.data, "data")
     vroot, vnamed = _named(args.videos, "videos")
     wanted = [b for b in (args.benchmarks or "").split(",") if b] or None
+    if not args.data or not args.videos:  # the fetched cache (hardneg.fetching), per benchmark
+        from hardneg.fetching.runs import fetched_paths
+
+        fetched_root, fetched_videos = fetched_paths(wanted)
+        root = root if args.data else fetched_root
+        vnamed = vnamed if args.videos else fetched_videos
     if root and not Path(root).is_dir():
         raise ValueError(f"--data {root}: no such folder; pass the folder the benchmarks were built into "
                          "(`hardneg build`), or NAME=PATH (a built folder or a Hub id) per benchmark")

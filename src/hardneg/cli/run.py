@@ -13,11 +13,18 @@ folder per benchmark (DIR/<benchmark>/, written by hardneg build), or is one bui
 Predictions already in --out that were scored with the same model, frames, data and videos are
 reused, so an interrupted run continues where it stopped.
 
+Real data without paths: benchmarks named with --benchmarks that `hardneg fetch` put in the cache
+($HARDNEG_CACHE/fetch) are scored on their real release and videos when --data and --videos are left
+out; the results record the release commit and the videos' coverage. A named benchmark not fetched
+is scored on its built-in sample, and the fetch command and its download size are printed; --fetch
+downloads it first (nothing is downloaded unasked). docs/fetching.md.
+
 examples:
   hardneg run --model tiny-clip --out runs/tiny                       # built-in samples
   hardneg run --model openai/clip-vit-base-patch32 --benchmarks all --data built --videos ~/videos --out runs/clip
   hardneg run --model blind-unigram --benchmarks contrast_sets,posrank --data built --out runs/blind
   hardneg run --model tiny-vlm --out runs/vlm                         # a video LLM, each benchmark's protocol
+  hardneg fetch tempcompass && hardneg run --model Qwen/Qwen3-VL-2B-Instruct --benchmarks tempcompass  # real data
 Python: hardneg.run_model(model, ...) takes the same arguments and also any object with
 encode_video/encode_text or score(video, captions) (docs/models.md)."""
 
@@ -39,7 +46,9 @@ def add_parser(subparsers) -> None:
                                                 "folder (default: the built-in samples)")
     p.add_argument("--videos", default=None, help="folder of videos named by video id (default with the samples: "
                                                   "synthetic videos)")
-    p.add_argument("--out", required=True, help="work folder: predictions/, results.json")
+    p.add_argument("--out", default=None, help="work folder: predictions/, results.json (default: runs/<model>)")
+    p.add_argument("--fetch", action="store_true", help="without --data: download what `hardneg fetch` would for the "
+                                                        "named benchmarks first (never done unasked)")
     p.add_argument("--overwrite", action="store_true", help="rescore everything, replacing what --out holds")
     g = p.add_argument_group("evaluation")
     g.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0: no intervals)")
@@ -82,6 +91,17 @@ def run(args: argparse.Namespace) -> int:
     note = video_llm_note(args.model, args.model_revision)
     if note:
         print(note, flush=True)
+    if args.out is None:
+        args.out = str(Path("runs") / Path(args.model_id or args.model).name)
+    if args.data is None and args.videos is None:  # the fetched release where there is one (hardneg.fetching)
+        from hardneg.fetching.layout import FetchSettings
+        from hardneg.fetching.runs import run_data
+
+        fetched = run_data(args.benchmarks, args.fetch, FetchSettings(cache=Path(args.cache_dir))
+                           if args.cache_dir else None)
+        args.data, args.videos = fetched.data, fetched.videos
+        for line in fetched.notes:
+            print(line, flush=True)
     results = run_model(args.model, args.benchmarks, data=args.data, videos=args.videos, out=args.out,
                         frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=_device(args),
                         fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,

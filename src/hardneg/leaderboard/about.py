@@ -29,6 +29,16 @@ def data_license(decl) -> str:
     return f"Data license: {', '.join(f'`{x}`' for x in decl.licenses)}. {_cell(decl.license_note)}"
 
 
+def release_line(decl) -> str:
+    """Which release commit the benchmark's numbers are computed on: the one its declaration pins (`hardneg fetch`
+    and the built Hub dataset use those files, each checked against its sha256)."""
+    src = decl.source
+    if src is None:
+        return "Release: no pinned release (`hardneg fetch` has nothing to download for it)."
+    return (f"Release: numbers computed on `{_cell(src.repo)}` at commit `{src.commit}` ({len(src.fetched_files)} file(s), "
+            f"sha256-checked; `hardneg fetch {decl.name} --dry-run` lists them).")
+
+
 def metric_rows(decl) -> list[str]:
     rows = []
     for m in decl.metrics:
@@ -86,7 +96,7 @@ def about_markdown(names: list[str], upload_mb: float | None = None, configs: di
                 f"The paper's tie rule: `{decl.original_ties}`" + (f" ({_cell(decl.original_ties_note)})."
                                                                    if decl.original_ties_note else "."),
                 f"Data: `{decl.hub_id}`; paper: [{_cell(decl.paper_title)}]({decl.paper_url}).",
-                data_license(decl), ""]
+                release_line(decl), data_license(decl), ""]
     limit = f" (at most {upload_mb:.0f} MB)" if upload_mb else ""
     out += ["## How to submit",
             "1. Score your model: `hardneg run --model <model> --model-id <you>/<name> --out runs/mine` (or "
