@@ -316,7 +316,9 @@ class FakeHub:
             if expand:
                 # the last commit at or before `revision` that wrote it (a file a test wrote into `files` directly,
                 # without a commit: the head)
-                c = next((c for c in reversed(repo.commits[: k + 1]) if p in c["files"]), repo.commits[k])
+                at = repo.last.get(p)
+                c = repo.commits[at] if at is not None and at <= k else next(
+                    (c for c in reversed(repo.commits[: k + 1]) if p in c["files"]), repo.commits[k])
                 info["lastCommit"] = {"id": c["id"], "title": c["title"], "date": c["date"]}
             out.append(RepoFile(**info))
         return out

@@ -52,7 +52,7 @@ class _Job:
     error: BaseException | None = None
     prepared: list | None = None  # submit: [(id, part, file dict, sha, blob, published bytes, published sha)]
     before: set | None = None  # submit: its ids the store held before its first try (answered "already stored")
-    tried: bool = False  # a commit carrying it was sent (its outcome may be unknown)
+    unknown: bool = False  # a commit carrying it failed with an unknown outcome (it may have landed)
 
     def finish(self, result: Any = None, error: BaseException | None = None) -> None:
         if not self.done.is_set():
@@ -135,17 +135,21 @@ class RepoWriter:
     def _commit_batch(self, batch: list[_Job]) -> None:
         m, pol = self.mirror, self.mirror.policy
         failures, conflicts, pending, last = 0, 0, set(), None
+        # a moderation found "in that state already" must be judged on the repo's head, not on what this replica
+        # read last (another replica may have moved it): the head is read first (one call when nothing changed)
+        fresh = any(j.kind == "moderate" for j in batch)
         with m.lock:
             while failures < pol.tries:
                 if failures:
                     time.sleep(pol.backoff_s * 2 ** (failures - 1))
                 try:
-                    if m.head is None or self._stale:
+                    if m.head is None or self._stale or fresh:
                         self._sync()
+                        fresh = False
                     plan = self._plan(batch)
                     if plan is None:
                         return
-                    files, message, land = plan
+                    files, message, land, wanted = plan
                     parent = m.head
                     try:
                         oid = m.commit(files, message, parent)
@@ -156,6 +160,8 @@ class RepoWriter:
                     except Exception as exc:  # noqa: BLE001 (outcome unknown: it may land; the repo is read again)
                         if not not_sent(exc):
                             pending.add(parent)
+                            for j in wanted:
+                                j.unknown = True
                         self._stale = True
                         raise
                     land(oid)
@@ -177,7 +183,8 @@ class RepoWriter:
 
     def _plan(self, batch: list[_Job]):
         """The commit that would make every unfinished job of `batch` true at the repo's head, or None when every
-        job is finished (stored already, landed, or refused). Returns (files, message, land(oid))."""
+        job is finished (stored already, landed, or refused). Returns (files, message, land(oid), the jobs
+        the commit carries)."""
         files: dict[str, bytes] = {}
         subs, tombs, titles, wanted = [], [], [], []
         next_version: dict[tuple, int] = {}
@@ -194,8 +201,6 @@ class RepoWriter:
                 self._plan_moderation(job, states, moderations, (files, tombs, titles, wanted))
         if not wanted:
             return None
-        for job in wanted:
-            job.tried = True
         message = titles[0] if len(titles) == 1 else f"{len(titles)} changes: " + "; ".join(titles)[:400]
 
         def land(oid: str) -> None:
@@ -209,13 +214,13 @@ class RepoWriter:
                 if job.kind == "submit":
                     ids = [p[0] for p in job.prepared]
                     if all(i in have_now for i in ids):
-                        job.finish((ids, any(i not in job.before for i in ids)))
+                        job.finish((ids, not job.payload.get("carried") and any(i not in job.before for i in ids)))
                     else:
                         job.finish(error=RuntimeError("a landed submission was not stored; see the log"))
                 else:
                     job.finish({"path": job.payload["path"], "applied": True})
 
-        return files, message, land
+        return files, message, land, wanted
 
     def _prepare(self, job: _Job) -> None:
         p = job.payload
@@ -235,11 +240,11 @@ class RepoWriter:
             job.before = {p[0] for p in job.prepared} & have
         p = job.payload
         ids = [x[0] for x in job.prepared]
-        if all(i in have for i in ids):  # landed (ours, late or on a lost reply) or stored before
-            job.finish((ids, any(i not in job.before for i in ids)))
+        if all(i in have for i in ids):  # stored before (by anyone), or ours landed late or on a lost reply
+            job.finish((ids, job.unknown and any(i not in job.before for i in ids)))
             return
         if any(i in planned for i in ids):  # the same file sent twice at once: the other job carries it
-            job.before = set(ids)  # answered "already stored" once it lands
+            p["carried"] = True  # answered "already stored" once it lands
             wanted.append(job)
             return
         for sub_id, part, f, sha, blob, published, published_sha in job.prepared:
@@ -277,7 +282,7 @@ class RepoWriter:
                                             "model's history"))
                 return
         if states[sub_id] == TARGET[p["action"]]:  # in that state already (a retry that landed, or a repeat)
-            job.finish({"path": self._last_tombstone(sub_id), "applied": job.tried})
+            job.finish({"path": self._last_tombstone(sub_id), "applied": job.unknown})
             return
         n = max(self.mirror.moderations.get(sub_id, 0), moderations.get(sub_id, 0)) + 1
         moderations[sub_id] = n
