@@ -106,7 +106,7 @@ def model_meta(subs: list[StoredSubmission]) -> dict:
 def model_link(model: str, subs: list[StoredSubmission]) -> str:
     """The link the submitter gave (http(s) only), else the model's Hub page."""
     link = model_meta(subs).get("link")
-    if isinstance(link, str) and link.startswith(("https://", "http://")):
+    if isinstance(link, str) and link.lower().startswith(("https://", "http://")):
         return link
     if any(s.local for s in subs):  # a local board's name (local/NAME) has no Hub page
         return ""
