@@ -192,6 +192,7 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False, wri
 
     from hardneg.leaderboard import Leaderboard, load_benchmarks
     from hardneg.leaderboard.mirror import HubMirror, derive_id
+    from hardneg.leaderboard.writer import TARGET
     from hardneg.leaderboard.example import predictions_bytes
 
     cfg = {"ops": n_ops, "kills": kills, "fail": fail, "seed": seed, "late": late, "late_s": late_s, "lag": lag}
@@ -244,8 +245,10 @@ def run(n_ops: int, kills: int, fail: float, seed: int, quiet: bool = False, wri
         problems += [f"{k} held {n} times" for k, n in versions.items() if n > 1]
         problems += [f"record {i} held {n} times" for i, n in in_repo.items() if n > 1]
         for m in mods:
+            if m.get("path") is None and m["action"] == "restore":  # visible already: nothing to store
+                continue
             body = json.loads(files[m["path"]]) if m.get("path") in files else {}
-            if body.get("submission_id") != m["id"] or body.get("action") != m["action"]:
+            if body.get("submission_id") != m["id"] or TARGET.get(body.get("action")) != TARGET[m["action"]]:
                 problems.append(f"moderation {m['action']} of {m['id']}: its tombstone {m.get('path')} holds {body}")
         refused = [r for w in results.values() for r in w["refused"]]
         for r in refused:  # told "nothing was stored": absent

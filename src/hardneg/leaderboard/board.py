@@ -439,7 +439,7 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
         rec = {"#": rank_of.get(i, "") if sort_col is not None else "",
-               "Model": marked_name(drawn_name(r.model), r.model_meta, r.cuts),
+               "Model": marked_name(drawn_name(r.model) if r.kind == "submitted" else r.model, r.model_meta, r.cuts),
                "Kind": kind_label(r),
                "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else notes.get(i, "")}
@@ -448,7 +448,8 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
                     "Type": mtype, "Params": params, "License": lic,
                     "Hub page": md_link(r.model, r.link) if r.link else "", "Submitted": r.submitted,
                     "Version": md_escape(r.version), "Submitter": md_escape(r.submitter),
-                    "Source": md_escape(r.source or r.note)})
+                    # stored text is escaped; a baseline's note and a paper's citation are the board's own Markdown
+                    "Source": md_escape(r.source or r.note) if r.kind == "submitted" else r.source or r.note})
         records.append(rec)
     info = ["n / items", "Type", "Params", "License", "Hub page", "Submitted", "Version", "Submitter", "Source"]
     # an information column no shown row fills is left out (an empty column only squeezes the others)

@@ -128,6 +128,11 @@ class PublishFailed(RuntimeError):
         self.unknown = unknown
 
 
+class HeldUnreadable(RuntimeError):
+    """A submission the results repo holds already (its id, derived from the file, is there) that this board could
+    not restore (the restore report says why): it is neither stored again nor numbered again."""
+
+
 class HeadMoved(RuntimeError):
     """The Hub refused a commit made with `parent_commit` because the branch moved (HTTP 412, or 409 while another
     commit is in progress): nothing of it landed; read the repo again and renumber."""
@@ -367,6 +372,8 @@ class HubMirror:
         self.versions: dict[tuple, int] = {}
         #: the highest moderation number of each submission in the repo at `head` (from the paths)
         self.moderations: dict[str, int] = {}
+        #: submission id -> its record's path, of every record in the repo at `head` (restored or not)
+        self.record_ids: dict[str, str] = {}
         #: the last restore's report: counts, and (repo path, reason) of every record skipped
         self.report: dict = {}
 
@@ -403,6 +410,8 @@ class HubMirror:
 
     def _index(self, path: str) -> None:
         self.paths.add(path)
+        if path.startswith("submissions/") and path.endswith(".json"):
+            self.record_ids.setdefault(Path(path).stem, path)
         named = parse_record_path(path)
         if named is not None:
             key = named[:4]
@@ -514,9 +523,12 @@ class HubMirror:
                 try:
                     members[ns.lower()] = {str(getattr(u, "username", "")).lower()
                                            for u in self.api.list_organization_members(ns)}
-                except HfHubHTTPError as exc:
-                    if getattr(getattr(exc, "response", None), "status_code", None) != 404:
-                        raise MirrorUnreadable(f"the members of {ns!r} could not be read ({str(exc)[:80]})") from None
+                except Exception as exc:  # noqa: BLE001 (only a 404 is an answer; anything else: not read yet)
+                    if not (isinstance(exc, HfHubHTTPError)
+                            and getattr(getattr(exc, "response", None), "status_code", None) == 404):
+                        # a Hub error is not a refusal: the restore fails and is retried, never skips the record
+                        raise MirrorUnreadable(f"the members of {ns!r} could not be read ({type(exc).__name__}: "
+                                               f"{str(exc)[:80]})") from None
                     members[ns.lower()] = set()  # not an organization: a user's namespace
             orgs = (ns,) if submitter.lower() in members[ns.lower()] else ()
             if Identity(submitter, orgs).may_write(model_id):
@@ -547,7 +559,7 @@ class HubMirror:
             self.report = {"counts": counts, "skipped": skipped}
             if records or tombs:
                 self._restore_files(store, check, (records, tombs, files, history, head), counts, skipped)
-            self.head, self.paths, self.versions, self.moderations = head, set(), {}, {}
+            self.head, self.paths, self.versions, self.moderations, self.record_ids = head, set(), {}, {}, {}
             for f in files:
                 self._index(f)
             return counts

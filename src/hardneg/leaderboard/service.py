@@ -468,10 +468,14 @@ class Leaderboard:
         if self.writer is None:
             stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files)
         else:  # a version is numbered from the repo's head and stored once the repo holds it (issues 42 and 49)
+            from hardneg.leaderboard.mirror import HeldUnreadable
+
             try:
                 ids, created = self.writer.submit(model_id, identity.username, files)
             except PublishFailed as exc:
                 return SubmitOutcome(False, self._not_published(exc, "submission"))
+            except HeldUnreadable as exc:
+                return SubmitOutcome(False, f"submission refused:\n- {exc}")
             stored = [self.store.get(i) for i in ids]
         if not created:  # identical files landed between the check and the write
             everything = before_all + stored

@@ -29,7 +29,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardneg.leaderboard.mirror import (HeadMoved, HubMirror, PublishFailed, derive_id, not_sent, public_parquet,
+from hardneg.leaderboard.mirror import (HeadMoved, HeldUnreadable, HubMirror, PublishFailed, derive_id, not_sent, public_parquet,
                                         record_path, strip_local_paths, tombstone_path)
 from hardneg.leaderboard.store import Store, now, pack_arrays
 
@@ -246,6 +246,12 @@ class RepoWriter:
         if any(i in planned for i in ids):  # the same file sent twice at once: the other job carries it
             p["carried"] = True  # answered "already stored" once it lands
             wanted.append(job)
+            return
+        held = [i for i in ids if i not in have and i in self.mirror.record_ids]
+        if held:  # in the repo, not restorable here: never a second record of it (issue 49)
+            job.finish(error=HeldUnreadable(f"the results repo holds this file already ({self.mirror.record_ids[held[0]]}"
+                                            "), but this board could not read it back (see `hardneg leaderboard "
+                                            "status`); nothing new was stored"))
             return
         for sub_id, part, f, sha, blob, published, published_sha in job.prepared:
             if sub_id in have:
