@@ -73,7 +73,9 @@ def shown(value: Any, limit: int = MAX_SHOWN) -> str:
 #: hold any other Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt: zero-width spaces and joiners
 #: U+200B-U+200D, the word joiner and invisible operators U+2060-U+206F, U+FEFF, the soft hyphen U+00AD,
 #: variation selectors, Hangul fillers, tag characters U+E0000-U+E0FFF, ...) nor the line and paragraph
-#: separators U+2028/U+2029: two values that look the same must be the same value. Multi-line text (a prompt, a
+#: separators U+2028/U+2029, nor any character of General Category Cf (format: U+FFF9-FFFB, U+13430-13438,
+#: U+0600-0605, ... issue 49 N28; `ALLOWED_FORMAT` names the exceptions, none): two values that look the same must be
+#: the same value. Multi-line text (a prompt, a
 #: reason) keeps those others (a zero-width joiner inside an emoji sequence is legitimate there).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 #: Default_Ignorable_Code_Point (Unicode 15.1) plus U+2028/U+2029; the bidi ones are in _BIDI

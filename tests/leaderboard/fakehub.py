@@ -1,6 +1,7 @@
 """A local stand-in for the Hub API the results mirror calls (`HfApi`'s create_repo, create_commit, list_repo_commits,
 list_repo_files, get_paths_info, snapshot_download, file_exists, list_organization_members, whoami), behaving as
-huggingface_hub 2.4 and the Hub do (read in /work/venv's huggingface_hub/hf_api.py and _commit_api.py):
+huggingface_hub 2.4 and the Hub do (read in /work/venv's huggingface_hub/hf_api.py and _commit_api.py; also
+`repo_info(...).sha`, the head):
 
 * a repo is a chain of commits; `create_repo` makes the initial commit (`.gitattributes`), as the Hub does;
 * `create_commit(..., parent_commit=oid)` is compare-and-swap: when the branch head is not `oid` the Hub answers
@@ -286,6 +287,12 @@ class FakeHub:
             raise RepositoryNotFoundError("404 Repository Not Found",
                                           response=_response(404, f"https://huggingface.co/api/datasets/{repo_id}"))
         return self._repos[repo_id]
+
+    def repo_info(self, repo_id, repo_type=None, revision=None, **kw):
+        """As `HfApi.repo_info`: the repo's id and its head's commit id (`sha`)."""
+        self._check("repo_info")
+        repo = self._repo(repo_id)
+        return SimpleNamespace(id=repo_id, sha=repo.commits[repo.index(revision)]["id"] if repo.commits else None)
 
     def list_repo_commits(self, repo_id, repo_type=None, revision=None, **kw):
         from huggingface_hub.hf_api import GitCommitInfo

@@ -457,6 +457,16 @@ class HubMirror:
                                     f"{str(exc)[:120]}){hint}")
         return exc
 
+    def _head(self) -> str | None:
+        """The branch head's commit id (`repo_info(...).sha`), or None when the repo does not exist."""
+        try:
+            return getattr(self.api.repo_info(self.repo_id, repo_type="dataset"), "sha", None)
+        except Exception as exc:  # noqa: BLE001
+            err = self._unreadable(exc)
+            if err is None:
+                return None
+            raise err from None
+
     def _history(self) -> list[str] | None:
         """The ids of the repo's commits, oldest first (None: the repo does not exist, the caller's token accepted)."""
         try:
@@ -544,10 +554,12 @@ class HubMirror:
         guards of a submission (`guarded_record`), its submitter must own its namespace, and it passes the board's
         `check` (the file validated, the scores recomputed from it: a record's own numbers are never used); one that
         fails is skipped, counted and named in `self.report`, keeps the version its path names, and never stops the
-        others. When the head is the one the store was last brought to, this is one read of the history."""
+        others. When the head is the one the store was last brought to, this is one `repo_info` read."""
         counts = {"submissions": 0, "tombstones": 0, "conflicts": 0, "orphans": 0, "unreadable": 0,
                   "duplicates": 0}
         with self.lock:
+            if self.head is not None and self._head() == self.head:  # one cheap read when nothing changed
+                return dict(counts)
             history = self._history()
             head = history[-1] if history else None
             if head is not None and head == self.head:
