@@ -17,7 +17,7 @@ submission's state on the board is the last moderation of the repo's commit hist
 any mismatch.
 
     PYTHONPATH=src python3 perf/chaos_mirror.py                                  # 2 writers x 100 operations
-    PYTHONPATH=src python3 perf/chaos_mirror.py --writers 2 --ops 20 --kills 1   # the test suite's size
+    PYTHONPATH=src python3 perf/chaos_mirror.py --writers 2 --ops 16 --kills 1   # the test suite's size
 """
 
 from __future__ import annotations
