@@ -13,7 +13,7 @@ import pytest
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.example import predictions_bytes
 from hardneg.leaderboard.mirror import HubMirror, PublishPolicy, tombstone_path
-from helpers import ALICE, BOB, FakeHub
+from helpers import ALICE, FakeHub
 
 FEINT = ("feint6k", "msrvtt", "test")
 REPO = "org/results"

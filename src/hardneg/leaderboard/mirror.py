@@ -36,8 +36,6 @@ import os
 import re
 import shutil
 import tempfile
-import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -422,10 +420,8 @@ class HubMirror:
 
     def sync(self, store: Store) -> int:
         """Push every submission, then every tombstone, the store holds and the repo lacks (a store carried over from
-        a board without a results repo, or from before issue 42), under the layout they were numbered in, with
-        compare-and-swap commits; returns how many."""
-        from hardneg.leaderboard.writer import push_outbox
-
+        a board without a results repo, or from before issue 42), with compare-and-swap commits (`push_outbox`);
+        returns how many."""
         return push_outbox(self, store)
 
     # --- reading the repo back -------------------------------------------------------------
@@ -640,3 +636,38 @@ def _reordered(tombstones: list[dict]) -> list[tuple[str, str]]:
                                             "moderations are ordered by the repo's commit history"))
             last[sub] = max(seq, last.get(sub, seq))
     return out
+
+
+def push_outbox(mirror: HubMirror, store: Store) -> int:
+    """Publish what `store` holds and the repo lacks (rows of a board without a results repo, or from before issue
+    42) under compare-and-swap: a submission under the layout before issue 49 (its version was numbered without the
+    repo; one the repo holds already under another id is left out and logged), a moderation as the next one of its
+    submission. Stops at the first refusal or error (the next restore tries again); returns how many were pushed."""
+    pushed = 0
+    with mirror.lock:
+        if mirror.head is None:
+            return 0
+        for sub in store.unmirrored():
+            key = (sub.model_id, sub.benchmark, sub.config, sub.split)
+            if mirror.versions.get(key, 0) >= sub.version:
+                log.error("not published: %s v%s on %s/%s/%s (submission %s): the repo holds that version already",
+                          *key[:1], sub.version, *key[1:], sub.id)
+                continue
+            path = f"submissions/{sub.benchmark}/{sub.id}.json"
+            published = public_parquet(store.file_bytes(sub.id))
+            record = submission_record(sub, hashlib.sha256(published).hexdigest())
+            files = {path: json.dumps(record, indent=1, sort_keys=True).encode(),
+                     f"predictions/{sub.id}.parquet": published, f"per_example/{sub.id}.npz": store.per_example_blob(sub.id)}
+            mirror.note_landed(mirror.commit(files, f"Add {sub.model_id} v{sub.version} (outbox)", mirror.head), files)
+            store.mark_mirrored(sub.id, path)
+            pushed += 1
+        for t in store.unmirrored_tombstones():
+            n = mirror.moderations.get(t["submission_id"], 0) + 1
+            path = tombstone_path(t["submission_id"], n)
+            body = {k: t[k] for k in ("submission_id", "action", "reason", "created_at")}
+            files = {path: json.dumps(body, sort_keys=True).encode()}
+            mirror.note_landed(mirror.commit(files, f"{t['action']} submission {t['submission_id']} (outbox)",
+                                             mirror.head), files)
+            store.mark_tombstone_mirrored(t["seq"], path)
+            pushed += 1
+    return pushed
