@@ -32,11 +32,13 @@ RESULTS_REPO = "org/results"
 
 
 def fill(hub, items, n: int, start: int = 0) -> None:
-    """n more records in the repo, as `HubMirror.publish` writes them."""
+    """n more records in the repo, in the layout before issue 49 (`submissions/<benchmark>/<id>.json`), which a
+    restore reads as it reads the current one."""
     from hardneg.leaderboard.example import predictions_bytes
     from hardneg.leaderboard.mirror import public_parquet
 
-    repo = hub.files.setdefault(RESULTS_REPO, {})
+    hub.create_repo(RESULTS_REPO, repo_type="dataset", exist_ok=True)
+    repo = hub.files[RESULTS_REPO]  # written straight into the repo's files (no commit per record: speed)
     for k in range(start, start + n):
         sid = uuid.UUID(int=k + 1).hex
         model = f"org/model-{k}"

@@ -39,9 +39,10 @@ MAX_LIST = 1000
 #: ending with '-' or '.', at most 96 characters ('--' and '..' are refused apart)
 HUB_NAME_PART = r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,94}[A-Za-z0-9_])?"
 _MODEL_ID = re.compile(rf"(?:{HUB_NAME_PART}/)?{HUB_NAME_PART}")
-#: an http(s) URL: a host, then no whitespace or control character up to the very end (fullmatch: a final
+#: an http(s) URL (the scheme in any case, as RFC 3986 says: `HTTPS://` is valid, issue 49 N28): a host, then no
+#: whitespace or control character up to the very end (fullmatch: a final
 #: newline does not pass, as it did with `re.match(...$)`, issue 36 N5)
-_URL = re.compile(r"https?://[^\s/?#\x00-\x1f\x7f]+(?:[/?#][^\s\x00-\x1f\x7f]*)?")
+_URL = re.compile(r"(?i:https?)://[^\s/?#\x00-\x1f\x7f]+(?:[/?#][^\s\x00-\x1f\x7f]*)?")
 
 
 class GuardError(ValueError):
@@ -72,7 +73,9 @@ def shown(value: Any, limit: int = MAX_SHOWN) -> str:
 #: hold any other Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt: zero-width spaces and joiners
 #: U+200B-U+200D, the word joiner and invisible operators U+2060-U+206F, U+FEFF, the soft hyphen U+00AD,
 #: variation selectors, Hangul fillers, tag characters U+E0000-U+E0FFF, ...) nor the line and paragraph
-#: separators U+2028/U+2029: two values that look the same must be the same value. Multi-line text (a prompt, a
+#: separators U+2028/U+2029, nor any character of General Category Cf (format: U+FFF9-FFFB, U+13430-13438,
+#: U+0600-0605, ... issue 49 N28; `ALLOWED_FORMAT` names the exceptions, none): two values that look the same must be
+#: the same value. Multi-line text (a prompt, a
 #: reason) keeps those others (a zero-width joiner inside an emoji sequence is legitimate there).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 #: Default_Ignorable_Code_Point (Unicode 15.1) plus U+2028/U+2029; the bidi ones are in _BIDI
@@ -83,9 +86,27 @@ _BAD_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}{_INVISIBLE}]")
 _BAD_MULTILINE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
 
 
+#: characters of General Category Cf (format) a single-line field may hold anyway: none (issue 49, N28: U+FFF9-FFFB,
+#: U+13430-13438, U+0600-0605, ... passed, being outside the listed sets); named here so an exception is a decision
+ALLOWED_FORMAT: frozenset[str] = frozenset()
+
+
+def _format_character(value: str) -> str | None:
+    """The first character of General Category Cf in `value` not in ALLOWED_FORMAT (Python's unicodedata), or None."""
+    for ch in value:
+        if ch not in ALLOWED_FORMAT and (ord(ch) >= 0xAD) and unicodedata.category(ch) == "Cf":
+            return ch
+    return None
+
+
 def _bad_character(value: str, multiline: bool) -> str | None:
-    """The name of the first character free text may not hold (`_BAD_LINE`), or None."""
+    """The name of the first character free text may not hold (`_BAD_LINE`, and in a single-line field any format
+    character, category Cf), or None."""
     m = (_BAD_MULTILINE if multiline else _BAD_LINE).search(value)
+    if m is None and not multiline:
+        ch = _format_character(value)
+        if ch is not None:
+            return f"an invisible format character (U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')})"
     if m is None:
         return None
     ch = m.group()
@@ -142,6 +163,9 @@ def url(value: Any, field: str, *, max_len: int = MAX_URL) -> str:
     if not _URL.fullmatch(value):
         raise GuardError(field, f"{shown(value)} is not an http(s) URL", fix)
     host = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
+    port = host.rpartition(":")[2] if re.search(r":[0-9]+$", host) else None
+    if port is not None and not 1 <= int(port) <= 65535:
+        raise GuardError(field, f"{shown(value)} has the port {int(port)}, outside 1-65535", fix)
     if not _HOST.fullmatch(host):
         try:
             idna = host.encode("idna").decode("ascii")

@@ -1,6 +1,8 @@
-"""The chaos run (perf/chaos_mirror.py) at a small size: a board process killed at random with its disk wiped, the
-stand-in Hub failing 20% of calls; every acknowledged submission and moderation ends in the repo and on the board
-exactly once. The full run (200 operations, 10 kills) is `PYTHONPATH=src python3 perf/chaos_mirror.py`."""
+"""The multi-writer chaos run (perf/chaos_mirror.py) at a small size (issue 49): two board processes on one repo,
+the stand-in Hub failing 20% of calls, 10% of commits landing after the client timed out, file_exists lagging, each
+board killed with its disk wiped; every acknowledged submission and moderation ends in the repo and on the board
+exactly once, no version is taken twice, every state is the repo's last moderation. The full run is
+`PYTHONPATH=src python3 perf/chaos_mirror.py` (2 writers x 100 operations, 5 kills each); here 2 x 16 operations, 1 kill each."""
 
 from __future__ import annotations
 
@@ -13,16 +15,12 @@ SCRIPT = Path(__file__).resolve().parents[2] / "perf" / "chaos_mirror.py"
 
 
 @pytest.mark.slow
-def test_chaos_nothing_acknowledged_is_lost_or_doubled():
+def test_chaos_two_writers_lose_nothing_and_double_nothing():
     spec = importlib.util.spec_from_file_location("chaos_mirror", SCRIPT)
     chaos = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(chaos)
-    counts = chaos.run(n_ops=60, kills=3, fail=0.2, seed=1, quiet=True)
+    counts = chaos.run(n_ops=16, kills=1, fail=0.2, seed=1, quiet=True, writers=2, late=0.1, late_s=0.3, lag=2.0)
     assert counts["problem list"] == []
-    # the 2 kills at operations always happen; the kill timed to land during a start-up restore happens only where
-    # that restore is still running when its timer fires (a quiet machine may finish it first)
-    assert counts["kills (disk wiped)"] - counts["kills during a start-up restore"] == 2
-    assert counts["kills during a start-up restore"] in (0, 1) and counts["acknowledged submissions"] > 30
-    assert counts["acknowledged submissions in repo exactly once"] == counts["acknowledged submissions"]
-    assert counts["acknowledged submissions on board exactly once"] == counts["acknowledged submissions"]
-    assert counts["acknowledged moderations in repo exactly once"] == counts["acknowledged moderations"]
+    assert counts["kills (disk wiped)"] == 2 and counts["acknowledged submissions"] > 16
+    assert counts["lost (acknowledged, not in the repo or not on the board exactly once)"] == 0
+    assert counts["duplicated (a record or a (model, part, version) twice)"] == 0 and counts["wrong states"] == 0

@@ -19,6 +19,7 @@ import pytest
 from hardneg.cli import main as hardneg_main
 from hardneg.leaderboard import Leaderboard
 from hardneg.leaderboard.board import BoardRow, Cell, board_columns, format_params, render
+from hardneg.leaderboard.board import md_escape
 from hardneg.leaderboard.drawing import UNDRAWN
 from hardneg.leaderboard.example import predictions_bytes
 from hardneg.leaderboard.model_meta import MAX_PARAMS, clean_model_meta, parse_model_meta_json, shown_model_meta
@@ -161,7 +162,7 @@ def test_a_row_that_cannot_be_drawn_is_shown_as_such(item_sets):
     broken = BoardRow("org/broken", "submitted", {c.name: Cell("x", object(), None) for c in cols})  # noqa
     table = render([good, broken], cols)
     assert set(table["Model"]) == {"org/good", "org/broken"}
-    assert table.loc[table["Model"] == "org/broken", "Source"].item() == UNDRAWN
+    assert table.loc[table["Model"] == "org/broken", "Source"].item() == md_escape(UNDRAWN)  # a Markdown cell
     with pytest.raises(Exception):  # the control: the broken row alone really cannot be drawn
         from hardneg.leaderboard.board import render_rows
 

@@ -3,7 +3,12 @@
 id; the board runs with the production queue settings (`spaces/leaderboard/app.py`: QUEUE_MAX, SUBMIT_CONCURRENCY).
 
 60 page-load threads over loopback beside 40 submissions sent at the same moment: no page load refused, every
-submission stored once. Before the fix 62 of 200 page loads were answered 503 "Queue is full"."""
+submission stored once. Before the fix 62 of 200 page loads were answered 503 "Queue is full".
+
+What is counted is what the server sends (issue 49): an HTTP error status, a dropped connection, or an answer
+without the drawn tables is a refusal; a load the client gave up waiting for (its own timeout, on a busy machine)
+is counted apart as slow, never as refused, and the submitters' client waits as long as the server takes (the
+test's wall bound is only against a hang). So the test does not depend on the machine's speed."""
 
 from __future__ import annotations
 
@@ -57,15 +62,20 @@ def test_page_loads_are_never_refused_during_a_burst_of_submissions(production_s
         path = tmp_path / f"s{i}.parquet"
         path.write_bytes(predictions_bytes(item_sets[FEINT], f"alice/load-m{i}", seed=200 + i))
         files.append(str(path))
-    clients = [gradio_client.Client(url, verbose=False, oauth_token="tok-alice") for _ in range(SUBMISSIONS)]
+    import httpx
+
+    # no client-side read timeout: a submission waits for the server's answer however busy the machine is (a
+    # gradio_client ReadTimeout at load 4-10 failed this test, issue 49); the futures' bound below is against a hang
+    clients = [gradio_client.Client(url, verbose=False, oauth_token="tok-alice",
+                                    httpx_kwargs={"timeout": httpx.Timeout(None)}) for _ in range(SUBMISSIONS)]
     start, done = threading.Barrier(SUBMISSIONS + PAGE_THREADS), threading.Event()
     outcomes: Counter = Counter()
     loads: list[float] = []
     lock = threading.Lock()
 
     def visitor(_):
-        start.wait(timeout=120)
-        n, deadline = 0, time.monotonic() + 300  # bounded, whatever happens to the submissions
+        start.wait(timeout=600)
+        n, deadline = 0, time.monotonic() + 900  # bounded, whatever happens to the submissions (a hang)
         while (not done.is_set() or n < MIN_LOADS // PAGE_THREADS + 1) and time.monotonic() < deadline:
             t0 = time.monotonic()
             try:
@@ -75,31 +85,33 @@ def test_page_loads_are_never_refused_during_a_burst_of_submissions(production_s
                 key = "drawn" if "data" in answer and len(answer["data"]) > 1 else f"odd: {str(answer)[:80]}"
             except urllib.error.HTTPError as exc:  # 503 "Queue is full": the visitor was turned away
                 key = f"HTTP {exc.code}: {exc.read()[:80]!r}"
-            except OSError as exc:
-                key = f"{type(exc).__name__}: {exc}"
+            except OSError as exc:  # the client's own timeout is not the server's answer: counted apart
+                slow = isinstance(getattr(exc, "reason", exc), TimeoutError) or isinstance(exc, TimeoutError)
+                key = "slow (client timeout)" if slow else f"{type(exc).__name__}: {exc}"
             with lock:
                 outcomes[key] += 1
                 loads.append(time.monotonic() - t0)
-            n += 1
+            n += key == "drawn"
 
     def submitter(k):
-        start.wait(timeout=120)
+        start.wait(timeout=600)
         return clients[k].predict(gradio_client.handle_file(files[k]), api_name="/submit")
 
     with ThreadPoolExecutor(PAGE_THREADS + SUBMISSIONS) as pool:
         visits = [pool.submit(visitor, k) for k in range(PAGE_THREADS)]
         sent = [pool.submit(submitter, k) for k in range(SUBMISSIONS)]
         try:
-            messages = [f.result(timeout=300) for f in sent]
+            messages = [f.result(timeout=900) for f in sent]
         finally:
             done.set()
         for f in visits:
-            f.result(timeout=400)
-    refused = {k: v for k, v in outcomes.items() if k != "drawn"}
+            f.result(timeout=1000)
+    refused = {k: v for k, v in outcomes.items() if k not in ("drawn", "slow (client timeout)")}
     print(f"\n{sum(outcomes.values())} page loads from {PAGE_THREADS} threads beside {SUBMISSIONS} submissions: "
           f"{outcomes['drawn']} drawn, refused {refused or 0}; page load median {sorted(loads)[len(loads) // 2]:.2f} s, "
-          f"max {max(loads):.2f} s; submissions: {sum(m.startswith('stored') for m in messages)} stored")
-    assert not refused and sum(outcomes.values()) >= MIN_LOADS
+          f"max {max(loads):.2f} s; slow (client timeout, not refused): {outcomes['slow (client timeout)']}; "
+          f"submissions: {sum(m.startswith('stored') for m in messages)} stored")
+    assert not refused and outcomes["drawn"] >= MIN_LOADS
     assert all(m.startswith("stored alice/load-m") for m in messages), [m for m in messages if not m.startswith("stored")][:3]
     stored = [s for s in board.store.all_submissions() if s.model_id.startswith("alice/load-m")]
     assert sorted(s.model_id for s in stored) == sorted(f"alice/load-m{i}" for i in range(SUBMISSIONS))  # once each

@@ -46,6 +46,11 @@ def records(hub) -> dict[str, dict]:
             if p.startswith("submissions/") and p.endswith(".json")}
 
 
+def rpath(hub, sub_id: str) -> str:
+    """The repo path of a submission's record (its layout names the model, part and version: issue 49)."""
+    return next(p for p in hub.files[REPO] if p.startswith("submissions/") and p.endswith(f"/{sub_id}.json"))
+
+
 def stored(out) -> bool:
     return out.ok and "stored" in out.message and "already" not in out.message
 
@@ -166,7 +171,7 @@ def _filled(tmp_path, item_sets):
 
 def test_n15_malformed_records_are_skipped_counted_and_named(tmp_path, item_sets, capsys):
     hub, board, subs = _filled(tmp_path, item_sets)
-    path = f"submissions/feint6k/{subs[1].id}.json"
+    path = rpath(hub, subs[1].id)
     rec = json.loads(hub.files[REPO][path])
     hub.put(REPO, path, json.dumps({**rec, "version": 2**63}).encode())  # OverflowError before
     hub.put(REPO, "tombstones/listid.json", json.dumps({"submission_id": [subs[0].id], "action": "hide"}).encode())
@@ -187,19 +192,19 @@ def test_n15_malformed_records_are_skipped_counted_and_named(tmp_path, item_sets
     assert f"skipped: {path}" in printed and "tombstones/listid.json" in printed and "outbox: 0 submission(s)" in printed
     # the board takes submissions again (before, it refused every one until someone edited the repo)
     out = fresh.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=4), ALICE)
-    assert stored(out) and out.submission.version == 2  # the v2 record says 2**63: nothing plain to keep
-    # a record that names its number plainly but cannot be restored keeps it: no new version takes it
-    rec = json.loads(hub.files[REPO][f"submissions/feint6k/{out.submission.id}.json"])
-    hub.put(REPO, f"submissions/feint6k/{out.submission.id}.json", json.dumps({**rec, "file_sha256": "x"}).encode())
+    assert stored(out) and out.submission.version == 3  # the v2 record says 2**63, but its path names v2 (N25)
+    # a record that cannot be restored keeps the number its path names: no new version takes it
+    rec = json.loads(hub.files[REPO][rpath(hub, out.submission.id)])
+    hub.put(REPO, rpath(hub, out.submission.id), json.dumps({**rec, "file_sha256": "x"}).encode())
     again = open_board(tmp_path / "c", item_sets, hub)
     nxt = again.submit(predictions_bytes(item_sets[FEINT], "org/m", seed=5), ALICE)
-    assert stored(nxt) and nxt.submission.version == 3
+    assert stored(nxt) and nxt.submission.version == 4
 
 
 def test_n17_forged_scores_names_and_submitters_never_come_back(tmp_path, item_sets):
     hub, board, subs = _filled(tmp_path, item_sets)
     genuine = board.store.get(subs[0].id).results
-    path = f"submissions/feint6k/{subs[0].id}.json"
+    path = rpath(hub, subs[0].id)
     rec = json.loads(hub.files[REPO][path])
     forged = json.loads(json.dumps(rec))
     for m in forged["results"]["metrics"].values():
@@ -218,17 +223,17 @@ def test_n17_forged_scores_names_and_submitters_never_come_back(tmp_path, item_s
     assert "0.999" not in table and "99.9" not in table and "script" not in table
 
 
-def test_n17_order_is_the_sequence_number_not_the_clock(tmp_path, item_sets):
+def test_n17_order_is_the_commit_history_not_the_clock(tmp_path, item_sets):
     """A clock stepped back between a hide and its undo must not reorder them; duplicates are counted and named."""
     hub, board, subs = _filled(tmp_path, item_sets)
     board.moderate("tok", subs[0].id, "hide", "first")
     board.moderate("tok", subs[0].id, "restore", "second")
     board.moderate("tok", subs[0].id, "hide", "third, with the clock stepped back")
-    tombs = {p: json.loads(d) for p, d in hub.files[REPO].items() if p.startswith("tombstones/")}
-    last = max(tombs, key=lambda p: tombs[p]["seq"])
-    hub.put(REPO, last, json.dumps({**tombs[last], "created_at": "2001-01-01T00:00:00.000+00:00"}).encode())
+    last = f"tombstones/{subs[0].id}/000003.json"  # the third moderation of that submission
+    tomb = json.loads(hub.files[REPO][last])
+    hub.put(REPO, last, json.dumps({**tomb, "created_at": "2001-01-01T00:00:00.000+00:00"}).encode())
     # the same submission's record a second time, under another folder
-    path = f"submissions/feint6k/{subs[0].id}.json"
+    path = rpath(hub, subs[0].id)
     hub.put(REPO, f"submissions/contrast_sets/{subs[0].id}.json", hub.files[REPO][path])
     fresh = open_board(tmp_path / "b", item_sets, hub)
     assert fresh.store.get(subs[0].id).state == "hide"
@@ -239,7 +244,7 @@ def test_n17_order_is_the_sequence_number_not_the_clock(tmp_path, item_sets):
 # --- N18: linear restore --------------------------------------------------------------------------------------------
 def test_n18_a_large_restore_downloads_folders_not_one_pattern_per_file(tmp_path, item_sets):
     hub, board, subs = _filled(tmp_path, item_sets)
-    rec = json.loads(hub.files[REPO][f"submissions/feint6k/{subs[0].id}.json"])
+    rec = json.loads(hub.files[REPO][rpath(hub, subs[0].id)])
     parquet = hub.files[REPO][f"predictions/{subs[0].id}.parquet"]
     for k in range(150):  # many records (the forged copies are refused, which is not what this test counts)
         sid = f"{k + 100:032x}"

@@ -246,9 +246,20 @@ def md_escape(text: str) -> str:
     return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+!|~" else ch for ch in str(text))
 
 
+def drawn_name(model) -> str:
+    """A row's model name in a page table: a name as the Hub spells it is drawn as is; anything else (a placeholder,
+    a row written straight into the store) is escaped, so no stored text draws markup (issue 49, N29)."""
+    from hardneg.guards import GuardError, model_id
+
+    try:
+        return model_id(model, namespace=False)
+    except GuardError:
+        return md_escape(str(model))
+
+
 def md_link(text: str, url: str) -> str:
     """A Markdown link for a table cell; only http(s) URLs become links (anything else stays plain text)."""
-    if not url or not str(url).startswith(("https://", "http://")):
+    if not url or not str(url).lower().startswith(("https://", "http://")):
         return md_escape(text)
     safe = "".join(f"%{ord(ch):02X}" if ch in '<>"\' \\`' or ord(ch) < 32 else ch for ch in str(url))
     return f"[{md_escape(text)}](<{safe}>)"
@@ -427,7 +438,8 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
     for i in ranked + reported:
         r = keep[i]
         mtype, params, lic = meta_text(r.model_meta)
-        rec = {"#": rank_of.get(i, "") if sort_col is not None else "", "Model": marked_name(r.model, r.model_meta, r.cuts),
+        rec = {"#": rank_of.get(i, "") if sort_col is not None else "",
+               "Model": marked_name(drawn_name(r.model) if r.kind == "submitted" else r.model, r.model_meta, r.cuts),
                "Kind": kind_label(r),
                "Status": status.get(i, ""),
                "p vs #1": f"{pvals[i]:.3f}" if i in pvals else notes.get(i, "")}
@@ -435,7 +447,9 @@ def render_rows(rows: list[BoardRow], columns: list[Column], sort_by: str | None
         rec.update({"n / items": "; ".join(f"{k} {v}" for k, v in r.coverage.items()),
                     "Type": mtype, "Params": params, "License": lic,
                     "Hub page": md_link(r.model, r.link) if r.link else "", "Submitted": r.submitted,
-                    "Version": r.version, "Submitter": r.submitter, "Source": r.source or r.note})
+                    "Version": md_escape(r.version), "Submitter": md_escape(r.submitter),
+                    # stored text is escaped; a baseline's note and a paper's citation are the board's own Markdown
+                    "Source": md_escape(r.source or r.note) if r.kind == "submitted" else r.source or r.note})
         records.append(rec)
     info = ["n / items", "Type", "Params", "License", "Hub page", "Submitted", "Version", "Submitter", "Source"]
     # an information column no shown row fills is left out (an empty column only squeezes the others)

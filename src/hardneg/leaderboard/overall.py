@@ -25,7 +25,7 @@ import pandas as pd
 from hardneg import benchmarks, vocabulary
 from hardneg.benchmarks import Metric
 from hardneg.leaderboard.board import AVERAGE as BOARD_AVERAGE
-from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, fmt_cell, format_params, marked_name, md_escape,
+from hardneg.leaderboard.board import (KINDS, BoardRow, Cell, Column, drawn_name, fmt_cell, format_params, marked_name, md_escape,
                                       md_link, model_type)
 from hardneg.leaderboard.drawing import UNDRAWN_NAME, drawn_per_row, shown_name
 
@@ -195,7 +195,8 @@ def render_overall_rows(rows: list[OverallRow], names: list[str], links: bool = 
     records = []
     for r in rows:
         rec = {"#": r.rank if r.rank is not None else "",
-               "Model": (marked_name(md_link(r.model, r.link) if r.link else r.model, r.model_meta) if links
+               "Model": (marked_name(md_link(r.model, r.link) if r.link else
+                                     drawn_name(r.model) if r.kind == "submitted" else r.model, r.model_meta) if links
                          else r.model),
                "Kind": "local" if r.local else r.kind,
                "Type": r.model_type, "Params": format_params(r.params), COVERAGE: f"{r.covered}/{r.total}", "Parts": f"{r.parts_covered}/{r.parts_total}",

@@ -106,7 +106,7 @@ def model_meta(subs: list[StoredSubmission]) -> dict:
 def model_link(model: str, subs: list[StoredSubmission]) -> str:
     """The link the submitter gave (http(s) only), else the model's Hub page."""
     link = model_meta(subs).get("link")
-    if isinstance(link, str) and link.startswith(("https://", "http://")):
+    if isinstance(link, str) and link.lower().startswith(("https://", "http://")):
         return link
     if any(s.local for s in subs):  # a local board's name (local/NAME) has no Hub page
         return ""
@@ -212,6 +212,12 @@ class Leaderboard:
         self._closed = threading.Event()
         self.restored: dict[str, int] = {}
         self.last_publish_failure: str | None = None
+        #: commits submissions and moderations to the results repo (compare-and-swap, group commits; issue 49)
+        self.writer = None
+        if mirror is not None:
+            from hardneg.leaderboard.writer import RepoWriter
+
+            self.writer = RepoWriter(mirror, self.store, self._check_record)
         if mirror is not None and restore == "background":
             # a Space: the page serves (saying "restoring") while the repo is read back; submissions wait for it
             self._restore_error = "the restore at start is running"
@@ -322,6 +328,7 @@ class Leaderboard:
             "skipped": [list(p) for p in report.get("skipped", [])][:200],
             "outbox": self.store.outbox_counts(),
             "last_publish_failure": self.last_publish_failure,
+            "waiting": self.writer.waiting if self.writer is not None else 0,
         }
 
     def status_line(self) -> str:
@@ -333,6 +340,8 @@ class Leaderboard:
         skipped = len(st["skipped"])
         if skipped:
             out += f"; {skipped} record(s) in the repo not restored (see `hardneg leaderboard status`)"
+        if st.get("waiting"):
+            out += f"; {st['waiting']} submission(s) or moderation(s) waiting for the Hub to confirm them"
         box = st["outbox"]
         if box["submissions"] or box["tombstones"]:
             out += f"; outbox: {box['submissions']} submission(s), {box['tombstones']} moderation(s) not yet published"
@@ -456,11 +465,18 @@ class Leaderboard:
                             per_example=r.per_example) for p, r in zip(sub.parts, results)]))
         from hardneg.leaderboard.mirror import PublishFailed
 
-        try:  # with a results repo, a version is stored only once the repo holds it (issue 42, N12)
-            stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files,
-                                                   publish=self.mirror.publish if self.mirror is not None else None)
-        except PublishFailed as exc:
-            return SubmitOutcome(False, self._not_published(exc, "submission"))
+        if self.writer is None:
+            stored, created = self.store.add_files(model_id=model_id, submitter=identity.username, files=files)
+        else:  # a version is numbered from the repo's head and stored once the repo holds it (issues 42 and 49)
+            from hardneg.leaderboard.mirror import HeldUnreadable
+
+            try:
+                ids, created = self.writer.submit(model_id, identity.username, files)
+            except PublishFailed as exc:
+                return SubmitOutcome(False, self._not_published(exc, "submission"))
+            except HeldUnreadable as exc:
+                return SubmitOutcome(False, f"submission refused:\n- {exc}")
+            stored = [self.store.get(i) for i in ids]
         if not created:  # identical files landed between the check and the write
             everything = before_all + stored
             return SubmitOutcome(True, self._already(everything), everything[0], everything)
@@ -486,16 +502,14 @@ class Leaderboard:
         board reads the repo back before it numbers anything again."""
         self.last_publish_failure = f"{what}: {exc}"
         log.error("publishing a %s to the results repo failed: %s", what, exc)
-        maybe = ""
-        if getattr(exc, "unknown", False):
-            self._restore_error = f"a commit's outcome is unknown ({exc})"
-            self._retry_restore_later()
-            maybe = (" It may still have reached the repo: the board reads the repo back first, and a resubmission "
-                     "of the same file is then answered 'already stored'.")
         self._write_status()
-        return (f"{what} refused:\n- the board's results repo on the Hub did not confirm it after "
-                f"{self.mirror.policy.tries} tries ({quote(str(exc), 160)}); nothing was stored.{maybe} "
-                "Try again in a few minutes")
+        head = (f"{what} not confirmed:\n- the board's results repo on the Hub did not confirm it after "
+                f"{self.mirror.policy.tries} tries ({quote(str(exc), 160)})")
+        if getattr(exc, "unknown", False):  # never "not stored" while the Hub may still process it (issue 49, N23)
+            return (f"{head}; it may still land: the Hub may be processing it. Send it again in a few minutes: the "
+                    "same file is then answered 'already stored' if it landed, and stored once if it did not "
+                    "(a retry never makes a second version)")
+        return f"{head}; nothing was stored. Try again in a few minutes"
 
     @staticmethod
     def _already(subs: list[StoredSubmission]) -> str:
@@ -525,14 +539,18 @@ class Leaderboard:
             return (f"{action} not applied: the board is being restored (its results repo could not be read yet); "
                     "try again in a few minutes")
         ids = [s.id for s in self.store.history(target)] or [target]
-        publish = self.mirror.publish_tombstone if self.mirror is not None else None
+        already = 0
         for k, sub_id in enumerate(ids):
             try:  # a moderation goes the same path as a submission: applied once the repo holds it
-                self.store.add_tombstone(sub_id, action, reason, publish=publish)
+                if self.writer is None:
+                    self.store.add_tombstone(sub_id, action, reason)
+                else:  # a repeated one (a retry after a lost answer) stores nothing new (issue 49, N26)
+                    already += not self.writer.moderate(sub_id, action, reason)["applied"]
             except PublishFailed as exc:
                 return (f"{action}: {k} of {len(ids)} submission(s) of {quote(target)} done; "
                         + self._not_published(exc, action).replace("nothing was stored", "the rest were not applied"))
-        return f"{action}: {len(ids)} submission(s) of {quote(target)}"
+        note = f" ({already} of them in that state already: nothing new stored for those)" if already else ""
+        return f"{action}: {len(ids)} submission(s) of {quote(target)}{note}"
 
     def eval_results(self, model_id: str) -> dict[str, str]:
         return eval_results_files(self.store, model_id.strip(), space_url_from_env())

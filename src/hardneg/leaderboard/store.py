@@ -185,6 +185,12 @@ _STATE = (
 )
 
 
+def _in_order(rows: list[dict], order) -> list[dict]:
+    """Rows as given when each carries its place in the results repo's commit history (`order`, issue 49: a
+    writer cannot forge it), else sorted by their sequence numbers (`order`: stores and callers before issue 49)."""
+    return list(rows) if all("order" in r for r in rows) else sorted(rows, key=order)
+
+
 class Store:
     """The leaderboard's durable state; every method opens its own connection (thread-safe)."""
 
@@ -403,7 +409,7 @@ class Store:
             linked = {r[0] for r in con.execute("SELECT submission_id FROM mirrored")}
             counts = {"submissions": 0, "tombstones": 0, "conflicts": 0, "orphans": 0, "duplicates": 0}
             seen: set[str] = set()
-            for rec in sorted(submissions, key=order):
+            for rec in _in_order(submissions, order):
                 if rec["id"] in seen:
                     counts["duplicates"] += 1
                     skipped.append((rec["repo_path"], f"a second record of submission {rec['id']}"))
@@ -444,7 +450,7 @@ class Store:
             for r in con.execute("SELECT seq, submission_id, action, reason FROM tombstones WHERE seq NOT IN"
                                  " (SELECT tombstone_seq FROM tombstones_mirrored) ORDER BY seq"):
                 unlinked.setdefault((r[1], r[2], r[3]), []).append(r[0])
-            for t in sorted(tombstones, key=order):
+            for t in _in_order(tombstones, order):
                 if t["repo_path"] in known:
                     continue
                 same = unlinked.get((t["submission_id"], t["action"], str(t.get("reason") or "")))
@@ -469,6 +475,14 @@ class Store:
             return counts
 
         return self._write(work)
+
+    def max_version(self, model_id: str, benchmark: str, config: str, split: str) -> int:
+        """The highest version of a (model, part) this store holds or keeps reserved (0: none)."""
+        row = self._query("SELECT MAX(COALESCE((SELECT MAX(version) FROM submissions WHERE model_id=? AND benchmark=?"
+                          " AND config=? AND split=?), 0), COALESCE((SELECT MAX(version) FROM reserved_versions WHERE"
+                          " model_id=? AND benchmark=? AND config=? AND split=?), 0))",
+                          (model_id, benchmark, config, split) * 2)
+        return int(row[0][0] or 0)
 
     # --- reads ----------------------------------------------------------------------------
     def _query(self, sql: str, params=()) -> list[sqlite3.Row]:
