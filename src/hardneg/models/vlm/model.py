@@ -60,6 +60,14 @@ UNDECIDED_NOTES = {
 }
 
 
+def undecided_note(rule: str, judged: bool) -> str:
+    """UNDECIDED_NOTES[rule], or where a judge ran (--judge), what it could not decide: never "pass --judge"."""
+    note = UNDECIDED_NOTES[rule]
+    if not judged:
+        return note
+    return note.replace("; pass --judge to decide them", "; the judge (--judge) left them undecided too")
+
+
 def score_name(spec: VLMPrompt) -> str:
     """What one score of `spec` is, in words (the demo's chart axis, the results' `score`)."""
     if spec.normalize == "vilma-perplexity":
@@ -400,7 +408,7 @@ class VideoLLM(ScoreAdapter):
         return {"answers": len(log), "by_rule": sum(e["decided_by"] == "rule" for e in log),
                 "by_judge": sum(e["decided_by"] == "judge" for e in log), "undecided": len(undecided),
                 "undecided_items": undecided, "undecided_rule": self.spec.answers.undecided,
-                "note": UNDECIDED_NOTES[self.spec.answers.undecided]}
+                "note": undecided_note(self.spec.answers.undecided, self.judge is not None)}
 
     def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
                         ) -> list[np.ndarray]:
