@@ -441,6 +441,27 @@ class VideoLLM(ScoreAdapter):
         got = self.similarity_many(list(vids), [text_embeddings] * len(vids))
         return np.stack(got).reshape(len(vids), len(text_embeddings))
 
+    def video_refusal(self, frames) -> str | None:
+        """Why this model cannot take a decoded video, said before anything is scored (the scorer then counts it as
+        too long: `VideoReport.too_long`): its tokens alone (the processor's expansion of the frames, before any
+        text) exceed the model's context. None when it fits. The count depends on the frames' shape only, so it is
+        computed once per shape (a ViLMA-perplexity protocol scores one frame at a time: one frame is checked)."""
+        arr = np.asarray(frames)
+        if self.spec.normalize == "vilma-perplexity":
+            arr = arr[:1]
+        times = frame_times(frames)
+        memo = self.__dict__.setdefault("_video_tokens", {})
+        if arr.shape not in memo:
+            video = self.engine.family.video_inputs(arr, self.engine.dtype, self.engine.device,
+                                                    timestamps=None if times is None else list(times)[:len(arr)])
+            memo[arr.shape] = len(video.expansion) if video.expansion is not None else int(video.n_tokens)
+        n, context = memo[arr.shape], self.engine.max_context
+        if n < context:
+            return None
+        t, h, w = arr.shape[:3]
+        return (f"{t} frames of {w}x{h} make {n:,} video tokens, more than the model's context of {context:,} tokens "
+                f"before any text; use smaller frames (--resize) or fewer (--frames)")
+
     def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False,
               timestamps: Sequence[float] | None = None) -> np.ndarray:
         """(len(captions),) scores of the captions for one video's frames ((T, H, W, 3) uint8); `naive` /
