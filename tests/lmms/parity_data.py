@@ -16,11 +16,11 @@ VITATECS_N = 12
 VITATECS_ASPECT = "Direction"
 
 
-#: the size of every third clip (height, width): qwen-vl-utils (factor 28) makes its frames 84 x 112, and 84 is not
-#: a multiple of the tiny models' factor (patch 4 x merge 2 = 8), so their processor resizes the frames a second time
-#: (to 80 x 112), as no real Qwen checkpoint does (its factor is 14 x 2 = 28, qwen-vl-utils' own): the pixels of
-#: both harnesses must still agree there (issue 48, item 6). The other clips, 48 x 64, become 56 x 56: one resize.
-ODD_SIZE = (84, 100)
+#: the size of every third clip (height, width): qwen-vl-utils (factor 28, min_pixels 3136) makes its frames 56 x 84,
+#: and 84 is not a multiple of the tiny models' factor (patch 4 x merge 2 = 8), so their processor resizes the frames a
+#: second time (to 56 x 80), as no real Qwen checkpoint does (its factor is 14 x 2 = 28, qwen-vl-utils' own): the
+#: pixels of both harnesses must still agree there (issue 48, item 6). The other clips, 48 x 64, become 56 x 56.
+ODD_SIZE = (40, 60)
 
 
 def _clip(path: Path, seed: int, frames: int = 16, fps: int = 8) -> None:
@@ -33,7 +33,7 @@ def _clip(path: Path, seed: int, frames: int = 16, fps: int = 8) -> None:
     for t in range(frames):
         f = base.copy()
         x = (4 * t + seed) % 48
-        f[10:26, x:x + 16] = (255, 40 * (seed % 6), 0)
+        f[10:26, x:x + 16] = (255, 40 * (seed % 6), 0)  # (inside both sizes)
         out.append(f)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_video(path, out, fps=fps)

@@ -38,12 +38,16 @@ class VideoInputs:
     expansion: list[int] | None = None
 
 
-def _resize(frames, height: int, width: int, torch, device="cpu"):
+def _resize(frames, height: int, width: int, torch, device="cpu", rounded: bool = True):
     """(T, H, W, 3) uint8 -> (T, 3, height, width) float32 in [0, 1] on `device` (bicubic, antialiased, as PIL's
-    resize); made on the model's device, so a GPU does the resizing."""
+    resize); made on the model's device, so a GPU does the resizing. `rounded`: the resized values clamped and
+    rounded to whole levels, as a processor resizing uint8 frames gives them; False: kept as floats, as a processor
+    resizing float frames (lmms-eval's wrappers hand qwen-vl-utils' float tensors) gives them."""
     x = torch.as_tensor(np.ascontiguousarray(frames)).to(device).permute(0, 3, 1, 2).float()
     if x.shape[-2:] != (height, width):
         x = torch.nn.functional.interpolate(x, size=(height, width), mode="bicubic", antialias=True, align_corners=False)
+        if not rounded:
+            return x / 255.0
     return (x.clamp(0, 255).round() / 255.0)
 
 
@@ -211,7 +215,10 @@ class QwenVL(Family):
 
         t, h, w = len(frames), frames.shape[1], frames.shape[2]
         rh, rw = smart_resize(h, w, self.patch * self.merge, self.min_pixels, self.max_pixels)
-        x = _normalize(_resize(frames, rh, rw, torch, device), self.mean, self.std, torch)  # (T, C, H, W)
+        # a second resize (frames a qwen-vl-utils recipe made, not a multiple of this model's factor) in floats, as
+        # the processor resizes the float frames lmms-eval's wrappers hand it (`float_frames`, set by the protocol)
+        x = _normalize(_resize(frames, rh, rw, torch, device, rounded=not getattr(self, "float_frames", False)),
+                       self.mean, self.std, torch)  # (T, C, H, W)
         if pad := -t % self.temporal:
             x = torch.cat([x, x[-1:].expand(pad, -1, -1, -1)])
         gt, gh, gw = x.shape[0] // self.temporal, rh // self.patch, rw // self.patch

@@ -295,6 +295,8 @@ class VideoLLM(ScoreAdapter):
             if not hasattr(self, "_own_pixels"):
                 self._own_pixels = (fam.min_pixels, fam.max_pixels)
             fam.min_pixels, fam.max_pixels = spec.pixels or self._own_pixels
+            # a qwen-vl-utils recipe's frames reach the processor as floats (lmms-eval's wrappers): resized as floats
+            fam.float_frames = getattr(spec.frames, "recipe", "hardneg").startswith("qwen-vl-utils")
         if hasattr(fam, "position_rule"):  # Qwen's rule unless the set reproduces the installed transformers'
             fam.position_rule = spec.positions or "qwen"
         self._use_dtype(spec.dtype)
