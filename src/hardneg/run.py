@@ -246,6 +246,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     from hardneg.models.protocol import as_model
     from hardneg.resources import cache_dir as default_cache_dir
     from hardneg.scoring import score_benchmark
+    from hardneg.video import with_processor_kwargs
 
     from hardneg.scoring import check_model_id
 
@@ -304,7 +305,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
                           score_options.get("protocol_set"))
             # the protocol set's own frames (lmms-eval's wrapper's), where the run's are left at their defaults
             own = getattr(getattr(m, "spec", None), "frames", None)
-            pair_frames = own if (own is not None and frames == FrameSettings()) else frames
+            pair_frames = with_processor_kwargs(frames, own)  # and --processor-kwargs (hardneg.video)
             key = _run_key(m, pair_frames, data_revision, videos_path, model_id)
             reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
             if not reused:
@@ -315,8 +316,11 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
             import pyarrow.parquet as pq
 
             if pq.read_metadata(pred).num_rows == 0:  # no video of this config could be scored: said, and the run goes on
-                print(f"hardneg run: {pair.key}: no item scored (every video missing, unreadable or refused by the "
-                      f"model); see {pred.name}'s video report", file=sys.stderr)
+                long = _too_long(pred)
+                why = (f"{len(long)} videos too long for the model, e.g. {next(iter(long.values()))}" if long else
+                       "every video missing, unreadable or refused by the model")
+                print(f"hardneg run: {pair.key}: no item scored ({why}); see {pred.name}'s video report",
+                      file=sys.stderr)
                 continue
             result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
@@ -342,6 +346,15 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
         if m is not model and hasattr(m, "close"):
             with contextlib.suppress(Exception):
                 m.close()
+
+
+def _too_long(pred: Path) -> dict[str, str]:
+    """{video id: why} of the videos a predictions file's model refused as longer than its context."""
+    import pyarrow.parquet as pq
+
+    from hardneg.schema import read_predictions_metadata
+
+    return (read_predictions_metadata(pq.read_schema(pred)).get("videos") or {}).get("too_long_ids") or {}
 
 
 def _progress(pairs: list[Pair], show: bool):
@@ -409,6 +422,16 @@ def _metric(decl, key: str):
     return None
 
 
+def video_cell(vr: dict[str, Any] | None) -> str:
+    """The table's videos column: ok / bad, and how many of the bad ones the model refused as too long for its
+    context (`VideoReport.too_long`: they are said, not silently dropped)."""
+    if not vr:
+        return ""
+    long = int(vr.get("too_long") or 0)
+    bad = int(vr.get("missing") or 0) + int(vr.get("unreadable") or 0) + long
+    return f"{vr.get('ok', 0)} ok/{bad} bad" + (f" ({long} too long)" if long else "")
+
+
 def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
     """(benchmark, config, n, metric, value [CI], chance, videos) per headline metric (and its baseline)."""
     rows = []
@@ -421,7 +444,7 @@ def table_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, ...]]:
             if base is not None:
                 keys.append(base.key)
         vr = res.get("videos") or {}
-        videos = f"{vr.get('ok', 0)} ok/{vr.get('missing', 0) + vr.get('unreadable', 0)} bad" if vr else ""
+        videos = video_cell(vr)
         n = str(res["n"]) if res["n"] == res["n_items"] else f"{res['n']}/{res['n_items']}"
         for key in keys:
             entry = res["metrics"].get(key)
@@ -480,4 +503,4 @@ def cut_footnote(results: dict[str, dict[str, Any]]) -> list[str]:
 
 __all__ = ["Pair", "RESULTS_FILE", "benchmark_entry", "benchmark_names", "config_results", "format_table",
            "is_config_result", "plan", "run_model", "sample_videos",
-           "table_rows"]
+           "table_rows", "video_cell"]

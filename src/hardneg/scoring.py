@@ -139,6 +139,13 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
                 if used is not None:
                     used[v] = frames_used(got)
         done += len(got_chunk)
+        refusal = getattr(model, "video_refusal", None)  # a video LLM: a video longer than its context, before scoring
+        for v, _, got in list(todo) if refusal is not None else []:
+            why = refusal(got)
+            if why:
+                report.too_long[v] = why
+                status[v] = "too long"
+                todo.remove(next(t for t in todo if t[0] == v))
         if todo:
             vecs = model.encode_video([t[2] for t in todo])
             for (v, fp, _), vec in zip(todo, vecs):
@@ -174,6 +181,9 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
         model = load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
         if spec.benchmark:
             bind_protocol(model, declaration(spec.benchmark), spec.protocol, spec.prompt, spec.protocol_set)
+    from hardneg.models.vlm.generic import use_processor_kwargs
+
+    use_processor_kwargs(model, spec.frames.processor_kwargs())  # --processor-kwargs (video LLMs' own processor)
     folder = VideoFolder(spec.videos) if (spec.videos and model.uses_video) else None
     cache = EmbeddingCache(spec.cache_dir or default_cache_dir(), model.cache_key(), spec.frames)
     text_memo: dict[str, np.ndarray] = {}
@@ -223,7 +233,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
             out["scores"].append(scores)
             out["video_id"].append(vid)
             out["video_status"].append(st)
-            out["video_error"].append(report.unreadable.get(vid))
+            out["video_error"].append(report.unreadable.get(vid) or report.too_long.get(vid))
             out["video_cached"].append(bool(cached.get(vid, False)))
             out["skipped"].append(st not in ("ok", "not used"))
             out["skip_reason"].append(None if st in ("ok", "not used") else f"video {st}")
@@ -256,7 +266,8 @@ class ScoreRun:
     def summary(self) -> str:
         vr = self.video_report
         return (f"wrote {self.out}: {self.scored}/{self.rows} {'queries' if self.metadata.get('task') == 'retrieval' else 'items'} scored; "
-                f"videos {vr['ok']} ok, {vr['missing']} missing, {vr['unreadable']} unreadable; "
+                f"videos {vr['ok']} ok, {vr['missing']} missing, {vr['unreadable']} unreadable"
+                f"{', %d too long for the model' % vr['too_long'] if vr.get('too_long') else ''}; "
                 f"video embeddings computed {self.embeddings_computed}, from cache {self.embeddings_cached}"
                 + self._cuts_text())
 
@@ -288,6 +299,8 @@ def _report_from_rows(rows: pa.Table) -> tuple[VideoReport, int, int]:
             report.missing.append(vid)
         elif st == "unreadable":
             report.unreadable[vid] = err or "unreadable"
+        elif st == "too long":
+            report.too_long[vid] = err or "too long for the model's context"
     return report, computed, cached
 
 
@@ -310,7 +323,7 @@ def _incomplete_run(out: Path) -> dict | None:
 
         meta = read_predictions_metadata(pq.read_schema(out))
         videos = meta.get("videos") or {}
-        left_out = int(videos.get("missing") or 0) + int(videos.get("unreadable") or 0)
+        left_out = int(videos.get("missing") or 0) + int(videos.get("unreadable") or 0) + int(videos.get("too_long") or 0)
         if not left_out or int(meta.get("rows_scored", -1)) >= int(meta.get("rows_total", 0)):
             return None
         ids = pq.read_table(out, columns=["id"])["id"].to_pylist()

@@ -114,6 +114,11 @@ class FrameSettings:
     #: the recipes only: (min_pixels, max_pixels) given to qwen-vl-utils per frame (the wrapper's); None: lmms-eval's
     #: Qwen2-VL wrapper's 3,136 and 602,112
     pixels: tuple[int, int] | None = None
+    #: keyword arguments for a video LLM's own processor (`--processor-kwargs`: min_pixels, max_pixels, fps, size, ...),
+    #: given as a dict or (name, value) pairs of JSON values and kept as sorted (name, canonical JSON text) pairs, so
+    #: the settings stay hashable; `processor_kwargs()` gives the dict back. With a qwen-vl-utils recipe, min_pixels /
+    #: max_pixels are its pixel limits too (`with_processor_kwargs`); recorded in `identity()` (provenance, caches)
+    processor: Any = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_frames, int) or self.n_frames < 1:
@@ -132,6 +137,7 @@ class FrameSettings:
             raise ValueError(f"recipe must be one of {FRAME_RECIPES}, got {self.recipe!r}")
         if self.recipe in QWEN_RECIPES and self.resize is not None:
             raise ValueError(f"recipe {self.recipe!r} resizes the frames itself: leave resize None")
+        object.__setattr__(self, "processor", _canonical_kwargs(self.processor))
         if self.pixels is not None and (self.recipe not in QWEN_RECIPES or len(self.pixels) != 2
                                         or not 0 < self.pixels[0] <= self.pixels[1]):
             raise ValueError(f"pixels {self.pixels!r}: (min_pixels, max_pixels), min <= max, with a qwen-vl-utils "
@@ -151,7 +157,92 @@ class FrameSettings:
             ident["recipe_pixels"] = list(self.pixels)
         if self.scaler != "pil":
             ident["scaler"] = f"{self.scaler}-bicubic"
+        if self.processor:
+            ident["processor_kwargs"] = self.processor_kwargs()
         return ident
+
+    def processor_kwargs(self) -> dict[str, Any]:
+        """The processor keyword arguments as a dict ({} when none were given)."""
+        import json
+
+        return {k: json.loads(v) for k, v in self.processor}
+
+
+def _canonical_kwargs(given) -> tuple[tuple[str, str], ...]:
+    """Processor keyword arguments (a dict, or (name, value) pairs; values JSON, or canonical JSON text as kept) ->
+    sorted (name, canonical JSON text) pairs."""
+    import json
+
+    items = given.items() if isinstance(given, dict) else given
+    try:
+        pairs = [(k, v) for k, v in items]
+    except (TypeError, ValueError):
+        raise ValueError(f"processor {given!r}: a dict or (name, value) pairs of processor keyword arguments "
+                         "(--processor-kwargs)") from None
+    out = {}
+    for k, v in pairs:
+        if not isinstance(k, str) or not k.isidentifier():
+            raise ValueError(f"processor keyword {k!r}: a processor argument name (min_pixels, fps, size, ...)")
+        if isinstance(v, str):
+            try:  # already canonical JSON text (as kept here): keep its value
+                v = json.loads(v)
+            except json.JSONDecodeError:
+                pass
+        try:
+            out[k] = json.dumps(v, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            raise ValueError(f"processor keyword {k}={v!r}: the value must be JSON (a number, string, bool, null, "
+                             "list or object)") from None
+    return tuple(sorted(out.items()))
+
+
+def parse_processor_kwargs(text: str | None) -> tuple[tuple[str, str], ...]:
+    """`--processor-kwargs` -> sorted (name, canonical JSON text) pairs (`FrameSettings.processor`): a JSON object ('{"min_pixels": 3136}') or k=v pairs
+    separated by commas ('min_pixels=3136,fps=2'; each value read as JSON when it parses, else kept as text)."""
+    import json
+
+    if text is None or not str(text).strip():
+        return ()
+    text = str(text).strip()
+    if text.startswith("{"):
+        try:
+            got = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--processor-kwargs {text!r}: not a JSON object ({exc.msg}); give JSON like "
+                             "'{\"min_pixels\": 3136}' or k=v pairs like min_pixels=3136,fps=2") from None
+    else:
+        got = {}
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, eq, value = part.partition("=")
+            if not eq or not key.strip():
+                raise ValueError(f"--processor-kwargs: {part!r} is not k=v; give k=v pairs separated by commas "
+                                 "(min_pixels=3136,fps=2) or a JSON object")
+            try:
+                got[key.strip()] = json.loads(value.strip())
+            except json.JSONDecodeError:
+                got[key.strip()] = value.strip()
+    if not isinstance(got, dict):
+        raise ValueError(f"--processor-kwargs {text!r}: give a JSON object or k=v pairs, not {type(got).__name__}")
+    return _canonical_kwargs(got)
+
+
+def with_processor_kwargs(frames: FrameSettings, own: FrameSettings | None) -> FrameSettings:
+    """The frames a run scores with: a protocol set's own frames (`own`) where the run's are at their defaults (its
+    processor keyword arguments aside), else the run's; then the processor keyword arguments, whose min_pixels /
+    max_pixels are also the pixel limits of a qwen-vl-utils recipe (lmms-eval's wrappers give both the same)."""
+    from dataclasses import replace
+
+    base = own if (own is not None and replace(frames, processor=()) == FrameSettings()) else frames
+    if not frames.processor:
+        return base
+    kw = frames.processor_kwargs()
+    pixels = base.pixels
+    if base.recipe in QWEN_RECIPES and ("min_pixels" in kw or "max_pixels" in kw):
+        from hardneg.frame_recipes import LMMS_EVAL_MAX_PIXELS, LMMS_EVAL_MIN_PIXELS
+
+        lo, hi = base.pixels or (LMMS_EVAL_MIN_PIXELS, LMMS_EVAL_MAX_PIXELS)
+        pixels = (int(kw.get("min_pixels", lo)), int(kw.get("max_pixels", hi)))
+    return replace(base, processor=frames.processor, pixels=pixels)
 
 
 # ----------------------------------------------------------------------------- the sampling rule
@@ -669,27 +760,36 @@ class VideoReport:
     ok: int = 0
     missing: list[str] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)
+    #: decoded, but refused before scoring: more tokens than the model's context (`VideoLLM.video_refusal`), with why
+    too_long: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed(self) -> int:
-        return len(self.missing) + len(self.unreadable)
+        return len(self.missing) + len(self.unreadable) + len(self.too_long)
 
     def merge(self, other: "VideoReport") -> None:
         self.ok += other.ok
         self.missing.extend(v for v in other.missing if v not in self.missing)
         self.unreadable.update(other.unreadable)
+        self.too_long.update(other.too_long)
 
     def to_dict(self, max_listed: int = 100) -> dict[str, Any]:
-        return {
+        out = {
             "ok": self.ok,
             "missing": len(self.missing),
             "unreadable": len(self.unreadable),
             "missing_ids": sorted(self.missing)[:max_listed],
             "unreadable_ids": dict(sorted(self.unreadable.items())[:max_listed]),
         }
+        if self.too_long:  # only when there are some: reports of runs without any keep their keys
+            out.update(too_long=len(self.too_long), too_long_ids=dict(sorted(self.too_long.items())[:max_listed]))
+        return out
 
     def summary(self) -> str:
         text = f"videos: {self.ok} decoded, {len(self.missing)} missing, {len(self.unreadable)} unreadable"
+        if self.too_long:
+            vid, why = next(iter(sorted(self.too_long.items())))
+            text += f", {len(self.too_long)} too long for the model (e.g. {vid}: {why})"
         if self.missing:
             text += f"; missing e.g. {sorted(self.missing)[:3]}"
         if self.unreadable:

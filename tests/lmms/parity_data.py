@@ -1,7 +1,7 @@
 """Local copies of a few released TempCompass questions and VITATECS pairs, laid out for lmms-eval 0.7.3's own task
 folders (its YAML and utils.py, copied unchanged but for `dataset_path`, which points at the local copy) and for
 `hardneg build`. The releases ship no videos here: each item gets a synthetic clip (moving squares), the same file
-for both harnesses."""
+for both harnesses; every third clip has a size the tiny models' processors resize twice (`ODD_SIZE`)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,24 @@ VITATECS_N = 12
 VITATECS_ASPECT = "Direction"
 
 
+#: the size of every third clip (height, width): qwen-vl-utils (factor 28, min_pixels 3136) makes its frames 56 x 84,
+#: and 84 is not a multiple of the tiny models' factor (patch 4 x merge 2 = 8), so their processor resizes the frames a
+#: second time (to 56 x 80), as no real Qwen checkpoint does (its factor is 14 x 2 = 28, qwen-vl-utils' own): the
+#: pixels of both harnesses must still agree there (issue 48, item 6). The other clips, 48 x 64, become 56 x 56.
+ODD_SIZE = (40, 60)
+
+
 def _clip(path: Path, seed: int, frames: int = 16, fps: int = 8) -> None:
     from hardneg.video import write_video
 
     rng = np.random.default_rng(seed)
-    base = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)
+    size = ODD_SIZE if seed % 3 == 2 else (48, 64)
+    base = rng.integers(0, 255, (*size, 3), dtype=np.uint8)
     out = []
     for t in range(frames):
         f = base.copy()
         x = (4 * t + seed) % 48
-        f[10:26, x:x + 16] = (255, 40 * (seed % 6), 0)
+        f[10:26, x:x + 16] = (255, 40 * (seed % 6), 0)  # (inside both sizes)
         out.append(f)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_video(path, out, fps=fps)

@@ -61,10 +61,11 @@ def test_export_every_benchmark_loads_in_lmms_eval_task_manager(built, tmp_path,
         assert doc["task"] == task and doc["dataset_name"] == spec["config"]
         assert doc["output_type"] == {"generate-match": "generate_until", "caption-likelihood": "multiple_choice"}[
             spec["protocol"]]
-        # a likelihood task says it does not reproduce hardneg run (lmms-eval sums, hardneg takes the mean)
+        # a likelihood task says it reproduces hardneg run only with hardneg_vlm (lmms-eval's own models sum)
         likelihood = spec["protocol"] == "caption-likelihood"
-        assert doc["metadata"].get("hardneg_reproduces_run", True) is not likelihood
-        assert ("not hardneg run's" in doc["metadata"].get("hardneg_note", "")) is likelihood
+        assert (doc["metadata"].get("hardneg_reproduces_run", True) is True) is not likelihood
+        assert ("--model hardneg_vlm" in doc["metadata"].get("hardneg_note", "")) is likelihood
+        assert Path(spec["dataset"]).is_absolute() and Path(spec["videos"]).is_absolute()
     install_shims()
     from lmms_eval.tasks import TaskManager, get_task_dict
 
@@ -90,6 +91,14 @@ def test_export_every_benchmark_loads_in_lmms_eval_task_manager(built, tmp_path,
     lk = got["hardneg_vitatecs_likelihood"]
     d0 = next(iter(lk.test_docs()))
     assert lk.doc_to_choice(d0) == list(d0["captions"])
+    # the printed commands: every task with hardneg_vlm; lmms-eval's own wrappers get the generate tasks only
+    every = [line for line in printed.splitlines() if line.startswith("run (every task")]
+    gen_only = [line for line in printed.splitlines() if line.startswith("run (generate tasks")]
+    assert len(every) == len(gen_only) == 1 and "--model hardneg_vlm" in every[0]
+    assert f"--include_path {out.resolve()} " in every[0]
+    likelihood_tasks = [t for t, s in specs.items() if s["protocol"] == "caption-likelihood"]
+    assert all(t in every[0].split("--tasks ")[1].split(",") for t in likelihood_tasks)
+    assert not set(likelihood_tasks) & set(gen_only[0].split("--tasks ")[1].split(","))
 
 
 def test_export_refuses_a_full_folder_and_a_missing_dataset(built, tmp_path):
@@ -174,7 +183,9 @@ def test_exported_scores_go_through_the_results_engine(built, tmp_path):
     for n, doc in enumerate(items):
         ll = [-5.0] * len(doc["captions"])
         ll[doc["label"] if n < k else (doc["label"] + 1) % len(ll)] = -1.0
-        values.append(next(iter(lk.process_results(doc, [(v, False) for v in ll]).values())))
+        # lmms-eval 0.7.3 hands process_results the str() of each (loglikelihood, is_greedy) pair
+        resps = [(v, False) for v in ll] if n % 2 else [str((v, False)) for v in ll]
+        values.append(next(iter(lk.process_results(doc, resps).values())))
     by_cat: dict = {}  # VITATECS' Accuracy: the unweighted mean over aspects (its declaration, `over="category"`)
     for n, doc in enumerate(items):
         by_cat.setdefault(doc["category"], []).append(n < k)

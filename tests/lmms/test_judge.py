@@ -57,6 +57,7 @@ def test_the_judge_decides_undecided_answers_with_the_sets_prompt(tiny_lm, monke
     assert len(asked) == 1 and "Model Prediction: the furry one" in asked[0] and q in asked[0]
     report = m.take_generation_report()
     assert (report["by_judge"], report["undecided"]) == (1, 0)
+    assert "pass --judge" not in report["note"] and "--judge" in report["note"]  # the footnote of a judged run
     ident = m.identity()["judge"]
     assert ident["model"] == str(tiny_lm) and "Caption Matching Question" in ident["prompts"][0]
 
@@ -66,3 +67,23 @@ def test_without_a_judge_prompt_the_answer_stays_undecided(tiny_lm, monkeypatch)
     monkeypatch.setattr(judge, "reply", lambda prompt: "Correct")
     assert judge("q", "a", ["x", "y"], spec=benchmarks.get("vitatecs").vlm_for("default")) is None
     assert judge("q", "a", ["x", "y"], spec=benchmarks.get("vitatecs").vlm_for("lmms-eval")) == 0
+
+
+def test_the_undecided_footnote_says_pass_judge_only_when_no_judge_ran(monkeypatch):
+    from hardneg.models import load_model
+
+    m = load_model("tiny-vlm", device="cpu")
+    m.use_protocol(benchmarks.get("tempcompass"), protocol_set="authors")
+    q = "Which caption matches the video better?\nCaption A: a dog runs\nCaption B: a cat sits"
+    item = {"captions": ["a dog runs", "a cat sits"], "provenance": [{"details": json.dumps({"question": q})}] * 2}
+    monkeypatch.setattr(m.engine, "generate", lambda *a, **k: "the furry one")
+    notes = []
+    for judge in (None, lambda question, answer, captions: None):
+        m.judge = judge
+        m.set_item(item)
+        m.score(np.zeros((2, 16, 16, 3), np.uint8), item["captions"])
+        report = m.take_generation_report()
+        assert report["undecided"] == 1
+        notes.append(report["note"])
+    assert "pass --judge" in notes[0]
+    assert "pass --judge" not in notes[1] and "the judge (--judge) left them undecided" in notes[1]

@@ -279,6 +279,19 @@ def test_same_prompts_tokens_pixels_answers_decisions_scores_as_lmms_eval(lmms, 
     assert diffs == [], "\n".join(diffs)
 
 
+def test_some_clips_are_resized_twice_as_the_parity_above_covers(lmms, ours):
+    """Issue 48 item 6: among the frames lmms-eval's wrapper handed its processor (qwen-vl-utils' output, multiples
+    of 28), some are not multiples of the tiny model's factor (patch x merge = 8), so its processor resized them a
+    second time; the parity test above compares those items' pixels too (`parity_data.ODD_SIZE`)."""
+    _, real, _, _, _ = lmms
+    fam = ours[1].engine.family
+    factor = fam.patch * fam.merge
+    shapes = {np.load(v["frames"], mmap_mode="r").shape[1:3] for *_, v in _records(real) if v.get("frames")}
+    assert any(h % 28 == 0 and w % 28 == 0 for h, w in shapes)
+    assert any(h % factor or w % factor for h, w in shapes), shapes
+    assert any(not (h % factor or w % factor) for h, w in shapes), shapes
+
+
 def test_same_cut_strip_decisions_and_scores_on_crafted_answers(lmms, ours):
     _, _, crafted, _, _ = lmms
     assert any(not s["match_success"] for t in crafted["samples"].values() for s in t)  # some go to the judge
@@ -295,17 +308,16 @@ def test_changing_back_any_setting_breaks_parity(lmms, ours, mutate, run):
     assert _compare(lmms, ours, mutate=mutate, run=run, first=True) != []
 
 
-def test_hardneg_run_protocol_set_lmms_eval_equals_lmms_eval(lmms, tmp_path, capsys, monkeypatch):
+def test_hardneg_run_protocol_set_lmms_eval_equals_lmms_eval(lmms, tmp_path, capsys):
     """The whole `hardneg run --protocol-set lmms-eval` (its own decoder, frames, prompts, generation, rules, undecided
-    rule and evaluation) on the same items and videos: lmms-eval's answers and accuracy."""
-    from hardneg.benchmarks.base import VLMPrompt
+    rule and evaluation) on the same items and videos: lmms-eval's answers and accuracy. The model_args this test
+    gives lmms-eval's wrapper (Qwen2.5-VL: min_pixels) are given to hardneg run from its command line
+    (`--processor-kwargs`: the processor's pixel limits and the qwen-vl-utils frames' alike), no patch."""
     from hardneg.cli import main
 
     data, real, _, work, arch = lmms
-    own = VLMPrompt.for_model_type
-    # the model_args this test gives lmms-eval's wrapper (Qwen2.5-VL: min_pixels), given to the set too
-    monkeypatch.setattr(VLMPrompt, "for_model_type", lambda self, mt: _test_args(own(self, mt), arch)
-                        if self.pixels else own(self, mt))
+    model_args = ARCHS[arch][2]
+    flags = ["--processor-kwargs", ",".join(f"{k}={v}" for k, v in model_args.items())] if model_args else []
     built = work / "built_run"
     from hardneg.datasets import build_benchmark
 
@@ -313,10 +325,11 @@ def test_hardneg_run_protocol_set_lmms_eval_equals_lmms_eval(lmms, tmp_path, cap
         build_benchmark(name, data[f"{name}_raw"], built / name)
     assert main(["run", "--model", ARCHS[arch][1], "--benchmarks", ",".join(TASKS), "--data", str(built), "--videos",
                  str(data["videos"]), "--out", str(tmp_path / "R"), "--resamples", "0", "--no-charts",
-                 "--no-progress", "--device", "cpu", "--protocol-set", "lmms-eval"]) == 0
+                 "--no-progress", "--device", "cpu", "--protocol-set", "lmms-eval", *flags]) == 0
     results = json.loads((tmp_path / "R" / "results.json").read_text())
     for name, task in TASKS.items():
         res = results[f"{name}/all"]
+        assert res["provenance"]["frames"].get("processor_kwargs", {}) == model_args  # recorded as given
         key = "avg_accuracy,none" if name == "tempcompass" else "accuracy,none"
         assert res["metrics"]["Accuracy"]["value"] == pytest.approx(real["results"][task][key] / 100, abs=1e-12)
         gen = res["run"]["generation"]

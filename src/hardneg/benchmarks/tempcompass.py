@@ -208,8 +208,9 @@ BENCHMARK = Benchmark(
                       "(eval_caption_matching.py, main + eval_rule); an undecided answer takes the file's rating "
                       "(their ChatGPT judge)"),
         ScoreImporter("tempcompass-answers-disable-llm", "hardneg.benchmarks.tempcompass:import_answers_disable_llm",
-                      "the same file, each 'video-llm-prediction' matched again by the authors' rule; an undecided "
-                      "answer rated 0, as eval_caption_matching.py --disable_llm"),
+                      "the same file, each 'video-llm-prediction' cleaned (stripped, '</s>' removed) and matched "
+                      "again by the authors' rule; an undecided answer rated 0, as eval_caption_matching.py, main "
+                      "--disable_llm"),
     ),
     # TempCompass asks a video LLM for "the best option" after the question and its options, and reads the letter
     # it answers (run_video_llava.py and the other run_*.py, `answer_prompt["caption_matching"]`); here each
@@ -494,12 +495,19 @@ def parse(raw: Path):
 def _rule_then(fallback: str):
     """A rating function for `import_judged`: the authors' eval_rule on the entry's `video-llm-prediction`; where it
     cannot decide, `fallback`: "judge" (the file's own rating, i.e. the authors' ChatGPT judge) or "disable_llm"
-    (rating 0, their --disable_llm). The stored prediction is the text their rule saw (eval_caption_matching.py,
-    main, stores it after its clean-up), so it is matched as stored: the Gemini file was written by an earlier
-    main that did not strip: 136 of its stored answers end in whitespace that the current main would strip."""
+    (rating 0, their --disable_llm).
+
+    "judge" matches the stored prediction as stored: the file's ratings are the authors' printed numbers, and the
+    Gemini file was written by an earlier main that did not strip (136 of its answers end in whitespace), so its
+    judge rated those. "disable_llm" follows eval_caption_matching.py, `main`, as it runs today with --disable_llm:
+    a None prediction is rated 0, every other is cleaned (`.replace('</s>', '').strip()`, `clean_answer`) and then
+    matched by `eval_rule`; "fail" is rated 0 (Gemini 77.31, Reka-Core 41.32, Video-LLaVA 63.27)."""
     def rate(entry: dict, rating: int) -> int:
         pred = entry.get("video-llm-prediction")
-        got = eval_rule_rating(pred if isinstance(pred, str) else None, entry["question"], entry.get("gt-answer", ""))
+        pred = pred if isinstance(pred, str) else None
+        if fallback == "disable_llm" and pred is not None:
+            pred = clean_answer(pred)
+        got = eval_rule_rating(pred, entry["question"], entry.get("gt-answer", ""))
         if got is not None:
             return got
         return rating if fallback == "judge" else 0
@@ -515,7 +523,8 @@ def import_answers_judged(path: Path, data):
 
 def import_answers_disable_llm(path: Path, data):
     """A model's auto_eval_results file, its answers matched again by the authors' rule; an answer the rule cannot
-    decide is rated 0, as `eval_caption_matching.py --disable_llm` does (no judge)."""
+    decide is rated 0, as `eval_caption_matching.py --disable_llm` does (no judge), each answer cleaned first as its
+    `main` cleans it (stripped, "</s>" removed)."""
     return import_judged(path, data, rate=_rule_then("disable_llm"))
 
 

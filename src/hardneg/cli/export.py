@@ -20,6 +20,12 @@ multiple_choice (loglikelihood) for caption likelihood. Retrieval benchmarks are
   hardneg fetch tempcompass && hardneg export lmms-eval tasks --benchmarks tempcompass   # the fetched cache
   lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --include_path tasks \\
       --tasks hardneg_tempcompass
+  lmms-eval --model hardneg_vlm --model_args pretrained=tiny-vlm,device=cpu --include_path tasks \\
+      --tasks hardneg_tempcompass,hardneg_tempcompass_likelihood
+
+The likelihood tasks run with hardneg_vlm (installed with hardneg: lmms-eval's entry point `lmms_eval.models`),
+which runs hardneg's engine, so their numbers are `hardneg run`'s; lmms-eval's own video wrappers cannot run them.
+The printed commands hold absolute paths; the tasks do too, so lmms-eval runs them from any folder.
 """
 
 
@@ -102,5 +108,21 @@ def run(args) -> int:
         print(f"{t.name}: {t.spec.benchmark}/{t.spec.config} {t.spec.protocol} (protocol set {t.spec.protocol_set})")
     for s in skipped:
         print(f"skipped: {s}")
-    print(f"run: lmms-eval --include_path {args.dir} --tasks {','.join(t.name for t in tasks)} --model ...")
+    for line in run_commands(Path(args.dir).resolve(), tasks):
+        print(line)
     return 0
+
+
+def run_commands(folder: Path, tasks) -> list[str]:
+    """The lmms-eval command lines for the written tasks: every task with hardneg's own model (`hardneg_vlm`, which
+    runs the likelihood tasks too), and the generate tasks alone for lmms-eval's video wrappers (their
+    loglikelihood raises NotImplementedError on a video and lmms-eval still exits 0)."""
+    from hardneg.lmms_export.entry import MODEL_ID
+
+    generate = [t.name for t in tasks if t.spec.protocol == "generate-match"]
+    lines = [f"run (every task, hardneg's engine): lmms-eval --model {MODEL_ID} --model_args "
+             f"pretrained=tiny-vlm,device=cpu --include_path {folder} --tasks {','.join(t.name for t in tasks)}"]
+    if generate:
+        lines.append(f"run (generate tasks, any lmms-eval video model): lmms-eval --model qwen2_vl --model_args "
+                     f"pretrained=Qwen/Qwen2-VL-2B-Instruct --include_path {folder} --tasks {','.join(generate)}")
+    return lines

@@ -21,18 +21,28 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def tiny_model_names() -> list[str]:
+    """The built-in tiny random-weight models by their `--model` names (offline): tiny-clip, tiny-vlm and
+    tiny-vlm:<arch> for each tiny video LLM, tiny-dual:<kind> for each tiny dual encoder."""
+    from hardneg.models.tiny_dual import names as dual_names
+    from hardneg.models.vlm.tiny import ARCHITECTURES
+
+    return ["tiny-clip", *("tiny-vlm" if a == "qwen2-vl" else f"tiny-vlm:{a}" for a in ARCHITECTURES), *dual_names()]
+
+
 def run_encoders(args: argparse.Namespace) -> int:
     from hardneg.models.dual_types import ENCODERS, encoders_markdown_table
 
     if args.json:
-        print(json.dumps([{"model_type": k, "path": p, "frames": f, "score": s, "verified": True}
-                          for k, (p, f, s) in ENCODERS.items()], indent=2))
+        print(json.dumps([{"model_type": k, "path": p, "frames": f, "score": s, "verified": True,
+                           "tiny": f"tiny-dual:{k}"} for k, (p, f, s) in ENCODERS.items()], indent=2))
     elif args.markdown:
         print(encoders_markdown_table(), end="")
     else:
         for kind, (path, frames, score) in ENCODERS.items():
             print(f"{kind:<11} verified  {path}\n{'':<21}frames: {frames}\n{'':<21}score: {score}")
-        print(f"\n{len(ENCODERS)} dual-encoder types (dual:<Hub id or folder>), each verified by a tiny-model test")
+        print(f"\n{len(ENCODERS)} dual-encoder types (dual:<Hub id or folder>), each verified by a tiny-model test; "
+              f"its tiny model runs offline as --model tiny-dual:<type> ({', '.join(f'tiny-dual:{k}' for k in ENCODERS)})")
     return 0
 
 
@@ -63,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     n_ok = sum(r.verified for r in rows)
     print(f"\n{len(rows)} video-LLM model types in this transformers; {sum(r.supported for r in rows)} scored, "
           f"{n_ok} verified by a tiny-model test in this version")
+    tiny = [r.tiny for r in rows if r.tiny]
+    print(f"tiny models (random weights, offline: --model NAME): {', '.join(tiny)}")
     if any(r.stand_in_template for r in rows):
         print("yes*: verified with a stand-in chat template on the tiny model (the published one was not found in "
               "public sources; --markdown or --json says where it was looked for); --json's template_source says "

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 
 def add_model_flags(g) -> None:
-    """--device, --device-map, --max-memory, --fp16, --protocol, --prompt, --protocol-set on argument group `g`."""
+    """--device, --device-map, --max-memory, --fp16, --protocol, --prompt, --protocol-set, --processor-kwargs on
+    argument group `g`."""
     from hardneg.benchmarks.base import PROTOCOL_SETS, VLM_PROTOCOLS
 
     g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: cuda when available)")
@@ -25,3 +26,8 @@ def add_model_flags(g) -> None:
                    help="video LLMs only: default (each benchmark's own), authors (the benchmark authors' released "
                         "protocol where there is one) or lmms-eval (lmms-eval's task); provenance names each "
                         "protocol's source (docs/models.md, 'Protocol sets')")
+    g.add_argument("--processor-kwargs", default=None, metavar="JSON|K=V,...",
+                   help="video LLMs only: keyword arguments for the model's own processor, as a JSON object or k=v "
+                        "pairs, e.g. min_pixels=3136,max_pixels=602112 or '{\"fps\": 2}' (what lmms-eval's "
+                        "wrappers take as model_args); with a qwen-vl-utils frame recipe min_pixels/max_pixels are "
+                        "its pixel limits too; recorded in the predictions and results.json (frames.processor_kwargs)")

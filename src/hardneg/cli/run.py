@@ -35,7 +35,11 @@ def add_parser(subparsers) -> None:
 
     p = subparsers.add_parser("run", help="score a model on many benchmarks and print every headline metric",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", required=True, help="model name, Hub id or local folder (as hardneg score)")
+    from hardneg.cli.list_models import tiny_model_names
+
+    p.add_argument("--model", required=True,
+                   help="model name, Hub id or local folder (as hardneg score); the built-in tiny random-weight "
+                        f"models (offline): {', '.join(tiny_model_names())} (`hardneg models` says which type each is)")
     p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
     p.add_argument("--model-id", default=None, metavar="ORG/NAME",
                    help="the model's name in the predictions (what `hardneg submit` and the leaderboard use): "
@@ -85,9 +89,10 @@ def run(args: argparse.Namespace) -> int:
 
     from hardneg.run import RESULTS_FILE, format_table, run_model
     from hardneg.models.prompting import parse_prompts
-    from hardneg.video import FrameSettings
+    from hardneg.video import FrameSettings, parse_processor_kwargs
 
-    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None)
+    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None,
+                           processor=parse_processor_kwargs(args.processor_kwargs))
     note = video_llm_note(args.model, args.model_revision)
     if note:
         print(note, flush=True)

@@ -82,10 +82,10 @@ def run(args: argparse.Namespace) -> int:
     from hardneg.runner import backend_kwargs
     from hardneg.scoring import score_benchmark
     from hardneg.models.prompting import parse_prompts
-    from hardneg.video import FrameSettings
+    from hardneg.video import FrameSettings, parse_processor_kwargs
 
     frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None, decoder=args.decoder,
-                           scaler=args.scaler)
+                           scaler=args.scaler, processor=parse_processor_kwargs(args.processor_kwargs))
     kw = backend_kwargs(args)
     splits = [s for s in args.split.split(",") if s] if args.split else None
     if is_stdout(args.out):  # score into a temporary file, then send its bytes to standard output

@@ -54,6 +54,21 @@ def likelihood_prompt(declaration) -> str:
     return (vlm if vlm.protocol == "caption-likelihood" else VLMPrompt()).prompt
 
 
+def loglikelihood_value(response) -> float:
+    """The log-likelihood of one `loglikelihood` response as a task's process_results receives it: lmms-eval 0.7.3
+    turns a model's (loglikelihood, is_greedy) tuple into its `str()` (api/instance.py, `unwrap_generation_output`),
+    which `repr` writes exactly, so it is read back with `ast.literal_eval`; a tuple or a number is taken as is."""
+    import ast
+
+    if isinstance(response, str):
+        try:
+            response = ast.literal_eval(response.strip())
+        except (ValueError, SyntaxError) as exc:
+            raise ValueError(f"a loglikelihood response {response[:80]!r} is neither a number nor a "
+                             "(loglikelihood, is_greedy) pair") from exc
+    return float(response[0] if isinstance(response, (list, tuple)) else response)
+
+
 class BoundTask:
     """The functions lmms-eval's YAML names (`!function utils.<name>`), bound to one `TaskSpec`."""
 
@@ -115,8 +130,7 @@ class BoundTask:
             value = {"id": str(doc["id"]), "scores": row.tolist(), "answer": answer,
                      "decided": choice is not None}
         else:
-            value = {"id": str(doc["id"]), "scores": [float(r[0] if isinstance(r, (list, tuple)) else r)
-                                                       for r in results]}
+            value = {"id": str(doc["id"]), "scores": [loglikelihood_value(r) for r in results]}
         return {self.metric_name(): value}
 
     def metric_name(self) -> str:

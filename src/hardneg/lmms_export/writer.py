@@ -100,8 +100,10 @@ def plan(datasets: dict[str, str], videos: dict[str, str], configs: dict[str, li
             for suffix, pset, protocol in protocols(decl):
                 task = f"hardneg_{name}" + (f"_{config}" if len(parts) > 1 else "") + suffix
                 task = task.replace("-", "_")
+                # absolute paths: the task runs from any folder (`lmms-eval` started elsewhere)
+                where = str(Path(dataset).resolve()) if Path(dataset).is_dir() else str(dataset)
                 tasks.append(ExportedTask(task, TaskSpec(
-                    task, name, str(dataset), config, split, str(Path(videos[name]).resolve()), pset, protocol, ties,
+                    task, name, where, config, split, str(Path(videos[name]).resolve()), pset, protocol, ties,
                     n_resamples, seed), f"hardneg_{name}" if len(parts) > 1 and not suffix else None))
     return tasks
 
@@ -130,11 +132,12 @@ def _yaml(t: ExportedTask) -> dict:
                            "higher_is_better": True}]
     doc["metadata"] = {"version": 1, "hardneg_protocol_set": s.protocol_set, "hardneg_protocol": s.protocol}
     if s.protocol == "caption-likelihood":  # said where a user of the task sees it (docs/models.md, "Limits")
-        doc["metadata"]["hardneg_reproduces_run"] = False
+        doc["metadata"]["hardneg_reproduces_run"] = "with --model hardneg_vlm only"
         doc["metadata"]["hardneg_note"] = (
-            "scores are the model's loglikelihood per caption as lmms-eval defines it (the sum over the caption's "
-            "tokens); hardneg's caption likelihood is the mean, so these numbers are not hardneg run's; needs a "
-            "model whose loglikelihood takes a video (none of lmms-eval 0.7.3's Qwen-VL wrappers does)")
+            "run it with --model hardneg_vlm (installed with hardneg): its loglikelihood is hardneg's caption "
+            "likelihood (the mean log-probability per caption token), so the numbers are hardneg run's; another "
+            "model's loglikelihood is lmms-eval's sum over the caption's tokens, so not hardneg run's, and none of "
+            "lmms-eval 0.7.3's video wrappers takes a video there (its Qwen-VL wrappers raise NotImplementedError)")
     return doc
 
 

@@ -36,6 +36,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "trained": "hardneg.models.trained",
     "vlm": "hardneg.models.vlm.model",
     "tiny-vlm": "hardneg.models.vlm.model",
+    "tiny-dual": "hardneg.models.tiny_dual",
 }
 #: entry-point group of adapters in other packages: each entry point names a module that calls `register`
 ENTRY_POINT_GROUP = "hardneg.models"
@@ -176,13 +177,19 @@ def damaged_weight_file(folder: Path) -> tuple[Path, BaseException] | None:
 def damaged_weights_refused(model: str | None):
     """Around loading `model`: when it is a local folder and loading fails, a damaged weight file in it becomes a
     ValueError naming the file and the fix (an `error:` line) instead of torch's or pickle's traceback (issue 36
-    N7: a damaged pytorch_model.bin raised UnpicklingError). Any other failure is raised as it was."""
+    N7: a damaged pytorch_model.bin raised UnpicklingError), and a folder with no weight file at all one naming
+    what it holds (issue 48: transformers' OSError traceback). Any other failure is raised as it was."""
     try:
         yield
     except Exception as exc:
         folder = Path(str(model)).expanduser() if model else None
         if folder is None or not folder.is_dir():  # (a ValueError too: a UnicodeDecodeError from a damaged .bin)
             raise
+        if not any(any(folder.glob(p)) for p in _WEIGHT_GLOBS):  # issue 48: a folder without weights
+            files = ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
+            raise ValueError(f"model folder {folder} holds no weights (no *.safetensors, *.bin, *.pt or *.pth file; "
+                             f"it holds {files}): copy the checkpoint's weight files into it (e.g. `hf download "
+                             "ORG/NAME --local-dir DIR`), or name the model's Hub id") from None
         bad = damaged_weight_file(folder)
         if bad is None:
             raise

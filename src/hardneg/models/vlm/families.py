@@ -38,13 +38,26 @@ class VideoInputs:
     expansion: list[int] | None = None
 
 
-def _resize(frames, height: int, width: int, torch, device="cpu"):
+def _resize(frames, height: int, width: int, torch, device="cpu", levels: bool = False):
     """(T, H, W, 3) uint8 -> (T, 3, height, width) float32 in [0, 1] on `device` (bicubic, antialiased, as PIL's
-    resize); made on the model's device, so a GPU does the resizing."""
+    resize), clamped and rounded to whole levels as a processor resizing uint8 frames gives them; made on the model's
+    device, so a GPU does the resizing. `levels`: the values in 0..255 as a processor resizing *float* frames gives
+    them (lmms-eval's wrappers hand it qwen-vl-utils' float tensors): not clamped, not rounded, not rescaled."""
     x = torch.as_tensor(np.ascontiguousarray(frames)).to(device).permute(0, 3, 1, 2).float()
     if x.shape[-2:] != (height, width):
         x = torch.nn.functional.interpolate(x, size=(height, width), mode="bicubic", antialias=True, align_corners=False)
+    if levels:
+        return x
     return (x.clamp(0, 255).round() / 255.0)
+
+
+def _normalize_levels(x, mean, std, rescale_factor: float, torch):
+    """Rescale and normalise 0..255 values in one step, as transformers' fast processors do
+    (`_fuse_mean_std_and_rescale_factor`: mean and std times 1 / rescale_factor, then `(x - mean) / std`): the same
+    float32 values, bit for bit."""
+    m = (torch.tensor(mean) * (1.0 / rescale_factor)).to(x.device, x.dtype).view(1, 3, 1, 1)
+    s = (torch.tensor(std) * (1.0 / rescale_factor)).to(x.device, x.dtype).view(1, 3, 1, 1)
+    return (x - m) / s
 
 
 def _normalize(x, mean, std, torch):
@@ -211,7 +224,13 @@ class QwenVL(Family):
 
         t, h, w = len(frames), frames.shape[1], frames.shape[2]
         rh, rw = smart_resize(h, w, self.patch * self.merge, self.min_pixels, self.max_pixels)
-        x = _normalize(_resize(frames, rh, rw, torch, device), self.mean, self.std, torch)  # (T, C, H, W)
+        if getattr(self, "float_frames", False):
+            # frames a qwen-vl-utils recipe made reach the processor as floats (lmms-eval's wrappers): a second resize
+            # (not a multiple of this model's factor) and the normalisation as the processor makes them from floats
+            x = _normalize_levels(_resize(frames, rh, rw, torch, device, levels=True), self.mean, self.std,
+                                  float(self.settings.get("rescale_factor") or 1 / 255), torch)
+        else:
+            x = _normalize(_resize(frames, rh, rw, torch, device), self.mean, self.std, torch)  # (T, C, H, W)
         if pad := -t % self.temporal:
             x = torch.cat([x, x[-1:].expand(pad, -1, -1, -1)])
         gt, gh, gw = x.shape[0] // self.temporal, rh // self.patch, rw // self.patch

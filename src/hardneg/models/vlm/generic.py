@@ -214,6 +214,8 @@ class Generic(Family):
         self.video_token = token or tokenizer.convert_ids_to_tokens(self.video_token_id)
         self.region = video_region(tokenizer, template, self.video_token)
         self.expand: str | None = None  # the text given to the processor for the region (None: the region itself)
+        #: the user's processor keyword arguments (`--processor-kwargs`, `use_processor_kwargs`): every video call
+        self.processor_kwargs: dict[str, Any] = {}
         self._media: int | None = None
         self._types: dict[int, int] | None = None
         self._token_maps: dict[str, dict[int, int]] | None = None
@@ -245,7 +247,7 @@ class Generic(Family):
                              "per frame")
         out = self.processor(text=[self.expand or self.region], videos=[frames],
                              video_metadata=[metadata(len(frames), timestamps)], do_sample_frames=False,
-                             return_tensors="pt")
+                             return_tensors="pt", **self.processor_kwargs)
         ids = out["input_ids"][0].tolist()
         lead = self.text_prefix_ids
         if lead and ids[:len(lead)] == lead and not (self.expand or self.region).startswith(self.text_prefix):
@@ -323,6 +325,21 @@ class Generic(Family):
             out[ids == t] = k
         return out
 
+    def identity(self) -> dict[str, Any]:
+        """What fixes the pixels, as the model's own processor makes them: its video (else image) processor's
+        `image_mean` / `image_std` (Gemma 4's are 0 and 1), and `normalize: false` where it does not normalise;
+        --processor-kwargs that set them win. Not the CLIP defaults the hand-written families fall back to."""
+        vp = getattr(self.processor, "video_processor", None) or getattr(self.processor, "image_processor", None)
+
+        def values(name: str):
+            v = self.processor_kwargs.get(name, getattr(vp, name, None))
+            return None if v is None else [float(x) for x in np.atleast_1d(np.asarray(v, np.float64))]
+
+        got: dict[str, Any] = {"family": self.name, "mean": values("image_mean"), "std": values("image_std")}
+        if self.processor_kwargs.get("do_normalize", getattr(vp, "do_normalize", None)) is False:
+            got["normalize"] = False
+        return {**got, **self.size_identity()}
+
     def size_identity(self) -> dict[str, Any]:
         vp = getattr(self.processor, "video_processor", None)
         settings = vp.to_dict() if vp is not None and hasattr(vp, "to_dict") else {}
@@ -330,4 +347,36 @@ class Generic(Family):
         return {"processor": type(self.processor).__name__, "video_processor": keep, "region": self.region}
 
 
-__all__ = ["Generic", "linear_attention_modules", "metadata", "same_linear_attention_kernel", "video_region"]
+#: processor arguments hardneg sets itself for every video call: never from --processor-kwargs
+RESERVED_KWARGS = ("text", "images", "videos", "video_metadata", "do_sample_frames", "return_tensors")
+
+
+def use_processor_kwargs(model, kwargs: dict[str, Any]) -> None:
+    """Give a video LLM's processor the user's keyword arguments (`--processor-kwargs`; `FrameSettings.processor`).
+
+    The generic family passes them to every processor call on a video (min_pixels, max_pixels, fps, ...: whatever
+    the model's processor takes). A hand-written family makes its pixels itself: it takes min_pixels / max_pixels
+    (its pixel limits, as the Qwen processors read them) and refuses others. Any other model refuses them all."""
+    family = getattr(getattr(model, "engine", None), "family", None)
+    reserved = sorted(set(kwargs) & set(RESERVED_KWARGS))
+    if reserved:
+        raise ValueError(f"--processor-kwargs {reserved}: hardneg gives the processor these itself (the frames, their "
+                         "times, the text); pass the processor's own settings (min_pixels, max_pixels, fps, ...)")
+    if isinstance(family, Generic):
+        family.processor_kwargs = dict(kwargs)
+        return
+    if not kwargs:
+        return
+    if family is None:
+        raise ValueError(f"--processor-kwargs applies to video LLMs (their own processor); model "
+                         f"{getattr(model, 'model_id', model)!r} has none: drop it")
+    other = sorted(set(kwargs) - {"min_pixels", "max_pixels"})
+    if other or not hasattr(family, "min_pixels"):
+        raise ValueError(f"--processor-kwargs {other or sorted(kwargs)}: the hand-written {family.name} family makes "
+                         "its pixels itself and takes only min_pixels / max_pixels (where it has pixel limits); load "
+                         "the model on the generic path (its own processor) to pass other settings")
+    family.min_pixels = int(kwargs.get("min_pixels", family.min_pixels))
+    family.max_pixels = int(kwargs.get("max_pixels", family.max_pixels))
+
+
+__all__ = ["Generic", "RESERVED_KWARGS", "use_processor_kwargs", "linear_attention_modules", "metadata", "same_linear_attention_kernel", "video_region"]

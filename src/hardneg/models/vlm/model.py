@@ -60,6 +60,14 @@ UNDECIDED_NOTES = {
 }
 
 
+def undecided_note(rule: str, judged: bool) -> str:
+    """UNDECIDED_NOTES[rule], or where a judge ran (--judge), what it could not decide: never "pass --judge"."""
+    note = UNDECIDED_NOTES[rule]
+    if not judged:
+        return note
+    return note.replace("; pass --judge to decide them", "; the judge (--judge) left them undecided too")
+
+
 def score_name(spec: VLMPrompt) -> str:
     """What one score of `spec` is, in words (the demo's chart axis, the results' `score`)."""
     if spec.normalize == "vilma-perplexity":
@@ -293,6 +301,8 @@ class VideoLLM(ScoreAdapter):
             if not hasattr(self, "_own_pixels"):
                 self._own_pixels = (fam.min_pixels, fam.max_pixels)
             fam.min_pixels, fam.max_pixels = spec.pixels or self._own_pixels
+            # a qwen-vl-utils recipe's frames reach the processor as floats (lmms-eval's wrappers): resized as floats
+            fam.float_frames = getattr(spec.frames, "recipe", "hardneg").startswith("qwen-vl-utils")
         if hasattr(fam, "position_rule"):  # Qwen's rule unless the set reproduces the installed transformers'
             fam.position_rule = spec.positions or "qwen"
         self._use_dtype(spec.dtype)
@@ -406,7 +416,7 @@ class VideoLLM(ScoreAdapter):
         return {"answers": len(log), "by_rule": sum(e["decided_by"] == "rule" for e in log),
                 "by_judge": sum(e["decided_by"] == "judge" for e in log), "undecided": len(undecided),
                 "undecided_items": undecided, "undecided_rule": self.spec.answers.undecided,
-                "note": UNDECIDED_NOTES[self.spec.answers.undecided]}
+                "note": undecided_note(self.spec.answers.undecided, self.judge is not None)}
 
     def similarity_many(self, video_embeddings: Sequence[np.ndarray], text_embeddings: Sequence[np.ndarray]
                         ) -> list[np.ndarray]:
@@ -438,6 +448,27 @@ class VideoLLM(ScoreAdapter):
             return super().similarity(video_embeddings, text_embeddings)
         got = self.similarity_many(list(vids), [text_embeddings] * len(vids))
         return np.stack(got).reshape(len(vids), len(text_embeddings))
+
+    def video_refusal(self, frames) -> str | None:
+        """Why this model cannot take a decoded video, said before anything is scored (the scorer then counts it as
+        too long: `VideoReport.too_long`): its tokens alone (the processor's expansion of the frames, before any
+        text) exceed the model's context. None when it fits. The count depends on the frames' shape only, so it is
+        computed once per shape (a ViLMA-perplexity protocol scores one frame at a time: one frame is checked)."""
+        arr = np.asarray(frames)
+        if self.spec.normalize == "vilma-perplexity":
+            arr = arr[:1]
+        times = frame_times(frames)
+        memo = self.__dict__.setdefault("_video_tokens", {})
+        if arr.shape not in memo:
+            video = self.engine.family.video_inputs(arr, self.engine.dtype, self.engine.device,
+                                                    timestamps=None if times is None else list(times)[:len(arr)])
+            memo[arr.shape] = len(video.expansion) if video.expansion is not None else int(video.n_tokens)
+        n, context = memo[arr.shape], self.engine.max_context
+        if n < context:
+            return None
+        t, h, w = arr.shape[:3]
+        return (f"{t} frames of {w}x{h} make {n:,} video tokens, more than the model's context of {context:,} tokens "
+                f"before any text; use smaller frames (--resize) or fewer (--frames)")
 
     def score(self, video, captions: Sequence[str], naive: bool = False, full_batch: bool = False,
               timestamps: Sequence[float] | None = None) -> np.ndarray:
