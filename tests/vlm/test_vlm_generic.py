@@ -433,6 +433,31 @@ def test_generic_batch_comparison_can_fail(arch, frames, monkeypatch):
     assert max(np.abs(g - o).max() for g, o in zip(got, one)) > 1e-3
 
 
+def test_generic_batched_across_videos_takes_the_processor_kwargs(frames):
+    """--processor-kwargs reach the batched processor call as they reach one item's: with a smaller frame size the
+    batch has other video tokens than without (a larger least size: more patches), and still scores as one item at a
+    time."""
+    from hardneg.models.vlm.generic import use_processor_kwargs
+
+    m = generic("qwen3-vl")
+    eng = m.engine
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    items = _three_items(frames)
+    plain = _padded_scorer(eng).score_items(items, spec)
+    use_processor_kwargs(m, {"size": {"longest_edge": 1_000_000, "shortest_edge": 9_000}})
+    try:
+        scorer = _padded_scorer(eng)
+        got = scorer.score_items(items, spec)
+        one = [eng.score(f, c, spec) for f, c in items]
+        larger = eng.family.video_inputs(frames, eng.dtype, "cpu").n_tokens
+    finally:
+        use_processor_kwargs(m, {})
+    assert larger > eng.family.video_inputs(frames, eng.dtype, "cpu").n_tokens
+    for g, o, p in zip(got, one, plain):
+        np.testing.assert_allclose(g, o, rtol=0, atol=2e-6)
+        assert np.abs(g - p).max() > 1e-4  # the kwargs changed the video the batch scored
+
+
 def test_generic_prefetch_gives_the_same_scores(frames):
     """The prefetching worker changes when the next items are prepared, never the scores (bit for bit)."""
     eng = generic("qwen2-vl").engine

@@ -66,7 +66,7 @@ def _one_call(family, frames, stamps, dtype, device, text: str) -> tuple[list[Vi
 
     call = dict(text=[text] * len(frames), videos=frames,
                 video_metadata=[metadata(len(f), t) for f, t in zip(frames, stamps)], do_sample_frames=False,
-                return_tensors="pt")
+                return_tensors="pt", **family.processor_kwargs)  # --processor-kwargs, as one item's call takes them
     if len(frames) > 1:
         call["padding"] = True  # expansions of different lengths (different frame counts or sizes)
     out = family.processor(**call)
