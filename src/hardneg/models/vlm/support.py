@@ -182,15 +182,15 @@ def verification_note(model_type: str | None) -> str:
     if not model_type:
         return "model type unknown before loading (no config.json found): not checked against hardneg's tiny-model tests"
     s = support(model_type)
-    if s.verified and s.stand_in_template:
-        return (f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`), "
-                f"under a stand-in chat template ({s.stand_in_template}): this checkpoint's own template was not tested")
-    if s.verified and model_type in AUTO_PATH:
-        path, why = auto_path(model_type)
-        return (f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`);"
-                f" path auto: {path} ({why})")
     if s.verified:
-        return f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
+        note = f"model type {model_type!r}: verified in this version by tiny-model tests ({s.tiny}; `hardneg models`)"
+        if s.stand_in_template:
+            note += (f", under a stand-in chat template ({s.stand_in_template}): this checkpoint's own template was "
+                     "not tested")
+        if model_type in AUTO_PATH:
+            path, why = auto_path(model_type)
+            note += f"; path auto: {path} ({why})"
+        return note
     if model_type in REFUSED:
         return f"model type {model_type!r}: refused by hardneg: {REFUSED[model_type]}"
     if s.supported:
