@@ -201,44 +201,6 @@ def _authors_accuracy(entries: list[dict]) -> float:
     return 100 * sum(e["rating"] for e in entries) / len(entries)
 
 
-def _authors_eval_rule(video_llm_output, question, answer):
-    """eval_caption_matching.py, `eval_rule`, copied from the authors' repo (llyx97/TempCompass) as written: the
-    reference shares no code with hardneg's matcher."""
-    option_strs = question.split("\n")[1:]
-    option_sents = [opt.split(': ')[1] for opt in option_strs]
-    option_inds = [opt.split(': ')[0] for opt in option_strs] + [opt.split(': ')[0].replace('Sentence ', '').replace(
-        'Option ', '').replace('Caption ', '') for opt in option_strs]
-    video_llm_pred = None
-    for option_str in option_strs:
-        if option_str == video_llm_output:
-            video_llm_pred = option_str
-    for option_sent in option_sents:
-        if option_sent == video_llm_output or (') ' in video_llm_output
-                                               and option_sent == video_llm_output.split(') ')[1]):
-            video_llm_pred = option_sent
-    for option_ind in option_inds:
-        if option_ind == video_llm_output or option_ind == video_llm_output.replace('.', ''):
-            video_llm_pred = option_ind
-    if video_llm_pred is None:
-        return "fail"
-    return 1 if video_llm_pred == answer or video_llm_pred == answer.split(":")[0] or video_llm_pred == answer.split(
-        ": ")[1] or video_llm_pred == answer.split(": ")[0].split()[1] else 0
-
-
-def _authors_disable_llm(entries: list[dict]) -> float:
-    """eval_caption_matching.py, `main` with --disable_llm, run on the stored predictions: None rated 0, else
-    `.replace('</s>', '').strip()` and `eval_rule`, "fail" rated 0; print_result's mean rating in percent."""
-    ratings = []
-    for e in entries:
-        pred = e["video-llm-prediction"]
-        if pred is None:
-            ratings.append(0)
-            continue
-        r = _authors_eval_rule(pred.replace('</s>', '').strip(), e["question"], e["gt-answer"])
-        ratings.append(0 if r == "fail" else r)
-    return 100 * sum(ratings) / len(ratings)
-
-
 #: the authors' released answer files: two in ../shared/realdata/tempcompass; Video-LLaVA's
 #: (llyx97/TempCompass, auto_eval_results/video-llava/caption_matching.json) is used where it was put beside them
 #: under the same naming, and the case skips otherwise
@@ -247,11 +209,12 @@ def _authors_disable_llm(entries: list[dict]) -> float:
                                                       ("video-llava", 63.34, 63.27)])
 def test_answers_matched_again_print_the_authors_accuracy_with_their_judge_and_with_disable_llm(
         realdata, tmp_path, capsys, model, judged, disable_llm):
-    """The released answers matched again by our copy of the authors' rule: with the file's ratings as the judge of
-    the undecided answers the authors' own overall accuracy comes back, and without a judge their --disable_llm one
-    (each answer stripped first, as their main does: 136 Gemini answers end in whitespace; Reka: 651 answers their
-    rule cannot decide). The references are the authors' output file (its ratings) and their main + eval_rule
-    copied as written, not our matcher."""
+    """The released answers matched again by our implementation of the authors' rule: with the file's ratings as the
+    judge of the undecided answers the authors' own overall accuracy comes back (the reference: the ratings in their
+    output file), and without a judge the figure their eval_caption_matching.py prints with --disable_llm (each
+    answer stripped first, as their main does: 136 Gemini answers end in whitespace; Reka: 651 answers their rule
+    cannot decide). Those figures were printed by the authors' script, run unmodified on these files (issue 48's
+    review): 77.31, 41.32, 63.27; no code of theirs is copied here."""
     raw = realdata / "tempcompass"
     judged_file = raw / f"auto_eval_results_{model}_caption_matching.json"
     if not judged_file.is_file():
@@ -259,7 +222,6 @@ def test_answers_matched_again_print_the_authors_accuracy_with_their_judge_and_w
     built = build_benchmark(NAME, raw, tmp_path / "tc").out
     entries = [e for aspects in json.loads(judged_file.read_text()).values() for es in aspects.values() for e in es]
     assert round(_authors_accuracy(entries), 2) == judged
-    assert round(_authors_disable_llm(entries), 2) == disable_llm
     for fmt, want in (("tempcompass-answers-judged", judged), ("tempcompass-answers-disable-llm", disable_llm)):
         pred = tmp_path / f"{model}-{fmt}.parquet"
         assert main(["import-scores", NAME, str(judged_file), "--data", str(built), "--model-id",
