@@ -64,8 +64,10 @@ def test_demo_shows_a_real_examples_video_fetched_at_start_up(realdata, tmp_path
                 page.wait_for_function("() => document.querySelector('#example input').value !== ''")
                 example = page.input_value("#example input")
                 assert example.split(":")[0] in ids[:2], example  # one of the real ids fetched
-                page.wait_for_function("() => { const v = document.querySelector('#video video'); "
-                                       "return v && v.videoWidth > 0 }", timeout=60_000)
+                # the page may still show the previous benchmark's example for a moment: wait for this one's video
+                page.wait_for_function("id => { const v = document.querySelector('#video video'); "
+                                       "return v && v.videoWidth > 0 && v.currentSrc.includes(id) }",
+                                       arg=example.split(":")[0], timeout=120_000)
                 src = page.eval_on_selector("#video video", "v => v.currentSrc")
                 assert example.split(":")[0] in src
                 page.screenshot(path=str(artifacts_dir / "demo_real_tempcompass_example.png"), full_page=True)

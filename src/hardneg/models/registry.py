@@ -185,7 +185,9 @@ def damaged_weights_refused(model: str | None):
         folder = Path(str(model)).expanduser() if model else None
         if folder is None or not folder.is_dir():  # (a ValueError too: a UnicodeDecodeError from a damaged .bin)
             raise
-        if not any(any(folder.glob(p)) for p in _WEIGHT_GLOBS):  # issue 48: a folder without weights
+        # issue 48: a folder without weights (transformers says so with an OSError; a clear refusal raised before
+        # the weights are read, such as an image-only model's, stays as it was)
+        if isinstance(exc, OSError) and not any(any(folder.glob(p)) for p in _WEIGHT_GLOBS):
             files = ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
             raise ValueError(f"model folder {folder} holds no weights (no *.safetensors, *.bin, *.pt or *.pth file; "
                              f"it holds {files}): copy the checkpoint's weight files into it (e.g. `hf download "
