@@ -34,6 +34,7 @@ def _run(samples, out, *flags) -> int:
                  "--resamples", "0", "--no-charts", "--no-progress", "--device", "cpu", *flags])
 
 
+@pytest.mark.slow  # three runs of a tiny model over the samples (about 30 s): the slow group
 def test_a_video_longer_than_the_context_is_refused_before_scoring_with_both_numbers(samples, tmp_path, capsys):
     """tiny-vlm:hy-v4-vl at 224 px: 6,498 video tokens, over its 4,096-token context: every video is refused before
     anything is scored, the reason printed (both numbers, --resize / --frames) and counted as too long."""

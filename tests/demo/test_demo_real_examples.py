@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fetching"))
 from standins import StandIn  # noqa: E402
 from test_demo_browser import APP, ARGS, CHROMIUM, _free_port, pick  # noqa: E402
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # an app, a stand-in Hub and a browser: the slow group
 
 
 def test_demo_shows_a_real_examples_video_fetched_at_start_up(realdata, tmp_path, artifacts_dir):

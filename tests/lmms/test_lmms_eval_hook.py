@@ -29,11 +29,13 @@ def filelock4():
         pytest.skip("filelock 3 is installed: lmms-eval's patch runs as written, no hook is needed")
 
 
+@pytest.mark.slow  # fresh interpreters importing lmms-eval (about 8 s each): the slow group
 def test_the_hook_lets_lmms_eval_patch_step_aside(filelock4):
     done = _python("import _hardneg_lmms_eval; _hardneg_lmms_eval.install(); " + _CALL)
     assert done.returncode == 0 and done.stdout.strip().endswith("ran"), done.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_without_the_hook_lmms_eval_fails_on_filelock_4(filelock4):
     code = ("import sys; [sys.meta_path.remove(f) for f in list(sys.meta_path) "
             "if type(f).__name__ == '_LmmsEvalHook']; " + _CALL)
