@@ -180,7 +180,13 @@ def test_space_configuration_from_environment(tmp_path, bench_root, monkeypatch)
     monkeypatch.setenv("HARDNEG_LB_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("HARDNEG_LB_RESULTS_REPO", "org/results")
     monkeypatch.setenv("HARDNEG_LB_RESAMPLES", "50")
+    import huggingface_hub.constants
+
+    # org/results is not a real repo: no request to the Hub from a test (the constant, read when a request is made;
+    # the variable is read once, at import), and no restore retrying in the background after it
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     board = load_space_module().leaderboard_from_env()
+    board.close()
     from hardneg import benchmarks
 
     # every built folder, in the declarations' order
