@@ -117,6 +117,8 @@ def test_pick_example_run_and_see_ranking(page, artifacts_dir):
     page.get_by_label("Search caption text").fill("door")
     page.get_by_role("button", name="Search").click()
     page.wait_for_function("() => document.querySelector('#example input').value === 'msrvtt:video7010'")
+    # the captions box is its own output of the same event: it may fill a moment after the example's id
+    page.wait_for_function("() => document.querySelector('#captions textarea').value.includes('a man is opening')")
     assert "✓ a man is opening a wooden door" in page.input_value("#captions textarea")  # the positive is marked
     run_and_wait(page)
     verdict = page.inner_text("#verdict")
