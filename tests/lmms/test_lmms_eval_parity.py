@@ -19,9 +19,10 @@ A second lmms-eval run feeds the wrapper known raw answers (its `generate` retur
 decoding, "\\n\\n" cut and strip (or none), rule and judge-or-0 run on forms a random tiny model never writes.
 
 Each mutation (system turn, frames, token cap, strip/cut, undecided rule; for Qwen2.5-VL also dtype and positions)
-changed back must make the comparison fail (parametrized below). "Changed back" is hardneg's default, except where
-that default is what the family's wrapper does: lmms-eval's Qwen2.5-VL chat wrapper sends no system turn, so there
-the mutation is the Qwen2-VL wrapper's system turn.
+changed back must make the comparison fail (parametrized below). "Changed back" is hardneg's default; for the system
+turn it is another text than the wrapper's: the published Qwen2-VL and Qwen2.5-VL chat templates (the tiny folders'
+since issue 48) write the wrapper's "You are a helpful assistant." themselves when no system turn is given, so no
+system turn and the wrapper's are the same prompt.
 
 `hardneg run --protocol-set lmms-eval` on the same built items and videos must give the same answers and accuracy.
 
@@ -140,7 +141,6 @@ def _compare(lmms, ours, mutate: str | None = None, run: str = "real", first: bo
     import torch
 
     from hardneg import benchmarks
-    from hardneg.benchmarks.harnesses import LMMS_EVAL_SYSTEM
     from hardneg.models.vlm.engine import Engine
     from hardneg.video import FrameSettings, UnscorableVideo, decode_frames, frame_times
 
@@ -156,8 +156,9 @@ def _compare(lmms, ours, mutate: str | None = None, run: str = "real", first: bo
         decl = benchmarks.get(name)
         spec = _test_args(model.use_protocol(decl, protocol_set="lmms-eval"), arch)
         fam.min_pixels, fam.max_pixels = spec.pixels
-        if mutate == "system":  # hardneg's default (none), or the Qwen2-VL wrapper's where the family sends none
-            spec = dataclasses.replace(spec, system=None if spec.system else LMMS_EVAL_SYSTEM)
+        if mutate == "system":  # another system turn than the wrapper's (the published Qwen2-VL / Qwen2.5-VL
+            # templates write "You are a helpful assistant." when none is given, so none and the wrapper's are one text)
+            spec = dataclasses.replace(spec, system="You are a video assistant.")
         elif mutate == "token cap":
             spec = dataclasses.replace(spec, max_new_tokens=32)
         elif mutate == "strip/cut":  # hardneg's default: neither
