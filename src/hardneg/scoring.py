@@ -141,7 +141,13 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
         done += len(got_chunk)
         refusal = getattr(model, "video_refusal", None)  # a video LLM: a video longer than its context, before scoring
         for v, _, got in list(todo) if refusal is not None else []:
-            why = refusal(got)
+            try:
+                why = refusal(got)
+            except UNSCORABLE as exc:  # the model cannot take it at all (its processor said so): as in scoring below
+                report.unreadable[v] = str(exc)
+                status[v] = "unreadable"
+                todo.remove(next(t for t in todo if t[0] == v))
+                continue
             if why:
                 report.too_long[v] = why
                 status[v] = "too long"
