@@ -391,22 +391,25 @@ _HEX40 = set("0123456789abcdef")
 class ReleaseFile:
     """One file of the authors' release at the pinned commit (`hardneg fetch` downloads and checks it).
 
-    path: its path in the authors' repository. url: where it is downloaded from (a raw URL at the commit; `--mirror`
-    replaces the scheme and host and keeps the path). size: bytes (None: not known offline). sha256: of the bytes,
+    path: its path in the authors' repository. size: bytes (None: not known offline). sha256: of the bytes,
     checked before use. git_blob: the file's git blob id (sha1 of "blob <size>\\0" + bytes), the check used where
     the sha256 could not be computed offline (a file the offline snapshot lacks). raw_name: its name in the raw
-    folder the parser reads (default: the last part of `path`). commit: the commit of `url` when it is not the
-    source's (a file only an earlier commit holds). optional: listed, not fetched (another copy of a file fetched).
+    folder the parser reads (default: the last part of `path`). commit: the commit the file is read at when it is
+    not the source's (a file only an earlier commit holds). optional: listed, not fetched (another copy of a file
+    fetched). lfs: the file is stored with Git LFS (downloaded from GitHub's media host, not the raw host).
+    url: where it is downloaded from; left empty, `Source` derives it from its repo, the commit and `path` (a raw
+    URL at the commit, so the path is written once); `--mirror` replaces the scheme and host and keeps the path.
     """
 
     path: str
-    url: str
     size: int | None
     sha256: str
     raw_name: str = ""
     git_blob: str = ""
     commit: str = ""
     optional: bool = False
+    lfs: bool = False
+    url: str = ""
 
     def __post_init__(self) -> None:
         ok_sha = len(self.sha256) == 64 and set(self.sha256) <= _HEX40
@@ -502,6 +505,18 @@ class Source:
         if not self.files and not self.notes:
             raise ValueError(f"Source({self.repo!r}): name the release files, or say in notes why none is pinned "
                              "and where they are")
+        object.__setattr__(self, "files", tuple(f if f.url else replace(f, url=self.file_url(f)) for f in self.files))
+
+    def file_url(self, f: ReleaseFile) -> str:
+        """Where GitHub serves `f` at its commit: the raw host, or the media host for a Git LFS file."""
+        owner_name = self.repo.removeprefix("github.com/")
+        if self.repo == owner_name or owner_name.count("/") != 1:
+            raise ValueError(f"Source({self.repo!r}): repo must be 'github.com/<owner>/<name>' to derive its files' "
+                             f"URLs; give {f.path!r} a url= otherwise")
+        commit = f.commit or self.commit
+        if f.lfs:
+            return f"https://media.githubusercontent.com/media/{owner_name}/{commit}/{f.path}"
+        return f"https://raw.githubusercontent.com/{owner_name}/{commit}/{f.path}"
 
     @property
     def video_parts(self) -> tuple[VideoSource, ...]:

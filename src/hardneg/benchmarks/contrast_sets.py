@@ -54,17 +54,15 @@ def _row(model: str, source: str, **by_config: float) -> ReportedRow:
 
 
 #: the pinned sources `hardneg fetch` reads (docs/fetching.md): jamespark3922/video-lang-contrast-set at 26e101db1d70 (2023-02-28)
-_RAW = "https://raw.githubusercontent.com/jamespark3922/video-lang-contrast-set/26e101db1d700a5961261cc152a927c9bcef0c74/"
 SOURCE = Source(
     repo="github.com/jamespark3922/video-lang-contrast-set", commit="26e101db1d700a5961261cc152a927c9bcef0c74",
     license="none stated (no LICENSE file; README states no data license)",
     files=(
-        ReleaseFile("msrvtt/msrvtt_human_contrast_set.tsv", _RAW + "msrvtt/msrvtt_human_contrast_set.tsv",
+        ReleaseFile("msrvtt/msrvtt_human_contrast_set.tsv",
                     664724, "d5ebfb8f59299e497cd1a1f5ad16437e391be060ece594f6eb40a9f1013dbe43"),
-        ReleaseFile("msrvtt/msrvtt_lm_contrast_set.tsv", _RAW + "msrvtt/msrvtt_lm_contrast_set.tsv",
+        ReleaseFile("msrvtt/msrvtt_lm_contrast_set.tsv",
                     630301, "1626eb0b8ca202effac5ea8c7e1572368d7ea0b9a08a288e7a2042453560b90b"),
         ReleaseFile("msrvtt/msrvtt_human_contrast_set.csv",
-                    "https://raw.githubusercontent.com/jamespark3922/video-lang-contrast-set/1b2d7518c2f9a2897acccf1a1c00239d38dd11d1/msrvtt/msrvtt_human_contrast_set.csv",
                     669840, "c0433a62b94b1f2d93842b66669977313734aaaf91e21bff20793820928d646a",
                     raw_name="msrvtt_human_contrast_set_with_c_label.tsv", commit="1b2d7518c2f9a2897acccf1a1c00239d38dd11d1", optional=True),
     ),

@@ -73,14 +73,11 @@ SOURCE = Source(
              "'license' field is the release metadata)"),
     files=(
         ReleaseFile("data/fire_msrvtt_dataset.json",
-                    "https://media.githubusercontent.com/media/facebookresearch/mm-retrieval-evaluation/49ec7239d64ed40c57fddfde53a49bdb0bfee941/data/fire_msrvtt_dataset.json",
-                    6809410, "db0fff4323d14d3107e7377cfa091efebd4f413f1b1864c72528de136a7ce0c2"),
+                    6809410, "db0fff4323d14d3107e7377cfa091efebd4f413f1b1864c72528de136a7ce0c2", lfs=True),
         ReleaseFile("data/fire_msvd_dataset.json",
-                    "https://media.githubusercontent.com/media/facebookresearch/mm-retrieval-evaluation/49ec7239d64ed40c57fddfde53a49bdb0bfee941/data/fire_msvd_dataset.json",
-                    158573971, "8506c9f55fa3f47301449c440d5491eb11344181bc0920b5e32f29234a95330a"),
+                    158573971, "8506c9f55fa3f47301449c440d5491eb11344181bc0920b5e32f29234a95330a", lfs=True),
         ReleaseFile("data/fire_aggregated_dataset.json",
-                    "https://media.githubusercontent.com/media/facebookresearch/mm-retrieval-evaluation/49ec7239d64ed40c57fddfde53a49bdb0bfee941/data/fire_aggregated_dataset.json",
-                    165382935, "cd8dea6f7931dfd61176c746cff0b7012351ec144410dd9cf092360dab7b1607", optional=True),
+                    165382935, "cd8dea6f7931dfd61176c746cff0b7012351ec144410dd9cf092360dab7b1607", optional=True, lfs=True),
     ),
     videos=(
         replace(MSRVTT_ZIP, part="msrvtt"),

@@ -113,16 +113,15 @@ def _question_then_answer(source: str, matcher: str, answers: AnswerRules, **har
 
 
 _COMMIT = "e1b463166400633e6061962d890a9ae85db29f70"
-_RAW = f"https://raw.githubusercontent.com/llyx97/TempCompass/{_COMMIT}/"
 
 #: the release at a pinned commit (hashes computed from the files at that commit) and the videos in lmms-lab's Hub
 #: repo: one zip whose members `videos/<video_id>.mp4` lmms-eval unpacks under $HF_HOME/tempcompass
 #: (lmms_eval/tasks/tempcompass/utils.py, tempcompass_doc_to_visual: <cache_dir>/videos/<video_id>.mp4)
 SOURCE = Source(
     repo="github.com/llyx97/TempCompass", commit=_COMMIT, license="CC BY-NC 4.0",
-    files=(ReleaseFile("questions/caption_matching.json", _RAW + "questions/caption_matching.json", 524731,
+    files=(ReleaseFile("questions/caption_matching.json", 524731,
                        "ef8038edfbcd713e14a361cb617bc4fe815e3cafffe003cc024bcac86c9d764d"),
-           ReleaseFile("meta_info.json", _RAW + "meta_info.json", 190924,
+           ReleaseFile("meta_info.json", 190924,
                        "72144a7cb5aba97d12c3148ec734f7c8f27a04f6b3a7396ef41003a0a7178419")),
     videos=VideoSource(
         "hub", repo_id="lmms-lab/TempCompass", revision="c8a67d88a3bc6fd4b2f9ae2f9e112668fbe05722",

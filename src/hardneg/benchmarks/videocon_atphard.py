@@ -43,18 +43,17 @@ ALL = "atp-hard"
 _VID = re.compile(r"[0-9]+")
 
 #: the pinned sources `hardneg fetch` reads (docs/fetching.md): Hritikbansal/videocon at 9a6952087464 (2024-04-24)
-_RAW = "https://raw.githubusercontent.com/Hritikbansal/videocon/9a69520874644325f499cdaefd4eb2858048e350/"
 SOURCE = Source(
     repo="github.com/Hritikbansal/videocon", commit="9a69520874644325f499cdaefd4eb2858048e350",
     license="MIT (LICENSE)",
     files=(
-        ReleaseFile("datasets/nextqa-atphard-statements.csv", _RAW + "datasets/nextqa-atphard-statements.csv",
+        ReleaseFile("datasets/nextqa-atphard-statements.csv",
                     759924, "4be8268a0eb3bafbecdd3e180320e4a92931a2519b64b482a0509f372b63f5da"),
-        ReleaseFile("datasets/nextqa-atphard.csv", _RAW + "datasets/nextqa-atphard.csv",
+        ReleaseFile("datasets/nextqa-atphard.csv",
                     395847, "82aa5a5dc453fce28151002dc5d1a9179dee3cbfee14aa860949071fc49e4db2"),
-        ReleaseFile("datasets/atphard_scores.csv", _RAW + "datasets/atphard_scores.csv",
+        ReleaseFile("datasets/atphard_scores.csv",
                     3558311, "6887ed22d15c34734e05e886fef07fff8c991041cc2c3147d7050695e2ed3256", optional=True),
-        ReleaseFile("LICENSE", _RAW + "LICENSE",
+        ReleaseFile("LICENSE",
                     1069, "ffa4e24494bd17583df880d7ea38fd6292c3291b209ef6fe6801d46ab27867ef"),
     ),
     videos=

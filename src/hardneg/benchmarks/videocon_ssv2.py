@@ -37,18 +37,17 @@ HEADER = ["videopath", "caption", "match"]
 _NAME = re.compile(r"eval_ssv2_([a-z0-9_]+)\.csv", re.IGNORECASE)
 
 #: the pinned sources `hardneg fetch` reads (docs/fetching.md): Hritikbansal/videocon at 9a6952087464 (2024-04-24)
-_RAW = "https://raw.githubusercontent.com/Hritikbansal/videocon/9a69520874644325f499cdaefd4eb2858048e350/"
 SOURCE = Source(
     repo="github.com/Hritikbansal/videocon", commit="9a69520874644325f499cdaefd4eb2858048e350",
     license="MIT (LICENSE)",
     files=(
-        ReleaseFile("datasets/eval_ssv2_temporal.csv", _RAW + "datasets/eval_ssv2_temporal.csv",
+        ReleaseFile("datasets/eval_ssv2_temporal.csv",
                     1160556, "262dcaedc69b04a95b055ffb3c78d3cbc57db4385f1b9d9e6eb709b37ea0e162"),
-        ReleaseFile("datasets/eval_ssv2_temporal_scores.csv", _RAW + "datasets/eval_ssv2_temporal_scores.csv",
+        ReleaseFile("datasets/eval_ssv2_temporal_scores.csv",
                     1274904, "cfa5c29a51f2fa0c3a40efdc7e4c8e06590c98604bc1b6a391467444eea7e3cd", optional=True),
-        ReleaseFile("datasets/eval_ssv2_events.csv", _RAW + "datasets/eval_ssv2_events.csv",
+        ReleaseFile("datasets/eval_ssv2_events.csv",
                     None, "", git_blob="555faf17b8ba5cb56daa5b51612bfb583959d5c7", optional=True),
-        ReleaseFile("LICENSE", _RAW + "LICENSE",
+        ReleaseFile("LICENSE",
                     1069, "ffa4e24494bd17583df880d7ea38fd6292c3291b209ef6fe6801d46ab27867ef"),
     ),
     videos=

@@ -90,33 +90,31 @@ CONFIG_TEXT = {
 }
 
 #: the pinned sources `hardneg fetch` reads (docs/fetching.md): ilkerkesen/ViLMA at 746912b7c8e8 (2024-01-18)
-_RAW = "https://raw.githubusercontent.com/ilkerkesen/ViLMA/746912b7c8e81d53eb946abe26456ad8b7db826f/"
 SOURCE = Source(
     repo="github.com/ilkerkesen/ViLMA", commit="746912b7c8e81d53eb946abe26456ad8b7db826f",
     license="MIT (LICENSE)",
     files=(
-        ReleaseFile("data/counting-easy-spelled-sec.json", _RAW + "data/counting-easy-spelled-sec.json",
+        ReleaseFile("data/counting-easy-spelled-sec.json",
                     1143934, "fa4facd811a5c82e8d05d92ca303ebfd2d978942dd63a36b4c0864bbf28b19ad"),
-        ReleaseFile("data/counting-hard-spelled-sec.json", _RAW + "data/counting-hard-spelled-sec.json",
+        ReleaseFile("data/counting-hard-spelled-sec.json",
                     1067219, "3ff20cfa7cafa1b3917133c020679bb794fd650497954f42f105b777f9e0729e"),
         ReleaseFile("data/Semantic_Role_Labelling_Data_annotated.json",
-                    _RAW + "data/Semantic_Role_Labelling_Data_annotated.json",
                     2491036, "2ba2450845efc4436ec50db5bf76db3919d3665d399a772377606bb71512f61b"),
-        ReleaseFile("data/change-state-action.json", _RAW + "data/change-state-action.json",
+        ReleaseFile("data/change-state-action.json",
                     969203, "351fcdc7f71e7f6e14c86983597887bbf8a7a52110bfdaccc3a5408ea9edecb2"),
-        ReleaseFile("data/change-state-prestate.json", _RAW + "data/change-state-prestate.json",
+        ReleaseFile("data/change-state-prestate.json",
                     981825, "eb21ee0b4f89875fc44126ff6ed1c60f7eaab76bc18b8c7f10e0f20ceecbc912"),
-        ReleaseFile("data/change-state-poststate.json", _RAW + "data/change-state-poststate.json",
+        ReleaseFile("data/change-state-poststate.json",
                     983697, "6a173bd5426b1bbd260c0aadc53066fa664a9dcd6d2af7f520d4657d3593a8e9"),
-        ReleaseFile("data/change-state-inverse.json", _RAW + "data/change-state-inverse.json",
+        ReleaseFile("data/change-state-inverse.json",
                     1070359, "bc2d2fc74fb8d5f1821c663e189a30358b6e04717751cfb48247a2bc063c4b05"),
-        ReleaseFile("data/rare-actions-noun-foils.json", _RAW + "data/rare-actions-noun-foils.json",
+        ReleaseFile("data/rare-actions-noun-foils.json",
                     1200819, "b22faf96f75e25c3eaa087a56af477c6796a529e168f9fdd2ff871190b13a39a"),
-        ReleaseFile("data/rare-actions-verb-foils.json", _RAW + "data/rare-actions-verb-foils.json",
+        ReleaseFile("data/rare-actions-verb-foils.json",
                     1128558, "64bec0f9d64d8b3bde954e5e4e9d4e6dd5239dab42bfafcba613f3e5019faabf"),
-        ReleaseFile("data/relations.json", _RAW + "data/relations.json",
+        ReleaseFile("data/relations.json",
                     941300, "4aeed66fdef76f34ddb04a2da701a06dea894b050a6172b0a563343f5a321701"),
-        ReleaseFile("LICENSE", _RAW + "LICENSE",
+        ReleaseFile("LICENSE",
                     1069, "1bdecf93e7133c43c75cd42beb8ea5868e6272cbe755a56d00c9aa70c2449c15"),
     ),
     videos=

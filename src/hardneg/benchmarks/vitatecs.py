@@ -48,22 +48,21 @@ ASPECT_TEXT = {
 }
 
 #: the pinned sources `hardneg fetch` reads (docs/fetching.md): lscpku/VITATECS at 58bff59bb1d3 (2024-07-11)
-_RAW = "https://raw.githubusercontent.com/lscpku/VITATECS/58bff59bb1d3ed287983fca8ca7589498f4db6b2/"
 SOURCE = Source(
     repo="github.com/lscpku/VITATECS", commit="58bff59bb1d3ed287983fca8ca7589498f4db6b2",
     license="CC BY 4.0 (README 'License' section; no LICENSE file for the data)",
     files=(
-        ReleaseFile("data/Direction.jsonl", _RAW + "data/Direction.jsonl",
+        ReleaseFile("data/Direction.jsonl",
                     999128, "0af0d9eb5692b31a5751d0fe9c32930e5076711ea67f9fec12be9cb77b6ef7f0"),
-        ReleaseFile("data/Intensity.jsonl", _RAW + "data/Intensity.jsonl",
+        ReleaseFile("data/Intensity.jsonl",
                     208922, "084499313b80e4760f1a27c95a69cc7b94850004101945946b06396b0bf9c2f3"),
-        ReleaseFile("data/Sequence.jsonl", _RAW + "data/Sequence.jsonl",
+        ReleaseFile("data/Sequence.jsonl",
                     41951, "b839b664486724ddf90343af5fa674ce6ab81ffd219d8fd520b377c7ad39e8dd"),
-        ReleaseFile("data/Localization.jsonl", _RAW + "data/Localization.jsonl",
+        ReleaseFile("data/Localization.jsonl",
                     288722, "e92c6da4bbfe46fee5fd5e0d2eac12a1d41f18d76470de905248bc1727fa176c"),
-        ReleaseFile("data/Compositionality.jsonl", _RAW + "data/Compositionality.jsonl",
+        ReleaseFile("data/Compositionality.jsonl",
                     390293, "1e891eb36261993ec5c385a61fd8e5cdb1a4ee4cbc01f10bbfb1bcd10e41221e"),
-        ReleaseFile("data/Type.jsonl", _RAW + "data/Type.jsonl",
+        ReleaseFile("data/Type.jsonl",
                     1562442, "82eae3cd93907e8f867f9749472a9a168e1b6121b9cfb9a11a71b919d33cc0fb"),
     ),
     videos=(
