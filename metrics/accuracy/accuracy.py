@@ -10,6 +10,7 @@ import datasets
 import evaluate
 import numpy as np
 
+from hardneg.benchmarks import get as benchmark
 from hardneg.metric_base import COMMON_KWARGS_DOC
 from hardneg.metric_base import TIES_DOC
 from hardneg.metric_base import HardnegMetric
@@ -30,20 +31,8 @@ expected value by default, so a constant scorer gets 1/C. With `groups` (e.g. VI
 the module also reports `Accuracy_<group>` and makes `Accuracy` the unweighted mean over the groups.
 """
 
-_CITATION = """\
-@inproceedings{park2022exposing,
-  title     = {Exposing the Limits of Video-Text Models through Contrast Sets},
-  author    = {Park, Jae Sung and Shen, Sheng and Farhadi, Ali and Darrell, Trevor and Choi, Yejin and Rohrbach, Anna},
-  booktitle = {Proceedings of the 2022 Conference of the North American Chapter of the Association for Computational Linguistics (NAACL)},
-  year      = {2022}
-}
-@inproceedings{li2024vitatecs,
-  title     = {VITATECS: A Diagnostic Dataset for Temporal Concept Understanding of Video-Language Models},
-  author    = {Li, Shicheng and Li, Lei and Ren, Shuhuai and Liu, Yuanxin and Liu, Yi and Gao, Rundong and Sun, Xu and Hou, Lu},
-  booktitle = {European Conference on Computer Vision (ECCV)},
-  year      = {2024}
-}
-"""
+# the papers' BibTeX as their benchmarks declare it (declared once: hardneg.benchmarks)
+_CITATION = benchmark("contrast_sets").citation + "\n" + benchmark("vitatecs").citation
 
 _KWARGS_DESCRIPTION = """
 Args:

@@ -7,6 +7,7 @@ import datasets
 import evaluate
 import numpy as np
 
+from hardneg.benchmarks import get as benchmark
 from hardneg.metric_base import COMMON_KWARGS_DOC
 from hardneg.metric_base import RETRIEVAL_INPUTS_DOC
 from hardneg.metric_base import TIES_DOC
@@ -24,15 +25,8 @@ only that video is reported next to it (`C@K_original`), the "A" of FIRE's "A (B
 Ties are exact in expectation by default; FIRE's original argsort order is ties="fire".
 """
 
-_CITATION = """\
-@inproceedings{rodriguez2023fighting,
-  title     = {Fighting {FIR}e with {FIRE}: Assessing the Validity of Text-to-Video Retrieval Benchmarks},
-  author    = {Rodriguez, Pedro and Azab, Mahmoud and Silvert, Becka and Sanchez, Renato and
-               Labson, Linzy and Shah, Hardik and Moon, Seungwhan},
-  booktitle = {Findings of the Association for Computational Linguistics: EACL 2023},
-  year      = {2023}
-}
-"""
+# the papers' BibTeX as their benchmarks declare it (declared once: hardneg.benchmarks)
+_CITATION = benchmark("fire").citation
 
 _KWARGS_DESCRIPTION = """
 Args:

@@ -7,6 +7,7 @@ import datasets
 import evaluate
 import numpy as np
 
+from hardneg.benchmarks import get as benchmark
 from hardneg.metric_base import COMMON_KWARGS_DOC
 from hardneg.metric_base import RETRIEVAL_INPUTS_DOC
 from hardneg.metric_base import TIES_DOC
@@ -26,14 +27,8 @@ only the caption's own video (`mAP_original`) is reported next to it: the MRR of
 rule except ties="fire", where the top-20 cut makes it the MRR truncated at rank 20.
 """
 
-_CITATION = """\
-@inproceedings{rodriguez2023fighting,
-  title     = {Fighting {FIR}e with {FIRE}: Assessing the Validity of Text-to-Video Retrieval Benchmarks},
-  author    = {Rodriguez, Pedro and Azab, Mahmoud and Silvert, Becka and Sanchez, Renato and
-               Labson, Linzy and Shah, Hardik and Moon, Seungwhan},
-  booktitle = {Findings of the Association for Computational Linguistics: EACL 2023},
-  year      = {2023}
-}
+# the papers' BibTeX as their benchmarks declare it (declared once: hardneg.benchmarks)
+_TIES_CITATION = """\
 @inproceedings{mcsherry2008computing,
   title     = {Computing Information Retrieval Performance Measures Efficiently in the Presence of Tied Scores},
   author    = {McSherry, Frank and Najork, Marc},
@@ -41,6 +36,7 @@ _CITATION = """\
   year      = {2008}
 }
 """
+_CITATION = benchmark("fire").citation + "\n" + _TIES_CITATION
 
 _KWARGS_DESCRIPTION = """
 Args:

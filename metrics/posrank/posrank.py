@@ -7,6 +7,7 @@ import datasets
 import evaluate
 import numpy as np
 
+from hardneg.benchmarks import get as benchmark
 from hardneg.metric_base import COMMON_KWARGS_DOC
 from hardneg.metric_base import TIES_DOC
 from hardneg.metric_base import HardnegMetric
@@ -31,14 +32,8 @@ speech. The default tie rule is the exact expected reciprocal rank over random o
 PoSRank's released script counts ties against the true caption (ties="posrank").
 """
 
-_CITATION = """\
-@inproceedings{chen2024beyond,
-  title     = {Beyond Coarse-Grained Matching in Video-Text Retrieval},
-  author    = {Chen, Aozhu and Doughty, Hazel and Li, Xirong and Snoek, Cees G. M.},
-  booktitle = {Asian Conference on Computer Vision (ACCV)},
-  year      = {2024}
-}
-"""
+# the papers' BibTeX as their benchmarks declare it (declared once: hardneg.benchmarks)
+_CITATION = benchmark("posrank").citation
 
 _KWARGS_DESCRIPTION = """
 Args:

@@ -67,3 +67,25 @@ def test_card_examples_match_the_module(load, name):
     args = call.group(1).replace("...", "").replace("\n", " ")
     out = eval(f"dict({args})")  # noqa: S307 - our own literal example
     assert repr(load(name).compute(**out)) == call.group(2)
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_card_and_module_cite_what_the_benchmarks_declare(load, name):
+    """The BibTeX is declared once, in the benchmark: the module reads it from there, and each entry the card
+    prints is one of those declarations (whitespace aside), so a corrected title reaches every surface."""
+    from hardneg import benchmarks
+
+    def norm(text):
+        return " ".join(text.split())
+
+    def key(entry):
+        return entry.split("{", 1)[1].split(",", 1)[0]
+
+    declared = {key(b.citation): norm(b.citation) for b in benchmarks.all_benchmarks().values()}
+    module_entries = ["@" + e for e in load(name).citation.split("@")[1:]]
+    text = (Path(metric_path(name)) / "README.md").read_text(encoding="utf-8")
+    card_entries = re.findall(r"^@\w+\{.*?^\}", text, flags=re.S | re.M)
+    benchmark_entries = [e for e in module_entries + card_entries if key(e) in declared]
+    assert {key(e) for e in module_entries} & set(declared) and {key(e) for e in card_entries} & set(declared)
+    for entry in benchmark_entries:  # a method's paper (McSherry & Najork's ties) is cited beside, not declared
+        assert norm(entry) == declared[key(entry)], entry
