@@ -3,6 +3,7 @@ stand-in, `template_source.json` where published) and its processor files, as a 
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
@@ -65,14 +66,14 @@ def build_tiny_vlm(out: str | os.PathLike, architecture: str = DEFAULT) -> Path:
     torch.manual_seed(SEED)
     published = rec.published().text() if rec.published() is not None else None
     if rec.hub is None:  # served by the generic family: its own processor object writes its files
-        model, template, processor = rec.config(tok, len(tok))
+        model, template, processor = rec.config(tok, len(tok), copy.deepcopy(dict(rec.pixels)))
         template = published or template
         tok.chat_template = processor.chat_template = template
         processor.save_pretrained(out)
         model.eval().save_pretrained(out)
         _write_template(out, rec, template)
         return out
-    model, template, pre = rec.config(tok, len(tok))
+    model, template, pre = rec.config(tok, len(tok), copy.deepcopy(dict(rec.pixels)))
     template = published or template
     model = model.eval()
     tok.chat_template = template

@@ -11,6 +11,13 @@ def qwen_style_pixels() -> dict:
             "merge_size": 2}
 
 
+#: the mean and std most tiny towers use
+HALF_MEAN_STD = {"image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+#: the Qwen-style pixel settings with that mean and std (Qwen3-VL, Qwen3.5, Qwen4-Exp, the Qwen2.5-VL-tower types,
+#: LFM3-VL, Cohere Compass: the same frame processors' settings)
+QWEN_HALF_PIXELS = {**qwen_style_pixels(), **HALF_MEAN_STD}
+
+
 #: weights larger than the usual 0.02 make attention sharp, so a wrong position or mask changes scores clearly
 INIT_RANGE = 0.25
 

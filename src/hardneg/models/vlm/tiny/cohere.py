@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hardneg.models.vlm.tiny.builders import INIT_RANGE
+from hardneg.models.vlm.tiny.builders import INIT_RANGE, QWEN_HALF_PIXELS
 from hardneg.models.vlm.tiny.record import StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
@@ -24,7 +24,7 @@ COHERE_TEMPLATE = (
 )
 
 
-def _cohere_compass(tok, vocab: int):
+def _cohere_compass(tok, vocab: int, pixels: dict):
     """Cohere Compass: Qwen3-VL-style patches (2-frame temporal patches, 2x2 merge, deepstack features), each frame
     "<t seconds><|VISION_START|>" + its tokens + "<|VISION_END|>" (its processor writes them), over a Cohere
     language model of sliding-window and full attention layers with 3-D rotary positions per layer type."""
@@ -49,8 +49,6 @@ def _cohere_compass(tok, vocab: int):
         vision_start_token_id=ids["<|VISION_START|>"], vision_end_token_id=ids["<|VISION_END|>"],
         tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = CohereCompassProcessor(image_processor=CohereCompassImageProcessor(**pixels),
                                        video_processor=CohereCompassVideoProcessor(**pixels, do_sample_frames=False),
                                        tokenizer=tok, chat_template=COHERE_TEMPLATE)
@@ -58,7 +56,7 @@ def _cohere_compass(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("cohere-compass", "cohere_compass", _cohere_compass, StandIn(
+    TinyType("cohere-compass", "cohere_compass", _cohere_compass, QWEN_HALF_PIXELS, StandIn(
         "Cohere's turn layout without preamble or response markers",
         also_searched="llama.cpp models/templates (Command R7B, text only)"), tokens=COHERE_SPECIALS),
 )

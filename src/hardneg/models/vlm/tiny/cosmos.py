@@ -7,7 +7,12 @@ from hardneg.models.vlm.tiny.record import CHATML, StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
 
-def _cosmos3_edge(tok, vocab: int):
+#: the frame processors' settings of the types `_cosmos3_edge` builds (their records' `pixels`)
+COSMOS3_EDGE_PIXELS = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
+                       "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _cosmos3_edge(tok, vocab: int, pixels: dict):
     """Cosmos3 Edge: a SigLIP-style vision tower (one-frame patches, 2x2 merge), each frame "<t seconds>" +
     `<|vision_start|>` + its tokens + `<|vision_end|>` (its processor writes them), a language model with squared-ReLU
     MLPs and 3-D rotary positions that it computes from `mm_token_type_ids` (its processor returns them when asked,
@@ -30,8 +35,6 @@ def _cosmos3_edge(tok, vocab: int):
         tie_word_embeddings=False,
     )
     template = LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>")
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
-              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Cosmos3EdgeProcessor(image_processor=Cosmos3EdgeImageProcessor(**pixels),
                                      video_processor=Cosmos3EdgeVideoProcessor(**pixels, do_sample_frames=False,
                                                                                return_metadata=True),
@@ -43,5 +46,5 @@ def _cosmos3_edge(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("cosmos3-edge", "cosmos3_edge", _cosmos3_edge, StandIn(CHATML)),
+    TinyType("cosmos3-edge", "cosmos3_edge", _cosmos3_edge, COSMOS3_EDGE_PIXELS, StandIn(CHATML)),
 )

@@ -7,7 +7,12 @@ from hardneg.models.vlm.tiny.record import CHATML, StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
 
-def _dots3_note(tok, vocab: int):
+#: the frame processors' settings of the types `_dots3_note` builds (their records' `pixels`)
+DOTS3_NOTE_PIXELS = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 1,
+                     "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _dots3_note(tok, vocab: int, pixels: dict):
     """dots3 note: a native-resolution vision tower with mixture-of-experts blocks (a pyramid of routed experts, here
     a dense block then a 4-expert one) and a merging adapter, Qwen2-VL's image and Qwen3-VL's video processor, a
     language model of indexed (sparse-indexer) and sliding-window latent attention with routed and shared experts,
@@ -41,8 +46,6 @@ def _dots3_note(tok, vocab: int):
         audio_token_id=ids["<|audio_comp_pad|>"], tie_word_embeddings=False,
     )
     template = LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>")
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 1,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Dots3NoteProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
                                    video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
                                    feature_extractor=Dots3NoteFeatureExtractor(), tokenizer=tok,
@@ -51,5 +54,5 @@ def _dots3_note(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("dots3-note", "dots3_note", _dots3_note, StandIn(CHATML), tokens=("<|imgpad|>", "<|audio_comp_pad|>")),
+    TinyType("dots3-note", "dots3_note", _dots3_note, DOTS3_NOTE_PIXELS, StandIn(CHATML), tokens=("<|imgpad|>", "<|audio_comp_pad|>")),
 )

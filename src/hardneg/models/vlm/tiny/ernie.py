@@ -45,7 +45,12 @@ def _font() -> str:
                        "(pip install 'video-hardneg[plots]') or the DejaVu fonts")
 
 
-def _ernie4_5_vl_moe(tok, vocab: int):
+#: the frame processors' settings of the types `_ernie4_5_vl_moe` builds (their records' `pixels`)
+ERNIE4_5_VL_MOE_PIXELS = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
+                          "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _ernie4_5_vl_moe(tok, vocab: int, pixels: dict):
     """ERNIE 4.5 VL (MoE): a native-resolution vision tower (2x2 spatial and 2-frame temporal merge), separate text
     and vision experts per layer (the processor's `moe_mm_token_type_ids` route each token), 3-D rotary positions;
     its video processor draws each frame's timestamp onto the frame. Its folder carries the published chat template
@@ -69,8 +74,6 @@ def _ernie4_5_vl_moe(tok, vocab: int):
         video_start_token_id=ids[ERNIE_NAMED["video_start_token"]],
         video_end_token_id=ids[ERNIE_NAMED["video_end_token"]], tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2,
-              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Ernie4_5_VLMoeProcessor(
         image_processor=Ernie4_5_VLMoeImageProcessor(**pixels),
         video_processor=Ernie4_5_VLMoeVideoProcessor(**pixels, temporal_patch_size=2, do_sample_frames=False,
@@ -80,7 +83,7 @@ def _ernie4_5_vl_moe(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("ernie4.5-vl-moe", "ernie4_5_vl_moe", _ernie4_5_vl_moe, PublishedTemplate(
+    TinyType("ernie4.5-vl-moe", "ernie4_5_vl_moe", _ernie4_5_vl_moe, ERNIE4_5_VL_MOE_PIXELS, PublishedTemplate(
         "ernie4_5_vl_moe.jinja", "https://github.com/huggingface/transformers/blob/19c5b132e3d010f0537fd49a68219a9c0ef1ae2d/"
         "src/transformers/models/ernie4_5_vl_moe/convert_ernie4_5_vl_moe_to_hf.py",
         "19c5b132e3d010f0537fd49a68219a9c0ef1ae2d", "ae9362f8b848c8a26501149150db4370449604e2b9eb67d7e923acd6589d00bf",

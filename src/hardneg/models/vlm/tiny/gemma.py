@@ -26,7 +26,11 @@ GEMMA4_TEMPLATE = (
 )
 
 
-def _gemma4(tok, vocab: int):
+#: the frame processors' settings of the types `_gemma4` builds (their records' `pixels`)
+GEMMA4_PIXELS = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
+
+
+def _gemma4(tok, vocab: int, pixels: dict):
     """Gemma 4: each frame "MM:SS <|image><|video|>...<image|>" joined by spaces (its processor writes them), a
     vision tower of 2-D patch positions with 2x2 pooling, a language model with sliding and full attention layers
     and per-layer input embeddings. Its processor takes an audio feature extractor too (a default one of its own
@@ -54,7 +58,6 @@ def _gemma4(tok, vocab: int):
         eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"], tie_word_embeddings=False,
     )
     # 4-pixel patches pooled 2x2; 70 soft tokens a frame at most (the smallest budget the processors accept)
-    pixels = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
     processor = Gemma4Processor(feature_extractor=Gemma4AudioFeatureExtractor(),
                                 image_processor=Gemma4ImageProcessor(**pixels),
                                 video_processor=Gemma4VideoProcessor(**pixels, do_sample_frames=False),
@@ -62,7 +65,7 @@ def _gemma4(tok, vocab: int):
     return Gemma4ForConditionalGeneration(config), GEMMA4_TEMPLATE, processor
 
 
-def _gemma4_unified(tok, vocab: int):
+def _gemma4_unified(tok, vocab: int, pixels: dict):
     """Gemma 4 Unified: Gemma 4's turn layout, tokens and per-frame "MM:SS <|image><|video|>...<image|>" (its
     processor writes them), its own vision encoder (patches pooled 2x2, 2-D patch positions) and a language model
     whose vision tokens attend to each other both ways (`use_bidirectional_attention="vision"`, from the processor's
@@ -87,7 +90,6 @@ def _gemma4_unified(tok, vocab: int):
         image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"], boa_token_id=ids["<|audio>"],
         eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"], tie_word_embeddings=False,
     )
-    pixels = {"patch_size": 4, "max_soft_tokens": 70, "pooling_kernel_size": 2}
     processor = Gemma4UnifiedProcessor(feature_extractor=Gemma4UnifiedAudioFeatureExtractor(),
                                        image_processor=Gemma4UnifiedImageProcessor(**pixels),
                                        video_processor=Gemma4UnifiedVideoProcessor(**pixels, do_sample_frames=False),
@@ -100,7 +102,7 @@ GEMMA4_NAMED = {"boi_token": "<|image>", "eoi_token": "<image|>", "image_token":
                 "audio_token": "<|audio|>", "boa_token": "<|audio>", "eoa_token": "<audio|>"}
 
 RECORDS = (
-    TinyType("gemma4", "gemma4", _gemma4, PublishedTemplate(
+    TinyType("gemma4", "gemma4", _gemma4, GEMMA4_PIXELS, PublishedTemplate(
         "gemma4.jinja", "https://github.com/ggml-org/llama.cpp/blob/75f1ba7389067a9f90082515e124c377a1e104b2/"
         "models/templates/gemma4.jinja", "75f1ba7389067a9f90082515e124c377a1e104b2",
         "87294f1fa94c3733b7f325252567c990edfd0269ff7df285f995ca5226c8989b",
@@ -108,7 +110,7 @@ RECORDS = (
         "video as \"\\n\\n<|video|>\\n\\n\", user text trimmed, the generation prompt \"<|turn>model\\n"
         "<|channel>thought\\n<channel|>\" without thinking"),
         tokens=GEMMA4_SPECIALS, named_tokens=GEMMA4_NAMED),
-    TinyType("gemma4-unified", "gemma4_unified", _gemma4_unified, StandIn(
+    TinyType("gemma4-unified", "gemma4_unified", _gemma4_unified, GEMMA4_PIXELS, StandIn(
         "Gemma 4's template (`tiny.GEMMA4_TEMPLATE`, hand-written); Gemma 4 Unified's own was not found",
         also_searched="llama.cpp models/templates"),
         tokens=GEMMA4_SPECIALS, named_tokens=GEMMA4_NAMED),

@@ -24,7 +24,11 @@ GLM_TEMPLATE = (
 )
 
 
-def _glm4v(tok, vocab: int, v46: bool = False):
+#: the frame processors' settings of the types `_glm4v` builds (their records' `pixels`)
+GLM4V_PIXELS = qwen_style_pixels()
+
+
+def _glm4v(tok, vocab: int, pixels: dict, v46: bool = False):
     """GLM-4.1V: Qwen-style patches (14 here 4, 2-frame temporal patches, 2x2 merge), 3-D rotary positions, and
     each frame as "<|begin_of_image|><|image|>...<|end_of_image|>{seconds}" (its processor writes them; GLM-4.6V's
     writes "{seconds:.1f} seconds")."""
@@ -52,14 +56,17 @@ def _glm4v(tok, vocab: int, v46: bool = False):
         video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
         tie_word_embeddings=False,
     )
-    pixels = qwen_style_pixels()
     processor = Glm4vProcessor(image_processor=Glm4vImageProcessor(**pixels),
                                video_processor=Glm4vVideoProcessor(**pixels, do_sample_frames=False),
                                tokenizer=tok, chat_template=GLM_TEMPLATE)
     return Glm4vForConditionalGeneration(config), GLM_TEMPLATE, processor
 
 
-def _glm5_next(tok, vocab: int):
+#: the frame processors' settings of the types `_glm5_next` builds (their records' `pixels`)
+GLM5_NEXT_PIXELS = qwen_style_pixels()
+
+
+def _glm5_next(tok, vocab: int, pixels: dict):
     """GLM-5 Next: GLM-4.1V's frame layout (its processor writes each frame's image block and seconds), a vision tower
     with clamped SwiGLU, a language model of linear-attention (KDA) layers and indexed latent attention without
     rotary dims (a shared or full indexer), hyper-connections and experts. Departures: GLM-4.1V's chat template
@@ -87,7 +94,6 @@ def _glm5_next(tok, vocab: int):
         video_start_token_id=ids["<|begin_of_video|>"], video_end_token_id=ids["<|end_of_video|>"],
         tie_word_embeddings=False,
     )
-    pixels = qwen_style_pixels()
     processor = Glm5NextProcessor(image_processor=Glm5NextImageProcessor(**pixels),
                                   video_processor=Glm5NextVideoProcessor(**pixels, do_sample_frames=False),
                                   tokenizer=tok, chat_template=GLM_TEMPLATE)
@@ -98,7 +104,7 @@ def _glm5_next(tok, vocab: int):
 _GLM_STAND_IN = StandIn("GLM-4.1V's layout without tools or thinking")
 
 RECORDS = (
-    TinyType("glm4v", "glm4v", _glm4v, _GLM_STAND_IN, tokens=GLM_SPECIALS),
-    TinyType("glm46v", "glm46v", partial(_glm4v, v46=True), _GLM_STAND_IN, tokens=GLM_SPECIALS),
-    TinyType("glm5-next", "glm5_next", _glm5_next, _GLM_STAND_IN, tokens=GLM_SPECIALS),
+    TinyType("glm4v", "glm4v", _glm4v, GLM4V_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS),
+    TinyType("glm46v", "glm46v", partial(_glm4v, v46=True), GLM4V_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS),
+    TinyType("glm5-next", "glm5_next", _glm5_next, GLM5_NEXT_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS),
 )

@@ -7,7 +7,11 @@ from hardneg.models.vlm.tiny.record import CHATML, StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
 
-def _hy_v4_vl(tok, vocab: int):
+#: the frame processors' settings of the types `_hy_v4_vl` builds (their records' `pixels`)
+HY_V4_VL_PIXELS = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _hy_v4_vl(tok, vocab: int, pixels: dict):
     """Hunyuan V4-VL: a native-resolution vision tower (2x2 merge) and a DeepSeek-style language model (latent
     attention with a sparse indexer, routed and shared experts, hyper-connections) with 3-D rotary positions on its
     rope dims. Departure: ChatML with Qwen's video region as the chat template (Hunyuan's published one is not
@@ -30,7 +34,6 @@ def _hy_v4_vl(tok, vocab: int):
                        "out_hidden_size": 32, "patch_size": 4, "max_image_size": 64},
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False,
     )
-    pixels = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = HYV4VLProcessor(image_processor=HYV4VLImageProcessor(**pixels),
                                 video_processor=HYV4VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
                                 chat_template=QWEN_TEMPLATE)
@@ -38,5 +41,5 @@ def _hy_v4_vl(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("hy-v4-vl", "hy_v4_vl", _hy_v4_vl, StandIn(CHATML)),
+    TinyType("hy-v4-vl", "hy_v4_vl", _hy_v4_vl, HY_V4_VL_PIXELS, StandIn(CHATML)),
 )

@@ -22,7 +22,12 @@ INTERNVL_TEMPLATE = (
 )
 
 
-def _internvl(tok, vocab: int):
+#: the frame processors' settings of the types `_internvl` builds (their records' `pixels`)
+INTERNVL_PIXELS = {"size": {"height": 16, "width": 16}, "image_mean": [0.485, 0.456, 0.406],
+                   "image_std": [0.229, 0.224, 0.225]}
+
+
+def _internvl(tok, vocab: int, pixels: dict):
     """InternVL (3 / 3.5, `-hf` checkpoints): every frame is an image of `image_seq_length` context tokens,
     "FrameN: <img>...</img>" per frame (its processor writes them), a Qwen2 language model, 1-D positions."""
     from transformers import (GotOcr2ImageProcessor, InternVLConfig, InternVLForConditionalGeneration,
@@ -40,8 +45,6 @@ def _internvl(tok, vocab: int):
         image_token_id=ids["<IMG_CONTEXT>"], downsample_ratio=0.5, vision_feature_layer=-1,
         vision_feature_select_strategy="default", tie_word_embeddings=False,
     )
-    pixels = {"size": {"height": 16, "width": 16}, "image_mean": [0.485, 0.456, 0.406],
-              "image_std": [0.229, 0.224, 0.225]}
     processor = InternVLProcessor(image_processor=GotOcr2ImageProcessor(**pixels, crop_to_patches=False),
                                   video_processor=InternVLVideoProcessor(**pixels, do_sample_frames=False),
                                   tokenizer=tok, image_seq_length=4, chat_template=INTERNVL_TEMPLATE)
@@ -49,7 +52,7 @@ def _internvl(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("internvl", "internvl", _internvl, PublishedTemplate(
+    TinyType("internvl", "internvl", _internvl, INTERNVL_PIXELS, PublishedTemplate(
         "internvl.jinja", "https://github.com/huggingface/transformers/blob/015d3b273cbc4a72f2feb1da386896655a23b3da/"
         "src/transformers/models/internvl/convert_internvl_weights_to_hf.py", "015d3b273cbc4a72f2feb1da386896655a23b3da",
         "cabb34545cf3d04f4d256439f6b8e9f6fcf61edaaee3b8cb5c0937a7ea6206d7",

@@ -24,7 +24,12 @@ KIMI_TEMPLATE = (
 )
 
 
-def _kimi_k25(tok, vocab: int):
+#: the frame processors' settings of the types `_kimi_k25` builds (their records' `pixels`)
+KIMI_K25_PIXELS = {"size": {"max_height": 32, "max_width": 32}, "patch_size": 4, "merge_size": 2, "max_patches": 64,
+                   "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _kimi_k25(tok, vocab: int, pixels: dict):
     """Kimi K2.5: MoonViT-3D (native-resolution patches, 4-frame temporal chunks, 2x2 merge), each chunk written
     "HH:MM:SS.mmm<|media_begin|>video<|media_content|>" + its tokens + "<|media_end|>" (its processor writes them),
     over a DeepSeek-V3 language model (multi-head latent attention, routed and shared experts; here 4 experts, the
@@ -50,8 +55,6 @@ def _kimi_k25(tok, vocab: int):
         vision_end_token_id=ids["<|media_end|>"], tie_word_embeddings=False,
     )
     # frames of at most 32x32 pixels, 4-pixel patches merged 2x2: 16 tokens per 4-frame chunk
-    pixels = {"size": {"max_height": 32, "max_width": 32}, "patch_size": 4, "merge_size": 2, "max_patches": 64,
-              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Kimi_K25Processor(image_processor=Kimi_K25ImageProcessor(**pixels),
                                   video_processor=Kimi_K25VideoProcessor(**pixels, temporal_patch_size=4,
                                                                          do_sample_frames=False),
@@ -60,7 +63,7 @@ def _kimi_k25(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("kimi-k2.5", "kimi_k25", _kimi_k25, StandIn(
+    TinyType("kimi-k2.5", "kimi_k25", _kimi_k25, KIMI_K25_PIXELS, StandIn(
         "Kimi's turn layout without system turn or thinking block (from a third-party port)",
         also_searched="llama.cpp models/templates (Kimi K2 / K2-Thinking / K3, text only)"),
         tokens=KIMI_SPECIALS, named_tokens={"image_token": "<|media_pad|>", "video_token": "<|kimi_k25_video_placeholder|>"}),

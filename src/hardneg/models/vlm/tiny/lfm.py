@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from hardneg.models.vlm.tiny.builders import INIT_RANGE, QWEN_TEMPLATE
+from hardneg.models.vlm.tiny.builders import INIT_RANGE, QWEN_HALF_PIXELS, QWEN_TEMPLATE
 from hardneg.models.vlm.tiny.record import CHATML, StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
 
-def _lfm3_vl(tok, vocab: int):
+def _lfm3_vl(tok, vocab: int, pixels: dict):
     """LFM3-VL: Qwen3-VL's video processor (its per-step `<t seconds>` blocks) and its own vision tower and projector
     over LFM3, a hybrid language model of short gated convolutions (whose cache holds conv states) and attention
     layers. Departure: ChatML with Qwen's video region as the chat template (LFM's published one is not available
@@ -29,8 +29,6 @@ def _lfm3_vl(tok, vocab: int):
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Lfm3VlProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
                                 chat_template=QWEN_TEMPLATE)
@@ -38,5 +36,5 @@ def _lfm3_vl(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("lfm3-vl", "lfm3_vl", _lfm3_vl, StandIn(CHATML)),
+    TinyType("lfm3-vl", "lfm3_vl", _lfm3_vl, QWEN_HALF_PIXELS, StandIn(CHATML)),
 )

@@ -20,7 +20,11 @@ VIDEO_LLAVA_TEMPLATE = (
 )
 
 
-def _llava_onevision(tok, vocab: int):
+#: the frame processors' settings of the types `_llava_onevision` builds (their records' `pixels`)
+LLAVA_ONEVISION_PIXELS = {"image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _llava_onevision(tok, vocab: int, pre: dict):
     from transformers import LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
@@ -35,11 +39,15 @@ def _llava_onevision(tok, vocab: int):
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
         vision_feature_select_strategy="full", tie_word_embeddings=False,
     )
-    pre = {"image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     return LlavaOnevisionForConditionalGeneration(config), LLAVA_TEMPLATE, pre
 
 
-def _video_llava(tok, vocab: int):
+#: the frame processors' settings of the types `_video_llava` builds (their records' `pixels`)
+VIDEO_LLAVA_PIXELS = {"size": {"shortest_edge": 20}, "crop_size": {"height": 16, "width": 16},
+                      **CLIP_MEAN_STD}
+
+
+def _video_llava(tok, vocab: int, pre: dict):
     from transformers import VideoLlavaConfig, VideoLlavaForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
@@ -50,12 +58,15 @@ def _video_llava(tok, vocab: int):
         vision_feature_select_strategy="default", tie_word_embeddings=False,
     )
     # the Hub checkpoints' preprocessor layout: shorter side to `shortest_edge`, then the centre crop
-    pre = {"size": {"shortest_edge": 20}, "crop_size": {"height": 16, "width": 16},
-           **CLIP_MEAN_STD}
     return VideoLlavaForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
-def _llava_next_video(tok, vocab: int):
+#: the frame processors' settings of the types `_llava_next_video` builds (their records' `pixels`)
+LLAVA_NEXT_VIDEO_PIXELS = {"size": {"height": 16, "width": 16}, "do_center_crop": False,
+                           **CLIP_MEAN_STD}
+
+
+def _llava_next_video(tok, vocab: int, pre: dict):
     from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
@@ -67,8 +78,6 @@ def _llava_next_video(tok, vocab: int):
         tie_word_embeddings=False,
     )
     # the family resizes every frame to the tower's square (hardneg.models.vlm.families.LlavaVideo)
-    pre = {"size": {"height": 16, "width": 16}, "do_center_crop": False,
-           **CLIP_MEAN_STD}
     return LlavaNextVideoForConditionalGeneration(config), VIDEO_LLAVA_TEMPLATE, pre
 
 
@@ -88,7 +97,7 @@ _SEARCHED_LLAVA = ("transformers tests/models/video_llava (its processor test lo
                    "for the llava-hf Vicuna templates with a video item (only image-only copies found)")
 
 RECORDS = (
-    TinyType("llava-onevision", "llava_onevision", _llava_onevision, PublishedTemplate(
+    TinyType("llava-onevision", "llava_onevision", _llava_onevision, LLAVA_ONEVISION_PIXELS, PublishedTemplate(
         "llava_onevision.jinja", "https://github.com/huggingface/transformers/blob/"
         "1a6e6ad97a7c5f6e196300a77ff1f6618a73155c/tests/models/llava_onevision/test_processing_llava_onevision.py",
         "1a6e6ad97a7c5f6e196300a77ff1f6618a73155c", "fbf77862dcdda46840b6da02767d651eadad3582310e40fed04dc7594a0a80dd",
@@ -97,12 +106,12 @@ RECORDS = (
         hub=HubFiles("LlavaOnevisionProcessor", "LlavaOnevisionImageProcessor", "LlavaOnevisionVideoProcessor",
                      {"num_image_tokens": 16, "vision_feature_select_strategy": "full",
                       "vision_aspect_ratio": "anyres_max_9"}, pixels=_onevision_pixels)),
-    TinyType("video-llava", "video_llava", _video_llava, StandIn(
+    TinyType("video-llava", "video_llava", _video_llava, VIDEO_LLAVA_PIXELS, StandIn(
         "Video-LLaVA's \"USER: <video>\\n... ASSISTANT:\" layout (transformers' model docs)", searched=_SEARCHED_LLAVA),
         tokenizer="sentencepiece",
         hub=HubFiles("VideoLlavaProcessor", "VideoLlavaImageProcessor", "VideoLlavaVideoProcessor",
                      {"patch_size": 4, "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1})),
-    TinyType("llava-next-video", "llava_next_video", _llava_next_video, StandIn(
+    TinyType("llava-next-video", "llava_next_video", _llava_next_video, LLAVA_NEXT_VIDEO_PIXELS, StandIn(
         "Video-LLaVA's Vicuna layout with the video", searched="transformers convert_llava_next_video_weights_to_hf.py "
         "(its chat_vicuna writes no video item), its processor test (embeds LLaVA-OneVision's template, not this "
         "checkpoint's)"),

@@ -16,7 +16,12 @@ MINICPM_NAMED = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>",
                  "image_id_start_token": "<image_id>", "image_id_end_token": "</image_id>"}
 
 
-def _minicpmv4_6(tok, vocab: int, v47: bool = False, ocr: bool = False):
+#: the frame processors' settings of the types `_minicpmv4_6` builds (their records' `pixels`)
+MINICPMV4_6_PIXELS = {"scale_resolution": 32, "patch_size": 4, "max_slice_nums": 1, "image_mean": [0.5, 0.5, 0.5],
+                      "image_std": [0.5, 0.5, 0.5]}
+
+
+def _minicpmv4_6(tok, vocab: int, pixels: dict, v47: bool = False, ocr: bool = False):
     """MiniCPM-V 4.6: a SigLIP-style NaViT tower with a window-attention merger after layer `insert_layer_id`, a
     2x2 merger (16x fewer tokens), each frame as "<image>" + its tokens + "</image>" after one
     "<image_id>0</image_id>" (its processor writes them), over Qwen3.5's hybrid language model (Gated DeltaNet
@@ -50,8 +55,6 @@ def _minicpmv4_6(tok, vocab: int, v47: bool = False, ocr: bool = False):
         insert_layer_id=1, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         tie_word_embeddings=False, **canvas, **({} if ocr else {"image_size": 32}),
     )
-    pixels = {"scale_resolution": 32, "patch_size": 4, "max_slice_nums": 1, "image_mean": [0.5, 0.5, 0.5],
-              "image_std": [0.5, 0.5, 0.5]}
     template = QWEN_TEMPLATE.replace("<|vision_start|><|video_pad|><|vision_end|>", "<|video_pad|>")
     processor = MiniCPMV4_6Processor(image_processor=MiniCPMV4_6ImageProcessor(**pixels),
                                      video_processor=MiniCPMV4_6VideoProcessor(**pixels, slice_mode=False,
@@ -61,8 +64,8 @@ def _minicpmv4_6(tok, vocab: int, v47: bool = False, ocr: bool = False):
 
 
 RECORDS = (
-    TinyType("minicpm-v-4.6", "minicpmv4_6", _minicpmv4_6, StandIn(CHATML), named_tokens=MINICPM_NAMED),
-    TinyType("minicpm-v-4.7", "minicpmv4_7", partial(_minicpmv4_6, v47=True), StandIn(CHATML),
+    TinyType("minicpm-v-4.6", "minicpmv4_6", _minicpmv4_6, MINICPMV4_6_PIXELS, StandIn(CHATML), named_tokens=MINICPM_NAMED),
+    TinyType("minicpm-v-4.7", "minicpmv4_7", partial(_minicpmv4_6, v47=True), MINICPMV4_6_PIXELS, StandIn(CHATML),
              named_tokens=MINICPM_NAMED),
-    TinyType("minicpm-ocr", "minicpm_ocr", partial(_minicpmv4_6, ocr=True), StandIn(CHATML), named_tokens=MINICPM_NAMED),
+    TinyType("minicpm-ocr", "minicpm_ocr", partial(_minicpmv4_6, ocr=True), MINICPMV4_6_PIXELS, StandIn(CHATML), named_tokens=MINICPM_NAMED),
 )

@@ -12,7 +12,12 @@ from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 MINIMAX_SPECIALS = ("]<]image[>[", "]<]video[>[", "]<]start of image[>[", "]<]end of image[>[")
 
 
-def _minimax_m3_vl(tok, vocab: int):
+#: the frame processors' settings of the types `_minimax_m3_vl` builds (their records' `pixels`)
+MINIMAX_M3_VL_PIXELS = {"patch_size": 4, "temporal_patch_size": 2, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5],
+                        "image_std": [0.5, 0.5, 0.5]}
+
+
+def _minimax_m3_vl(tok, vocab: int, pixels: dict):
     """MiniMax-M3 VL: a Qwen-style vision tower (2-frame temporal patches, 2x2 merge) whose video is cut into
     segments of at most 4 frames, each frame "]<]{t} seconds[>[" + its tokens between the start and end of image
     tokens (its processor writes them), a language model of full and block-sparse attention (a lightning indexer)
@@ -40,8 +45,6 @@ def _minimax_m3_vl(tok, vocab: int):
         tie_word_embeddings=False,
     )
     template = LLAVA_TEMPLATE.replace("<video>", "]<]video[>[")
-    pixels = {"patch_size": 4, "temporal_patch_size": 2, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5],
-              "image_std": [0.5, 0.5, 0.5]}
     processor = MiniMaxM3VLProcessor(
         image_processor=MiniMaxM3VLImageProcessor(**pixels, size={"shortest_edge": 16 * 16, "longest_edge": 32 * 32}),
         video_processor=MiniMaxM3VLVideoProcessor(**pixels, min_pixels=16 * 16, max_pixels=32 * 32,
@@ -51,5 +54,5 @@ def _minimax_m3_vl(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("minimax-m3-vl", "minimax_m3_vl", _minimax_m3_vl, StandIn(CHATML), tokens=MINIMAX_SPECIALS),
+    TinyType("minimax-m3-vl", "minimax_m3_vl", _minimax_m3_vl, MINIMAX_M3_VL_PIXELS, StandIn(CHATML), tokens=MINIMAX_SPECIALS),
 )

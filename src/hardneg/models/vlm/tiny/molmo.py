@@ -31,7 +31,12 @@ MOLMO2_TEMPLATE = (
 )
 
 
-def _molmo2(tok, vocab: int):
+#: the frame processors' settings of the types `_molmo2` builds (their records' `pixels`)
+MOLMO2_PIXELS = {"size": {"height": 16, "width": 16}, "patch_size": 4, "pooling_size": [2, 2],
+                 "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _molmo2(tok, vocab: int, pixels: dict):
     """Molmo2: each frame "{t:.1f} <frame_start>" + its pooled patches as "<im_patch>" + "<frame_end>", frames
     joined by spaces (its processor writes them), the patch features added onto those tokens' embeddings, the
     frame tokens attending to each other both ways (its `mm_token_type_ids`), a Qwen3-style language model with
@@ -56,8 +61,6 @@ def _molmo2(tok, vocab: int):
         initializer_range=INIT_RANGE, tie_word_embeddings=False,
     )
     # 16x16 frames, 4-pixel patches pooled 2x2: 4 tokens a frame
-    pixels = {"size": {"height": 16, "width": 16}, "patch_size": 4, "pooling_size": [2, 2],
-              "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Molmo2Processor(image_processor=Molmo2ImageProcessor(**pixels),
                                 video_processor=Molmo2VideoProcessor(**pixels, do_sample_frames=False),
                                 tokenizer=tok, chat_template=MOLMO2_TEMPLATE)
@@ -65,7 +68,7 @@ def _molmo2(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("molmo2", "molmo2", _molmo2, StandIn(
+    TinyType("molmo2", "molmo2", _molmo2, MOLMO2_PIXELS, StandIn(
         "allenai/Molmo2-4B's template without its demo styles and subtitle turn (hand-written from it)"),
         tokens=MOLMO2_SPECIALS, named_tokens={"image_token": "<|image|>", "video_token": "<|video|>"}),
 )

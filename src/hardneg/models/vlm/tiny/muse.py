@@ -14,7 +14,11 @@ MUSE_SPECIALS = ("<|patch|>", "<|image_start|>", "<|image_end|>", "<|video|>", "
                  "<|vid_end|>")
 
 
-def _muse_glimmer(tok, vocab: int, spark: bool = False):
+#: the frame processors' settings of the types `_muse_glimmer` builds (their records' `pixels`)
+MUSE_GLIMMER_PIXELS = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _muse_glimmer(tok, vocab: int, pixels: dict, spark: bool = False):
     """Muse Glimmer: a vision tower with 2-frame temporal groups, window attention and a 2x2 pixel shuffle, each group
     "Time: {t}s" + its "<|video|>" tokens between "<|vid_start|>", "<|vid_frame_separator|>" and "<|vid_end|>" (its
     processor writes them), a language model of sliding and full attention layers with soft-capped logits. Its
@@ -46,7 +50,6 @@ def _muse_glimmer(tok, vocab: int, spark: bool = False):
         tie_word_embeddings=False, **audio,
     )
     template = LLAVA_TEMPLATE.replace("<video>", "<|video|>")
-    pixels = {"patch_size": 4, "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     more = {"feature_extractor": transformers.MuseSparkFeatureExtractor()} if spark else {}
     processor = MuseGlimmerProcessor(
         **more, image_processor=MuseGlimmerImageProcessor(**pixels),
@@ -57,7 +60,7 @@ def _muse_glimmer(tok, vocab: int, spark: bool = False):
 
 
 RECORDS = (
-    TinyType("muse-glimmer", "muse_glimmer", _muse_glimmer, StandIn(CHATML), tokens=MUSE_SPECIALS),
-    TinyType("muse-spark", "muse_spark", partial(_muse_glimmer, spark=True), StandIn(CHATML),
+    TinyType("muse-glimmer", "muse_glimmer", _muse_glimmer, MUSE_GLIMMER_PIXELS, StandIn(CHATML), tokens=MUSE_SPECIALS),
+    TinyType("muse-spark", "muse_spark", partial(_muse_glimmer, spark=True), MUSE_GLIMMER_PIXELS, StandIn(CHATML),
              tokens=MUSE_SPECIALS + ("<|audio|>", "<|soft_audio_start|>", "<|soft_audio_end|>")),
 )

@@ -13,7 +13,11 @@ NEMOTRON_NAMED = {"image_token": "<image>", "video_token": "<video>", "image_sta
                   "image_end_token": "</img>"}
 
 
-def _nemotron_h_omni(tok, vocab: int):
+#: the frame processors' settings of the types `_nemotron_h_omni` builds (their records' `pixels`)
+NEMOTRON_H_OMNI_PIXELS = {"norm_mean": [0.5, 0.5, 0.5], "norm_std": [0.5, 0.5, 0.5]}
+
+
+def _nemotron_h_omni(tok, vocab: int, norm: dict):
     """Nemotron H Omni (Reasoning V3): a RADIO vision tower (CLS and register tokens, a summary of two CLS) with
     2-frame tubelets and a 2x2 pixel shuffle, each tubelet "Frame i sampled at t seconds and frame j ...: " +
     `<img>` + its image tokens + `</img>` (its processor writes them, the video as image tokens), a NemotronH
@@ -39,7 +43,6 @@ def _nemotron_h_omni(tok, vocab: int):
         projector_hidden_size=32, vision_hidden_size=32, video_temporal_patch_size=2, image_token_id=ids["<image>"],
         video_token_id=ids["<video>"], tie_word_embeddings=False,
     )
-    norm = {"norm_mean": [0.5, 0.5, 0.5], "norm_std": [0.5, 0.5, 0.5]}
     processor = NemotronH_Omni_Reasoning_V3Processor(
         image_processor=NemotronH_Omni_Reasoning_V3ImageProcessor(patch_size=4),
         video_processor=NemotronH_Omni_Reasoning_V3VideoProcessor(patch_size=4, video_target_num_patches=64,
@@ -49,6 +52,6 @@ def _nemotron_h_omni(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("nemotron-h-omni", "nemotron_h_omni", _nemotron_h_omni, StandIn(CHATML),
+    TinyType("nemotron-h-omni", "nemotron_h_omni", _nemotron_h_omni, NEMOTRON_H_OMNI_PIXELS, StandIn(CHATML),
              tokens=("<img>", "</img>", "<so_embedding>", "<so_start>", "<so_end>"), named_tokens=NEMOTRON_NAMED),
 )

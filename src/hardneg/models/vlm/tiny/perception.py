@@ -45,7 +45,11 @@ PLM_TEMPLATE = (
 )
 
 
-def _perception_lm(tok, vocab: int):
+#: the frame processors' settings of the types `_perception_lm` builds (their records' `pixels`)
+PERCEPTION_LM_PIXELS = {"size": {"height": 16, "width": 16}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+
+
+def _perception_lm(tok, vocab: int, pixels: dict):
     """PerceptionLM: a Perception Encoder vision tower (timm's `vit_pe_core` Eva with 2-D rotary attention, built
     by `timm.create_model(..., pretrained=False)` through `TimmWrapperConfig`: random weights, nothing downloaded),
     its CLS token dropped, 2x2 average pooling after the projector, every frame one tile of
@@ -68,7 +72,6 @@ def _perception_lm(tok, vocab: int):
         video_token_id=ids["<|video|>"], tie_word_embeddings=False,
     )
     # 16x16 frames, 4-pixel patches, pooled 2x2: 4 tokens a frame
-    pixels = {"size": {"height": 16, "width": 16}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = PerceptionLMProcessor(
         video_processor=PerceptionLMVideoProcessor(**pixels, do_sample_frames=False),
         image_processor=PerceptionLMImageProcessor(**pixels, tile_size=16, max_num_tiles=1, vision_input_type="vanilla"),
@@ -77,7 +80,7 @@ def _perception_lm(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("perception-lm", "perception_lm", _perception_lm, PublishedTemplate(
+    TinyType("perception-lm", "perception_lm", _perception_lm, PERCEPTION_LM_PIXELS, PublishedTemplate(
         "perception_lm.jinja", "https://github.com/huggingface/transformers/blob/0db25542f2190e3dd1e402c477fa713ed516d655/"
         "src/transformers/models/perception_lm/convert_perception_lm_weights_to_hf.py",
         "0db25542f2190e3dd1e402c477fa713ed516d655", "b42c65bfe62cf33550bb4c22f90c9118229925c42052f0dfc64b6d99b52952da",

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from hardneg.models.vlm.tiny.builders import (INIT_RANGE, QWEN_PIXELS, QWEN_TEMPLATE, TINY_MOE, qwen_text_config,
-                                              qwen_vision_token_ids)
+from hardneg.models.vlm.tiny.builders import (INIT_RANGE, QWEN_HALF_PIXELS, QWEN_PIXELS, QWEN_TEMPLATE, TINY_MOE,
+                                              qwen_text_config, qwen_vision_token_ids)
 from hardneg.models.vlm.tiny.record import CHATML, HubFiles, PublishedTemplate, StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
 
-def _qwen2_vl(tok, vocab: int):
+def _qwen2_vl(tok, vocab: int, pre: dict):
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
@@ -22,11 +22,10 @@ def _qwen2_vl(tok, vocab: int):
         **qwen_vision_token_ids(ids),
     )
     # frames of at most 32x32 pixels: 8 frames -> 4 x 8 x 8 patches -> 64 video tokens
-    pre = dict(QWEN_PIXELS)
     return Qwen2VLForConditionalGeneration(config), QWEN_TEMPLATE, pre
 
 
-def _qwen2_5_vl(tok, vocab: int):
+def _qwen2_5_vl(tok, vocab: int, pre: dict):
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
@@ -39,11 +38,10 @@ def _qwen2_5_vl(tok, vocab: int):
                        "window_size": 16, "fullatt_block_indexes": [1], "tokens_per_second": 4},
         **qwen_vision_token_ids(ids),
     )
-    pre = dict(QWEN_PIXELS)
     return Qwen2_5_VLForConditionalGeneration(config), QWEN_TEMPLATE, pre
 
 
-def _qwen3_vl(tok, vocab: int, moe: bool = False):
+def _qwen3_vl(tok, vocab: int, pixels: dict, moe: bool = False):
     """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
     rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them).
     `moe`: Qwen3-VL-MoE, the same with a mixture-of-experts text tower (`TINY_MOE`)."""
@@ -69,15 +67,13 @@ def _qwen3_vl(tok, vocab: int, moe: bool = False):
                        "initializer_range": INIT_RANGE},
         **qwen_vision_token_ids(ids), tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
                                  video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
                                  tokenizer=tok, chat_template=QWEN_TEMPLATE)
     return Qwen3VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
-def _qwen3_5(tok, vocab: int, moe: bool = False):
+def _qwen3_5(tok, vocab: int, pixels: dict, moe: bool = False):
     """Qwen3.5: Qwen3-VL's vision tower, processor and timestamps over a hybrid language model (Gated DeltaNet
     linear-attention layers between full-attention ones, whose cache holds recurrent states). `moe`: Qwen3.5-MoE,
     the same with a mixture-of-experts text tower (`TINY_MOE` and a shared expert)."""
@@ -105,15 +101,13 @@ def _qwen3_5(tok, vocab: int, moe: bool = False):
                        "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
         **qwen_vision_token_ids(ids), tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
                                  video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
                                  tokenizer=tok, chat_template=QWEN_TEMPLATE)
     return Qwen3_5ForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
-def _qwen4_exp(tok, vocab: int):
+def _qwen4_exp(tok, vocab: int, pixels: dict):
     """Qwen4-Exp: Qwen3-VL's vision tower, processor and timestamps over a language model of Gated DeltaNet layers
     and indexed attention (a sparse QSA indexer over compressed keys), routed and shared experts, hyper-connections
     and hashed n-gram per-layer embeddings (PLE) on its linear-attention layers; the cache holds recurrent,
@@ -145,15 +139,13 @@ def _qwen4_exp(tok, vocab: int):
                        "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
         **qwen_vision_token_ids(ids), tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
                                  video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
                                  tokenizer=tok, chat_template=QWEN_TEMPLATE)
     return Qwen4ExpForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
-def _qwen25_vision_family(tok, vocab: int, kind: str):
+def _qwen25_vision_family(tok, vocab: int, pixels: dict, kind: str):
     """Types that pair Qwen2.5-VL's vision tower (window attention, 2-frame temporal patches, 2x2 merge) and Qwen2-VL's
     image and video processors with another language model: HyperCLOVAX-Vision v2 ("hyperclovax": a Llama-style
     model with its own multipliers) and EXAONE 4.5 ("exaone4_5": EXAONE 4's sliding and full attention layers).
@@ -181,8 +173,6 @@ def _qwen25_vision_family(tok, vocab: int, kind: str):
                                "layer_types": ["sliding_attention", "full_attention"]}}
     config = getattr(transformers, prefix + "Config")(**sub, image_token_id=ids["<|image_pad|>"],
                                                         video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False)
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "temporal_patch_size": 2,
-              "merge_size": 2, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
     processor = getattr(transformers, prefix + "Processor")(
         image_processor=Qwen2VLImageProcessor(**pixels),
         video_processor=Qwen2VLVideoProcessor(**pixels, do_sample_frames=False), tokenizer=tok,
@@ -217,25 +207,26 @@ QWEN3_5_PUBLISHED = PublishedTemplate(
     "checkpoints do by default")
 
 RECORDS = (
-    TinyType("qwen2-vl", "qwen2_vl", _qwen2_vl, default=True, template=PublishedTemplate(
+    TinyType("qwen2-vl", "qwen2_vl", _qwen2_vl, QWEN_PIXELS, default=True, template=PublishedTemplate(
         "qwen2_vl.jinja", f"{_TF}/00368c17bfb3f240a56108c796cb80a04cb0448c/tests/models/qwen2_vl/"
         "test_processor_qwen2_vl.py", "00368c17bfb3f240a56108c796cb80a04cb0448c",
         "a0bc6f6fc7a29a80017a433e8f03a1cc1236e838a944a2d034295a60c4f2fddb",
         "transformers' Qwen2-VL processor test (`prepare_processor_dict`), which embeds Qwen/Qwen2-VL-7B-Instruct's "
         "chat template"),
         hub=HubFiles("Qwen2VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", pixels=_hub_pixels)),
-    TinyType("qwen2.5-vl", "qwen2_5_vl", _qwen2_5_vl, template=PublishedTemplate(
+    TinyType("qwen2.5-vl", "qwen2_5_vl", _qwen2_5_vl, QWEN_PIXELS, template=PublishedTemplate(
         "qwen2_vl.jinja", f"{_TF}/06b001ceb9c73adbcf8c9ca8ee7eee12d52c44d3/tests/models/qwen2_5_vl/"
         "test_processor_qwen2_5_vl.py", "06b001ceb9c73adbcf8c9ca8ee7eee12d52c44d3",
         "a0bc6f6fc7a29a80017a433e8f03a1cc1236e838a944a2d034295a60c4f2fddb",
         "transformers' Qwen2.5-VL processor test (`prepare_processor_dict`): the same text as Qwen2-VL's"),
         hub=HubFiles("Qwen2_5_VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", pixels=_hub_pixels)),
-    TinyType("qwen3-vl", "qwen3_vl", _qwen3_vl, QWEN3_VL_PUBLISHED),
-    TinyType("qwen3-vl-moe", "qwen3_vl_moe", partial(_qwen3_vl, moe=True), QWEN3_VL_PUBLISHED),
-    TinyType("qwen3.5", "qwen3_5", _qwen3_5, QWEN3_5_PUBLISHED),
-    TinyType("qwen3.5-moe", "qwen3_5_moe", partial(_qwen3_5, moe=True), QWEN3_5_PUBLISHED),
-    TinyType("qwen4-exp", "qwen4_exp", _qwen4_exp, StandIn("Qwen3-VL's ChatML layout")),
+    TinyType("qwen3-vl", "qwen3_vl", _qwen3_vl, QWEN_HALF_PIXELS, QWEN3_VL_PUBLISHED),
+    TinyType("qwen3-vl-moe", "qwen3_vl_moe", partial(_qwen3_vl, moe=True), QWEN_HALF_PIXELS, QWEN3_VL_PUBLISHED),
+    TinyType("qwen3.5", "qwen3_5", _qwen3_5, QWEN_HALF_PIXELS, QWEN3_5_PUBLISHED),
+    TinyType("qwen3.5-moe", "qwen3_5_moe", partial(_qwen3_5, moe=True), QWEN_HALF_PIXELS, QWEN3_5_PUBLISHED),
+    TinyType("qwen4-exp", "qwen4_exp", _qwen4_exp, QWEN_HALF_PIXELS, StandIn("Qwen3-VL's ChatML layout")),
     TinyType("hyperclovax-vision-v2", "hyperclovax_vision_v2", partial(_qwen25_vision_family, kind="hyperclovax"),
+             QWEN_HALF_PIXELS, StandIn(CHATML)),
+    TinyType("exaone4.5", "exaone4_5", partial(_qwen25_vision_family, kind="exaone4_5"), QWEN_HALF_PIXELS,
              StandIn(CHATML)),
-    TinyType("exaone4.5", "exaone4_5", partial(_qwen25_vision_family, kind="exaone4_5"), StandIn(CHATML)),
 )

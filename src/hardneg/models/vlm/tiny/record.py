@@ -90,9 +90,12 @@ class TinyType:
 
     name: str  # `--model tiny-vlm:<name>`
     model_type: str  # its `transformers` model type
-    #: the config function: (tokenizer, vocab size) -> (model, the builder's template, the processor object for a
-    #: type the generic family serves, else the pixel settings the `hub` files carry)
+    #: the config function: (tokenizer, vocab size, a fresh copy of `pixels`) -> (model, the builder's template, the
+    #: processor object for a type the generic family serves, else the pixel settings the `hub` files carry)
     config: Callable
+    #: the frame processors' settings (sizes, patch and merge sizes, mean and std), as the config function's
+    #: processors take them (or, for a `hub` type, as its Hub files carry them before `HubFiles.pixels` respells them)
+    pixels: Mapping
     template: PublishedTemplate | StandIn  # the folder's chat template: the published text, or a named stand-in
     tokenizer: str = "byte-bpe"  # "byte-bpe" (Qwen2-style) or "sentencepiece" (Llama / Vicuna)
     tokens: tuple[str, ...] = ()  # more special tokens (added to the tokenizer as control tokens)

@@ -11,7 +11,12 @@ from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 SMOLVLM_SPECIALS = ("<fake_token_around_image>", "<global-img>", "<end_of_utterance>")
 
 
-def _smolvlm(tok, vocab: int):
+#: the frame processors' settings of the types `_smolvlm` builds (their records' `pixels`)
+SMOLVLM_PIXELS = {"size": {"longest_edge": 16}, "max_image_size": {"longest_edge": 16}, "image_mean": [0.5, 0.5, 0.5],
+                  "image_std": [0.5, 0.5, 0.5]}
+
+
+def _smolvlm(tok, vocab: int, pixels: dict):
     """SmolVLM (SmolVLM2 video checkpoints): every frame an image of `image_seq_len` tokens after pixel shuffle
     ("<fake_token_around_image><global-img><image>...<fake_token_around_image>"), preceded by its processor's
     "You are provided the following series of {N} frames ..." intro and "Frame from MM:SS:" lines; a Llama
@@ -29,8 +34,6 @@ def _smolvlm(tok, vocab: int):
         scale_factor=2, image_token_id=ids["<image>"], tie_word_embeddings=False,
     )
     # 16x16 frames, 4x4 patches -> 16 patches, pixel shuffle by 2 -> 4 tokens a frame (image_seq_len)
-    pixels = {"size": {"longest_edge": 16}, "max_image_size": {"longest_edge": 16}, "image_mean": [0.5, 0.5, 0.5],
-              "image_std": [0.5, 0.5, 0.5]}
     processor = SmolVLMProcessor(image_processor=SmolVLMImageProcessor(**pixels, do_image_splitting=False),
                                  video_processor=SmolVLMVideoProcessor(**pixels, do_sample_frames=False),
                                  tokenizer=tok, image_seq_len=4, chat_template=DEFAULT_CHAT_TEMPLATE)
@@ -38,7 +41,7 @@ def _smolvlm(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("smolvlm", "smolvlm", _smolvlm, PublishedTemplate(
+    TinyType("smolvlm", "smolvlm", _smolvlm, SMOLVLM_PIXELS, PublishedTemplate(
         "smolvlm.jinja", "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/smolvlm/"
         "processing_smolvlm.py", "v5.24.0", "f6db8ceb8995c47d3aabada6314e3173a75ecf8273453a2e2004bb2ba3ab598d",
         "`DEFAULT_CHAT_TEMPLATE` of transformers 5.24.0 (the pinned release): `SmolVLMProcessor.apply_chat_template` "

@@ -7,7 +7,11 @@ from hardneg.models.vlm.tiny.record import StandIn, TinyType
 from hardneg.models.vlm.tiny.tokenizer import SPECIALS
 
 
-def _video_llama_3(tok, vocab: int):
+#: the frame processors' settings of the types `_video_llama_3` builds (their records' `pixels`)
+VIDEO_LLAMA_3_PIXELS = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2}
+
+
+def _video_llama_3(tok, vocab: int, pixels: dict):
     """VideoLLaMA3: one-frame patches, 2x2 merge, token compression between similar frames, "Time {t:.1f}s:" before
     each frame's tokens (its processor writes them), a Qwen2 language model with 1-D positions."""
     from transformers import (VideoLlama3Config, VideoLlama3ForConditionalGeneration, VideoLlama3ImageProcessor,
@@ -24,7 +28,6 @@ def _video_llama_3(tok, vocab: int):
                        "patch_size": 4, "initializer_range": INIT_RANGE},
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"], tie_word_embeddings=False,
     )
-    pixels = {"size": {"shortest_edge": 16 * 16, "longest_edge": 32 * 32}, "patch_size": 4, "merge_size": 2}
     processor = VideoLlama3Processor(image_processor=VideoLlama3ImageProcessor(**pixels),
                                      video_processor=VideoLlama3VideoProcessor(**pixels, do_sample_frames=False),
                                      tokenizer=tok, chat_template=LLAVA_TEMPLATE.replace("<video>", "<|video_pad|>"))
@@ -32,5 +35,5 @@ def _video_llama_3(tok, vocab: int):
 
 
 RECORDS = (
-    TinyType("video-llama-3", "video_llama_3", _video_llama_3, StandIn("ChatML with the video pad token")),
+    TinyType("video-llama-3", "video_llama_3", _video_llama_3, VIDEO_LLAMA_3_PIXELS, StandIn("ChatML with the video pad token")),
 )
