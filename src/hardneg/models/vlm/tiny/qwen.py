@@ -41,12 +41,27 @@ def _qwen2_5_vl(tok, vocab: int, pre: dict):
     return Qwen2_5_VLForConditionalGeneration(config), QWEN_TEMPLATE, pre
 
 
+#: the Qwen3-VL vision tower of the tiny Qwen3-VL, Qwen3.5 and Qwen4-Exp (2-frame temporal patches, 2x2 merge)
+QWEN3_VISION = {"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+                "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+                "num_position_embeddings": 64, "initializer_range": INIT_RANGE}
+
+
+def _qwen3_processor(tok, pixels: dict):
+    """Qwen3-VL's processor over Qwen2-VL's image processor and Qwen3-VL's video processor (its `<t seconds>`
+    timestamps), as the tiny Qwen3-VL, Qwen3.5 and Qwen4-Exp save it."""
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
+
+    return Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
+                            video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
+                            tokenizer=tok, chat_template=QWEN_TEMPLATE)
+
+
 def _qwen3_vl(tok, vocab: int, pixels: dict, moe: bool = False):
     """Qwen3-VL: patch 16 (here 4), 2-frame temporal patches, 2x2 merge, deepstack features, interleaved 3-D
     rotary positions, and `<t seconds>` timestamps before each frame's tokens (its processor writes them).
     `moe`: Qwen3-VL-MoE, the same with a mixture-of-experts text tower (`TINY_MOE`)."""
     import transformers
-    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
 
     prefix = "Qwen3VLMoe" if moe else "Qwen3VL"
     Qwen3VLConfig = getattr(transformers, prefix + "Config")
@@ -61,15 +76,10 @@ def _qwen3_vl(tok, vocab: int, pixels: dict, moe: bool = False):
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
                      "initializer_range": INIT_RANGE, **(TINY_MOE if moe else {})},
-        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
-                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
-                       "num_position_embeddings": 64, "deepstack_visual_indexes": [0],
-                       "initializer_range": INIT_RANGE},
+        vision_config={**QWEN3_VISION, "deepstack_visual_indexes": [0]},
         **qwen_vision_token_ids(ids), tie_word_embeddings=False,
     )
-    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
-                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
-                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    processor = _qwen3_processor(tok, pixels)
     return Qwen3VLForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
@@ -78,7 +88,6 @@ def _qwen3_5(tok, vocab: int, pixels: dict, moe: bool = False):
     linear-attention layers between full-attention ones, whose cache holds recurrent states). `moe`: Qwen3.5-MoE,
     the same with a mixture-of-experts text tower (`TINY_MOE` and a shared expert)."""
     import transformers
-    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
 
     prefix = "Qwen3_5Moe" if moe else "Qwen3_5"
     Qwen3_5Config = getattr(transformers, prefix + "Config")
@@ -96,14 +105,10 @@ def _qwen3_5(tok, vocab: int, pixels: dict, moe: bool = False):
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
                      "initializer_range": INIT_RANGE, **experts},
-        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
-                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
-                       "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
+        vision_config=dict(QWEN3_VISION),
         **qwen_vision_token_ids(ids), tie_word_embeddings=False,
     )
-    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
-                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
-                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    processor = _qwen3_processor(tok, pixels)
     return Qwen3_5ForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
@@ -113,8 +118,7 @@ def _qwen4_exp(tok, vocab: int, pixels: dict):
     and hashed n-gram per-layer embeddings (PLE) on its linear-attention layers; the cache holds recurrent,
     convolution and n-gram states. Departure: Qwen3-VL's chat template layout (QWEN_TEMPLATE, the region Qwen's
     processor expands) as a stand-in: Qwen4-Exp's published template is not available offline here."""
-    from transformers import (Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor, Qwen4ExpConfig,
-                              Qwen4ExpForConditionalGeneration)
+    from transformers import Qwen4ExpConfig, Qwen4ExpForConditionalGeneration
 
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIALS}
     config = Qwen4ExpConfig(
@@ -134,14 +138,10 @@ def _qwen4_exp(tok, vocab: int, pixels: dict):
                      "bos_token_id": ids["<|im_start|>"], "eos_token_id": ids["<|im_end|>"],
                      "pad_token_id": ids["<|endoftext|>"], "tie_word_embeddings": False,
                      "initializer_range": INIT_RANGE},
-        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
-                       "patch_size": 4, "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
-                       "num_position_embeddings": 64, "initializer_range": INIT_RANGE},
+        vision_config=dict(QWEN3_VISION),
         **qwen_vision_token_ids(ids), tie_word_embeddings=False,
     )
-    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels),
-                                 video_processor=Qwen3VLVideoProcessor(**pixels, do_sample_frames=False),
-                                 tokenizer=tok, chat_template=QWEN_TEMPLATE)
+    processor = _qwen3_processor(tok, pixels)
     return Qwen4ExpForConditionalGeneration(config), QWEN_TEMPLATE, processor
 
 
