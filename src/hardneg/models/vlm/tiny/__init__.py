@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from hardneg.models.vlm.tiny.build import SEED, VERSION, build_tiny_vlm, tiny_vlm_path
 from hardneg.models.vlm.tiny.builders import INIT_RANGE, LLAVA_TEMPLATE, QWEN_TEMPLATE
+from hardneg.models.vlm.tiny.gemma import GEMMA4_TEMPLATE  # named by gemma4-unified's stand-in (`tiny.GEMMA4_TEMPLATE`)
 from hardneg.models.vlm.tiny.record import HubFiles, PublishedTemplate, StandIn, TinyType
 from hardneg.models.vlm.tiny.registry import (ARCHITECTURES, DEFAULT, HUB, MODEL_TYPES, MORE_TOKENS, NAMED_TOKENS,
                                               PUBLISHED, STAND_IN_TEMPLATES, TOKENIZERS, TYPES, cli_name,
@@ -27,7 +28,7 @@ from hardneg.models.vlm.tiny.registry import (ARCHITECTURES, DEFAULT, HUB, MODEL
 from hardneg.models.vlm.tiny.tokenizer import _WORDS, SPECIALS, VOCAB_SIZE, _corpus, build_tokenizer
 
 
-__all__ = ["ARCHITECTURES", "DEFAULT", "HUB", "INIT_RANGE", "LLAVA_TEMPLATE", "MODEL_TYPES", "MORE_TOKENS",
+__all__ = ["ARCHITECTURES", "DEFAULT", "GEMMA4_TEMPLATE", "HUB", "INIT_RANGE", "LLAVA_TEMPLATE", "MODEL_TYPES", "MORE_TOKENS",
            "NAMED_TOKENS", "PUBLISHED", "QWEN_TEMPLATE", "SEED", "SPECIALS", "STAND_IN_TEMPLATES", "TOKENIZERS",
            "TYPES", "VERSION", "VOCAB_SIZE", "HubFiles", "PublishedTemplate", "StandIn", "TinyType", "_WORDS",
            "_corpus", "build_tiny_vlm", "build_tokenizer", "cli_name", "published_template", "template_source",
