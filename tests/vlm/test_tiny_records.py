@@ -130,7 +130,9 @@ def test_the_folder_rebuilds_byte_identical(arch, tmp_path):
     """The folder `tiny_vlm_v<VERSION>` users have cached is what the builder writes today. A change that moves a
     byte must bump `tiny.VERSION` (the cache folder's name) and rewrite `tiny_folders.sha256`:
     `python -c "from hardneg.models.vlm.tiny import *; [build_tiny_vlm(f'OUT/{a}', a) for a in ARCHITECTURES]"`
-    then `sha256sum` every file as "<sha256> <type>/<file>", sorted."""
+    then `sha256sum` every file as "<sha256> <type>/<file>", sorted. The hashes are those of the pinned environment
+    (constraints.txt: torch's CPU generator, tokenizers, transformers' serialisation, matplotlib's DejaVu Sans that
+    the ERNIE folder copies); a failure after a pinned version moves is a folder change too."""
     out = tiny.build_tiny_vlm(tmp_path / arch, arch)
     got = {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
            for p in sorted(out.rglob("*")) if p.is_file()}
