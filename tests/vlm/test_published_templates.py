@@ -52,11 +52,11 @@ def test_the_published_text_is_what_was_read(model_type):
 
 def test_a_changed_text_is_refused(tmp_path, monkeypatch):
     """The sha256 check can fail: one character more and the text is refused."""
-    import hardneg.models.vlm.published as published
+    import hardneg.models.vlm.tiny.record as record  # where `PublishedTemplate.text` reads the folder
 
     rec = PUBLISHED["qwen2_vl"]
     (tmp_path / rec.file).write_text(rec.text() + " ", encoding="utf-8")
-    monkeypatch.setattr(published, "FOLDER", tmp_path)
+    monkeypatch.setattr(record, "FOLDER", tmp_path)
     with pytest.raises(RuntimeError, match="sha256"):
         PublishedTemplate(rec.file, rec.url, rec.commit, rec.sha256, rec.source).text()
 

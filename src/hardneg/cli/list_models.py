@@ -25,9 +25,9 @@ def tiny_model_names() -> list[str]:
     """The built-in tiny random-weight models by their `--model` names (offline): tiny-clip, tiny-vlm and
     tiny-vlm:<arch> for each tiny video LLM, tiny-dual:<kind> for each tiny dual encoder."""
     from hardneg.models.tiny_dual import names as dual_names
-    from hardneg.models.vlm.tiny import ARCHITECTURES
+    from hardneg.models.vlm.tiny import ARCHITECTURES, cli_name
 
-    return ["tiny-clip", *("tiny-vlm" if a == "qwen2-vl" else f"tiny-vlm:{a}" for a in ARCHITECTURES), *dual_names()]
+    return ["tiny-clip", *(cli_name(a) for a in ARCHITECTURES), *dual_names()]
 
 
 def run_encoders(args: argparse.Namespace) -> int:

@@ -6,29 +6,47 @@ reads them to send a local folder of such a type to `dual:`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class DualType:
+    """One dual-encoder model type `dual:` serves: how it scores a video (what `hardneg models --encoders` prints and
+    docs/models.md holds) and the facts the adapter reads. Each is verified by a tiny-model test against a direct
+    forward (tests/vlm/test_dual_encoders.py, on `hardneg.models.tiny_encoders`). Adding a type touches its record
+    here, its tiny builder and, for a video-native one, its encoder class (`hardneg.models.dual_video`)."""
+
+    name: str  # the `transformers` model type
+    path: str  # "frame-mean" (frames averaged) or "video-native" (its own video tower), in words
+    frames: str  # how many frames it takes
+    score: str  # what one score is
+    video_native: bool = False  # its own video tower (`hardneg.models.dual_video`), not frames averaged
+    max_length_padding: bool = False  # its processor pads text to the training length (model card: "max_length")
+
+
+_MEAN = "any number; L2-normalised frame embeddings averaged"
+_SIGMOID = "cosine (its sigmoid logit increases with it); captions padded to max_length"
+TYPES: tuple[DualType, ...] = (
+    DualType("clip", "frame-mean", _MEAN, "cosine"),
+    DualType("siglip", "frame-mean", _MEAN, _SIGMOID, max_length_padding=True),
+    DualType("siglip2", "frame-mean", _MEAN, _SIGMOID, max_length_padding=True),
+    DualType("pe_video", "video-native", "any number (rotary positions over frames)", "forward's logits_video_text",
+             video_native=True),
+    DualType("videoprism", "video-native", "exactly vision_config.num_frames",
+             "cosine: forward's video_embeds @ text_embeds.T", video_native=True),
+    DualType("xclip", "video-native; X-CLIP Hub ids load the hand-written `xclip` adapter",
+             "exactly vision_config.num_frames",
+             "cosine after the prompt generator: forward's logits_per_video / logit_scale.exp()", video_native=True),
+)
+
 #: image-text types whose frames are averaged (checked by tiny-model tests); any other type with image and text
 #: features takes the same path
-FRAME_MEAN_TYPES = ("clip", "siglip", "siglip2")
+FRAME_MEAN_TYPES = tuple(t.name for t in TYPES if not t.video_native)
 #: video-text types with their own video tower (`hardneg.models.dual_video`)
-VIDEO_NATIVE_TYPES = ("pe_video", "videoprism", "xclip")
+VIDEO_NATIVE_TYPES = tuple(t.name for t in TYPES if t.video_native)
 #: model types whose processor pads text to the training length (their model cards: `padding="max_length"`)
-MAX_LENGTH_PADDING = ("siglip", "siglip2")
-
-
-#: the dual-encoder types as `hardneg models --encoders` prints them and docs/models.md holds them: model type ->
-#: (path, frames, score). Each is verified by a tiny-model test against a direct forward (tests/vlm/
-#: test_dual_encoders.py, on `hardneg.models.tiny_encoders`).
-ENCODERS: dict[str, tuple[str, str, str]] = {
-    "clip": ("frame-mean", "any number; L2-normalised frame embeddings averaged", "cosine"),
-    "siglip": ("frame-mean", "any number; L2-normalised frame embeddings averaged",
-               "cosine (its sigmoid logit increases with it); captions padded to max_length"),
-    "siglip2": ("frame-mean", "any number; L2-normalised frame embeddings averaged",
-                "cosine (its sigmoid logit increases with it); captions padded to max_length"),
-    "pe_video": ("video-native", "any number (rotary positions over frames)", "forward's logits_video_text"),
-    "videoprism": ("video-native", "exactly vision_config.num_frames", "cosine: forward's video_embeds @ text_embeds.T"),
-    "xclip": ("video-native; X-CLIP Hub ids load the hand-written `xclip` adapter", "exactly vision_config.num_frames",
-              "cosine after the prompt generator: forward's logits_per_video / logit_scale.exp()"),
-}
+MAX_LENGTH_PADDING = tuple(t.name for t in TYPES if t.max_length_padding)
+#: the dual-encoder types as `hardneg models --encoders` prints them: model type -> (path, frames, score)
+ENCODERS: dict[str, tuple[str, str, str]] = {t.name: (t.path, t.frames, t.score) for t in TYPES}
 
 
 def encoders_markdown_table() -> str:
@@ -57,7 +75,7 @@ def refuse_without(model, model_id: str, needs: dict[str, str]) -> None:
             "without `dual:`")
 
 
-__all__ = ["ENCODERS", "FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "MAX_LENGTH_PADDING", "encoders_markdown_table",
+__all__ = ["DualType", "ENCODERS", "TYPES", "FRAME_MEAN_TYPES", "VIDEO_NATIVE_TYPES", "MAX_LENGTH_PADDING", "encoders_markdown_table",
            "model_type_of", "refuse_without"]
 
 

@@ -8,44 +8,57 @@ orders of the tied items (closed form, no sampling); the other rules pick one or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+@dataclass(frozen=True)
+class TieRule:
+    """One accepted value of ``ties=``: what it means, which one order it fixes (None: ``expected``, the mean over
+    every order), and AP's cut-off where the rule's original code averages precision only over the relevant items
+    found within it. Adding a rule touches its record here (and the code that ranks by its order, if the order is
+    new); the tables below are views of the records."""
+
+    name: str
+    meaning: str
+    #: which way tied items go relative to the relevant one(s): "pessimistic", "optimistic", "index" (lower item
+    #: index first), "argsort" (the position NumPy's default argsort of the negated scores gives each item) or
+    #: "random" (keys drawn from ``seed``)
+    order: str | None = None
+    ap_cutoff: int | None = None
+
+
+RULES: tuple[TieRule, ...] = (
+    TieRule("expected", "exact expected value over a uniformly random order of tied items (closed form; default)"),
+    TieRule("pessimistic", "every tied item is ranked above the relevant item(s)", "pessimistic"),
+    TieRule("optimistic", "the relevant item(s) are ranked above every tied item", "optimistic"),
+    TieRule("random", "one uniformly random order of tied items, drawn from `seed`", "random"),
+    TieRule("feint6k", "Feint6K eval_rcad.py: the positive wins every tie (same order as 'optimistic')", "optimistic"),
+    TieRule("posrank", "PoSRank script: ties count against the positive (same order as 'pessimistic')",
+            "pessimistic"),
+    TieRule("fire", "FIRE code: stable descending argsort by score, so tied items keep item-index order; "
+            "AP divided by the relevant items found in the top 20", "index", ap_cutoff=20),
+    TieRule("argmax", "np.argmax (ViLMA bin/eval.py, VideoCon src/eval_atphard.py): the lowest candidate index wins a "
+            "tie, so tied items keep item-index order; AP over every relevant item", "index"),
+    TieRule("argsort", "VideoCon src/calc_ssv2.py: np.argsort(-scores) with NumPy's default (unstable) sort, so tied "
+            "items keep the order that sort leaves them in (NumPy-version dependent); AP over every relevant item",
+            "argsort"),
+)
+
 #: Every accepted value of ``ties=`` and what it means.
-TIE_RULES: dict[str, str] = {
-    "expected": "exact expected value over a uniformly random order of tied items (closed form; default)",
-    "pessimistic": "every tied item is ranked above the relevant item(s)",
-    "optimistic": "the relevant item(s) are ranked above every tied item",
-    "random": "one uniformly random order of tied items, drawn from `seed`",
-    "feint6k": "Feint6K eval_rcad.py: the positive wins every tie (same order as 'optimistic')",
-    "posrank": "PoSRank script: ties count against the positive (same order as 'pessimistic')",
-    "fire": "FIRE code: stable descending argsort by score, so tied items keep item-index order; "
-    "AP divided by the relevant items found in the top 20",
-    "argmax": "np.argmax (ViLMA bin/eval.py, VideoCon src/eval_atphard.py): the lowest candidate index wins a tie, "
-    "so tied items keep item-index order; AP over every relevant item",
-    "argsort": "VideoCon src/calc_ssv2.py: np.argsort(-scores) with NumPy's default (unstable) sort, so tied items "
-    "keep the order that sort leaves them in (NumPy-version dependent); AP over every relevant item",
-}
+TIE_RULES: dict[str, str] = {r.name: r.meaning for r in RULES}
 
 #: Rules that fix one order: which way tied items go relative to the relevant one(s).
-ORDER_OF_RULE = {
-    "pessimistic": "pessimistic",
-    "posrank": "pessimistic",
-    "optimistic": "optimistic",
-    "feint6k": "optimistic",
-    "fire": "index",
-    "argmax": "index",
-    "argsort": "argsort",
-    "random": "random",
-}
+ORDER_OF_RULE = {r.name: r.order for r in RULES if r.order is not None}
 
 #: Rules that break ties by item index (lower index first) or by the position NumPy's default
 #: argsort of the negated scores gives each item.
-INDEX_ORDER_RULES = ("fire", "argmax")
-KEYED_ORDER_RULES = ("random", "argsort")
+INDEX_ORDER_RULES = tuple(r.name for r in RULES if r.order == "index")
+KEYED_ORDER_RULES = tuple(r.name for r in RULES if r.order in ("random", "argsort"))
 
 #: Rules whose AP averages precision only over the relevant items found within a cut-off
 #: (FIRE's original code: the top 20); every other rule averages over every relevant item.
-AP_CUTOFF_OF_RULE = {"fire": 20}
+AP_CUTOFF_OF_RULE = {r.name: r.ap_cutoff for r in RULES if r.ap_cutoff is not None}
 
 
 def check_tie_rule(ties: str, seed) -> str:

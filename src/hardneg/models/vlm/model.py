@@ -491,12 +491,12 @@ class TinyVideoLLM(VideoLLM):
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, **kw):
-        from hardneg.models.vlm.tiny import ARCHITECTURES, tiny_vlm_path
+        from hardneg.models.vlm.tiny import ARCHITECTURES, DEFAULT, cli_name, tiny_vlm_path
 
-        arch = model_id or "qwen2-vl"
+        arch = model_id or DEFAULT
         if arch not in ARCHITECTURES:
             raise ValueError(f"tiny-vlm:{arch}: the tiny video LLMs are {', '.join('tiny-vlm:' + a for a in ARCHITECTURES)}")
-        name = "hardneg/tiny-vlm" if arch == "qwen2-vl" else f"hardneg/tiny-vlm-{arch}"
+        name = "hardneg/" + cli_name(arch).replace(":", "-")
         super().__init__(str(tiny_vlm_path(arch)), device=device, fp16=fp16, name=name, **kw)
 
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hardneg.models.vlm.tiny import DEFAULT as _TINY_DEFAULT
 from hardneg.models.vlm.tiny import MODEL_TYPES as _TINY_TYPES
-from hardneg.models.vlm.tiny import STAND_IN_TEMPLATES
+from hardneg.models.vlm.tiny import STAND_IN_TEMPLATES, cli_name
 
 #: model type -> the tiny architecture (`tiny-vlm:<arch>`) whose tests verify it
 VERIFIED: dict[str, str] = {t: a for a, t in _TINY_TYPES.items()}
@@ -79,7 +80,7 @@ def tiny_names(path: str = "hand-written") -> tuple[str, ...]:
     from hardneg.models.vlm.families import supported_model_types
 
     keep = set(supported_model_types()) if path == "hand-written" else set(VERIFIED)
-    return tuple("tiny-vlm" if a == "qwen2-vl" else f"tiny-vlm:{a}" for t, a in VERIFIED.items() if t in keep)
+    return tuple(cli_name(a) for t, a in VERIFIED.items() if t in keep)
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def model_type_of(model: str, revision: str | None = None) -> str | None:
     from pathlib import Path
 
     if model == "tiny-vlm" or model.startswith("tiny-vlm:"):
-        return _TINY_TYPES.get(model.split(":", 1)[1] if ":" in model else "qwen2-vl")
+        return _TINY_TYPES.get(model.split(":", 1)[1] if ":" in model else _TINY_DEFAULT)
     if model.startswith("vlm:") and not Path(model).exists():
         model = model[4:]
     config = Path(model).expanduser() / "config.json"
