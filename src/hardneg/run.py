@@ -197,8 +197,8 @@ def _generation_record(pred: Path) -> dict[str, Any] | None:
 
 
 def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: str | Path | None = None,
-              videos: str | Path | None = None, out: str | Path = "hardneg-run", *,
-              frames: FrameSettings = FrameSettings(), **options: Any) -> dict[str, dict[str, Any]]:
+              videos: str | Path | None = None, out: str | Path = "hardneg-run",
+              **options: Any) -> dict[str, dict[str, Any]]:
     """Score `model` on every config of `benchmarks`, evaluate, write `<out>/results.json`; return the results.
 
     model: a model name or Hub id for `hardneg.models.load_model` ("tiny-clip",
@@ -222,6 +222,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
         frame settings, data and videos; another model's is never replaced unless `overwrite`.
 
     The other keyword arguments are the fields of the settings objects (`hardneg.settings`), by name:
+    frames: how frames are sampled (`hardneg.video.FrameSettings`; default 8 frames, shorter side 224).
     ties, resamples, seed, confidence: evaluation settings (`EvalSettings`; `hardneg evaluate`); resamples=0: no
         intervals.
     device, fp16, revision: how a model named by a string is loaded (`ModelSpec`).
@@ -249,6 +250,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     spec = from_keywords(ModelSpec, where, model if isinstance(model, ModelSpec) else ModelSpec(model), options)
     run = from_keywords(RunSpec, where, RunSpec(benchmarks, data, videos, out, evaluation=evaluation), options)
     execution = from_keywords(Execution, where, options.pop("execution", None) or Execution(progress=False), options)
+    frames = options.pop("frames", None) or FrameSettings()
     refuse_unknown(where, options, (ModelSpec, RunSpec, EvalSettings, Execution))
     return run_specs(spec, run, frames, execution)
 

@@ -99,13 +99,13 @@ UNSCORABLE = (UnscorableVideo,)
 
 
 def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
-                  cache: EmbeddingCache | None, report: VideoReport,
-                  used: dict[str, tuple] | None = None
+                  cache: EmbeddingCache | None, report: VideoReport
                   ) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, bool]]:
     """Embeddings of the given videos (cache first), their status, and whether each came from the cache.
 
-    used: filled with {video id: (frame count, first time s, spacing s)} of the frames decoded here
-    (`hardneg.frames_used.frames_used`); a video taken from the cache is not decoded and gets none."""
+    report: what happened to each video; its `frames_used` is filled with {video id: (frame count, first time s,
+    spacing s)} of the frames decoded here (`hardneg.frames_used.frames_used`); a video taken from the cache is not
+    decoded and gets none."""
     emb: dict[str, np.ndarray] = {}
     status: dict[str, str] = {}
     cached: dict[str, bool] = {}
@@ -138,8 +138,7 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
                 status[v] = "unreadable"
             else:
                 todo.append((v, fp, got))
-                if used is not None:
-                    used[v] = frames_used(got)
+                report.frames_used[v] = frames_used(got)
         done += len(got_chunk)
         refusal = getattr(model, "video_refusal", None)  # a video LLM: a video longer than its context, before scoring
         for v, _, got in list(todo) if refusal is not None else []:
@@ -208,8 +207,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
 
     def fn(batch: dict[str, list]) -> dict[str, list]:
         report = VideoReport()
-        used: dict[str, tuple] = {}
-        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report, used)
+        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report)
         out: dict[str, list] = {"id": [], "scores": [], "video_id": [], "video_status": [], "video_error": [],
                                 "video_cached": [], "skipped": [], "skip_reason": [], "frame_count": [],
                                 "frame_first_s": [], "frame_spacing_s": []}
@@ -245,7 +243,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
             out["video_cached"].append(bool(cached.get(vid, False)))
             out["skipped"].append(st not in ("ok", "not used"))
             out["skip_reason"].append(None if st in ("ok", "not used") else f"video {st}")
-            n, first, spacing = used.pop(vid, (None, None, None))  # once per video: its first row
+            n, first, spacing = report.frames_used.pop(vid, (None, None, None))  # once per video: its first row
             out["frame_count"].append(n)
             out["frame_first_s"].append(first)
             out["frame_spacing_s"].append(spacing)
@@ -386,11 +384,12 @@ def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[s
     return frames, info
 
 
-def score_benchmark(model: Any, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None, *,
-                    frames: FrameSettings = FrameSettings(), **options: Any) -> ScoreRun:
+def score_benchmark(model: Any, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None,
+                    **options: Any) -> ScoreRun:
     """Score `model` on one benchmark config and write the predictions Parquet atomically.
 
     The keyword arguments are the fields of the settings objects (`hardneg.settings`), by name:
+    frames (`hardneg.video.FrameSettings`: how frames are sampled);
     videos, cache_dir, benchmark, data_revision, overwrite (`ScoreJob`); device, fp16, revision, protocol, prompt,
     protocol_set, model_id (`ModelSpec`); batch_size=64, backend, num_workers, ray_address, num_gpus,
     ray_runtime_env, progress=True (`Execution`, or `execution=` the object); loaded_model (the model already loaded
@@ -407,6 +406,7 @@ def score_benchmark(model: Any, dataset: str, config: str, out: str | os.PathLik
     spec = from_keywords(ModelSpec, "score_benchmark", ModelSpec(model), options)
     job = from_keywords(ScoreJob, "score_benchmark", ScoreJob(dataset, config, out, splits), options)
     execution = from_keywords(Execution, "score_benchmark", options.pop("execution", None), options)
+    frames = options.pop("frames", None) or FrameSettings()
     refuse_unknown("score_benchmark", options, (ModelSpec, ScoreJob, Execution))
     return score(job, spec, frames, execution, loaded_model)
 

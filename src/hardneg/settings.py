@@ -45,7 +45,7 @@ def refuse_unknown(where: str, options: dict[str, Any], known: tuple[type, ...])
     """A TypeError like Python's own for a keyword argument no settings object takes, naming those it takes."""
     if options:
         name = next(iter(options))
-        takes = sorted({f.name for cls in known for f in fields(cls)})
+        takes = sorted({f.name for cls in known for f in fields(cls)} | {"frames"})
         raise TypeError(f"{where}() got an unexpected keyword argument {name!r}; it takes: {', '.join(takes)}")
 
 
