@@ -78,19 +78,14 @@ class EmbeddingCache:
 
 @dataclass(frozen=True)
 class ScoreSpec:
-    """Everything a worker needs to build its batch function (picklable)."""
+    """Everything a worker needs to build its batch function (picklable): the model by name (`ModelSpec`, its
+    protocol over this benchmark's declaration), the frames, and where the videos and the embedding cache are."""
 
-    model: str
+    model: ModelSpec
     frames: FrameSettings = FrameSettings()
     videos: str | None = None
     cache_dir: str | None = None
-    device: str | None = None
-    fp16: bool = False
-    revision: str | None = None
     benchmark: str | None = None  # a video LLM's protocol comes from this declaration (`Benchmark.vlm`)
-    protocol: str | None = None  # the user's protocol and prompt, over the declaration's
-    prompt: Any = None  # a string, or {benchmark name: prompt}
-    protocol_set: str | None = None  # "default", "authors", "lmms-eval" (`PROTOCOL_SETS`)
 
 
 #: what a model raises for one video it cannot take (`hardneg.video.UnscorableVideo`: too many tokens for its context,
@@ -185,9 +180,10 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
         from hardneg.benchmarks import get as declaration
         from hardneg.models.prompting import bind_protocol
 
-        model = load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
+        model = load_model(spec.model.model, device=spec.model.device, fp16=spec.model.fp16,
+                           revision=spec.model.revision)
         if spec.benchmark:
-            bind_protocol(model, declaration(spec.benchmark), spec.protocol, spec.prompt, spec.protocol_set)
+            bind_protocol(model, declaration(spec.benchmark), *spec.model.how_asked())
     from hardneg.models.vlm.generic import use_processor_kwargs
 
     use_processor_kwargs(model, spec.frames.processor_kwargs())  # --processor-kwargs (video LLMs' own processor)
@@ -415,18 +411,16 @@ def score(job: ScoreJob, spec: ModelSpec, frames: FrameSettings = FrameSettings(
           execution: Execution = Execution(), loaded_model=None) -> ScoreRun:
     """`score_benchmark` on the settings objects: `job` (what to score, where), `spec` (the model), `frames`,
     `execution` (where the batches run); `loaded_model`: `spec.model` already loaded (`ModelSpec.load`)."""
-    from hardneg.models import load_model  # noqa: F401  (the registry: loads the model adapters)
     from hardneg.runner import read_output, run_map
 
     out, dataset, config, videos = Path(job.out), job.dataset, job.config, job.videos
-    model, device, fp16, revision = spec.model, spec.device, spec.fp16, spec.revision
+    model = spec.model
     model_id = check_model_id(spec.model_id)
-    protocol, prompt, protocol_set = spec.how_asked()
     overwrite = job.overwrite
-    if prompt is not None:  # given on purpose: an empty one is refused, never replaced by the default (N8)
+    if spec.prompt is not None:  # given on purpose: an empty one is refused, never replaced by the default (N8)
         from hardneg import guards
 
-        prompt = guards.prompt(prompt)
+        spec = dataclasses.replace(spec, prompt=guards.prompt(spec.prompt))
     incomplete = None if overwrite else _incomplete_run(out)  # a run that left videos out may be run again
     if incomplete is None:
         refuse_overwrite(out, overwrite)
@@ -434,7 +428,7 @@ def score(job: ScoreJob, spec: ModelSpec, frames: FrameSettings = FrameSettings(
     m = loaded_model or spec.load()
     from hardneg.models.prompting import bind_protocol
 
-    bind_protocol(m, data.declaration, protocol, prompt, protocol_set)  # a video LLM's protocol for this benchmark
+    bind_protocol(m, data.declaration, *spec.how_asked())  # a video LLM's protocol for this benchmark
     if hasattr(m, "take_generation_report"):
         m.take_generation_report()  # start this benchmark's record of generated answers empty
     if m.uses_video and not videos:
@@ -445,10 +439,10 @@ def score(job: ScoreJob, spec: ModelSpec, frames: FrameSettings = FrameSettings(
 
         require_decoder(frames)  # a missing PyAV is named here, not counted as every video unreadable
     frames, decoding = _choose_decoder(frames, m)
-    worker = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
-                       cache_dir=str(Path(job.cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
-                       revision=revision, benchmark=data.benchmark, protocol=protocol, prompt=prompt,
-                       protocol_set=protocol_set)
+    # a worker loads the model again by its name, with no judge (as before: the judge is this process's)
+    worker = ScoreSpec(model=dataclasses.replace(spec, judge=None), frames=frames,
+                       videos=str(Path(videos).resolve()) if videos else None,
+                       cache_dir=str(Path(job.cache_dir or default_cache_dir()).resolve()), benchmark=data.benchmark)
     key = _run_key({"model": m.identity(), "frames": frames.identity(), "data": data.data_revision,
                     "config": config, "splits": data.splits, "videos": worker.videos, "task": data.task})
     parts = out.with_name(f"{out.name}.parts-{key}")
