@@ -415,14 +415,14 @@ class ModelPool:
         return name
 
     def get(self, name: str):
-        from hardneg.models import load_model
         from hardneg.models.protocol import as_model
+        from hardneg.settings import ModelSpec
 
         if name not in self._models:
             if is_python_spec(name):
                 self._models[name] = as_model(load_python_model(name))
-            else:
-                self._models[name] = load_model(name, device=self.device)
+            else:  # the same settings object `hardneg run` and `run_model` load through (`hardneg.settings`)
+                self._models[name] = ModelSpec(name, device=self.device).load()
         return self._models[name]
 
 

@@ -13,6 +13,9 @@ _hardneg_torchvision.install()  # PyPI's CUDA torchvision beside a CPU torch: se
 #: the front-door functions, imported on first use so `import hardneg` stays light
 _LAZY = {"run_model": ("hardneg.run", "run_model"), "metric_path": ("hardneg.metric_modules", "metric_path"),
          "train": ("hardneg.training.trainer", "train")}
+#: the settings objects the front-door functions are built on (`hardneg.settings`)
+_LAZY.update({name: ("hardneg.settings", name) for name in ("ModelSpec", "RunSpec", "EvalSettings", "Execution",
+                                                            "FrameSettings")})
 
 
 def __getattr__(name: str):

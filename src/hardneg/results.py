@@ -22,6 +22,7 @@ from hardneg.benchmarks import Benchmark, Metric
 from hardneg.items import Aligned, ItemSet
 from hardneg.ranking import Qrels, multiple_choice, retrieval
 from hardneg.ranking.bootstrap import Stat, joint_intervals
+from hardneg.settings import EvalSettings, from_keywords, refuse_unknown
 from hardneg.ranking.grouped import all_right, first_of_group
 
 #: ties under which chance is defined (a constant scorer gets exactly chance)
@@ -229,13 +230,18 @@ def _entries(specs, per, groups, codes, n_resamples, confidence, seed, select=No
 
 
 def evaluate_scores(items: ItemSet, scores, mask=None, *, declaration: Benchmark | None = None,
-                    ties: str = "expected", n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
                     n_items: int | None = None, notes: list[str] | None = None,
-                    keep_per_example: bool = False) -> Result:
+                    keep_per_example: bool = False, settings: EvalSettings | None = None,
+                    **evaluation: Any) -> Result:
     """Every metric of `scores` (rows aligned with `items`) with intervals, chance and breakdowns.
 
     `n_items`: items in the full split when `items` is a scored subset (coverage = len(items) / n_items).
+    How: `settings` (`hardneg.settings.EvalSettings`), or its fields by name over it: ties="expected",
+    n_resamples=1000, confidence=0.95, seed=0.
     """
+    ev = from_keywords(EvalSettings, "evaluate_scores", settings, evaluation)
+    refuse_unknown("evaluate_scores", evaluation, (EvalSettings,))
+    ties, n_resamples, confidence, seed = ev.ties, ev.n_resamples, ev.confidence, ev.seed
     decl = declaration or benchmarks.get(items.benchmark)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")

@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from hardneg import benchmarks as registry
 from hardneg import truncation, vocabulary
+from hardneg.settings import EvalSettings, Execution, ModelSpec, RunSpec
 from hardneg.video import FrameSettings
 
 RESULTS_FILE = "results.json"
@@ -196,12 +197,8 @@ def _generation_record(pred: Path) -> dict[str, Any] | None:
 
 
 def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: str | Path | None = None,
-              videos: str | Path | None = None, out: str | Path = "hardneg-run", *,
-              frames: FrameSettings = FrameSettings(), ties: str = "expected", resamples: int = 1000,
-              seed: int = 0, confidence: float = 0.95, device: str | None = None, fp16: bool = False,
-              revision: str | None = None, cache_dir: str | Path | None = None, overwrite: bool = False,
-              progress: bool = False, charts: bool = False, model_id: str | None = None, judge: Any = None,
-              **score_options: Any) -> dict[str, dict[str, Any]]:
+              videos: str | Path | None = None, out: str | Path = "hardneg-run",
+              **options: Any) -> dict[str, dict[str, Any]]:
     """Score `model` on every config of `benchmarks`, evaluate, write `<out>/results.json`; return the results.
 
     model: a model name or Hub id for `hardneg.models.load_model` ("tiny-clip",
@@ -214,7 +211,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
         frames sampled by `frames`. Optional attributes: `model_id` (its name in the results),
         `revision` (a version: makes runs resumable and caches video embeddings across calls),
         `uses_video = False` (text-only: no video decoded, `score` gets `video=None`).
-        See docs/models.md.
+        Or a `hardneg.settings.ModelSpec` (the model with its settings). See docs/models.md.
     benchmarks: "all", "a,b" or a list of declared names (`hardneg list`).
     data: None builds the built-in samples into `<out>/data` and makes synthetic videos for them
         (offline, seconds); else a folder with `<benchmark>/` built folders (`hardneg build`),
@@ -223,66 +220,82 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     out: work folder: `predictions/<benchmark>-<config>.parquet`, `results.json` (and charts).
         A predictions file already there is reused when it was scored with the same model identity,
         frame settings, data and videos; another model's is never replaced unless `overwrite`.
-    ties, resamples, seed, confidence: evaluation settings (`hardneg evaluate`); resamples=0: no intervals.
-    device, fp16, revision: how a model named by a string is loaded.
-    cache_dir: embedding and sample-video cache (default `$HARDNEG_CACHE` or ~/.cache/hardneg).
-    progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config.
+
+    The other keyword arguments are the fields of the settings objects (`hardneg.settings`), by name:
+    frames: how frames are sampled (`hardneg.video.FrameSettings`; default 8 frames, shorter side 224).
+    ties, resamples, seed, confidence: evaluation settings (`EvalSettings`; `hardneg evaluate`); resamples=0: no
+        intervals.
+    device, fp16, revision: how a model named by a string is loaded (`ModelSpec`).
     model_id: the name written into every predictions file (`ORG/NAME`, what `hardneg submit` and the board use;
         default: the model's own name).
     judge: a causal LM (Hub id or folder: `hardneg.judges.LLMJudge`) or a callable (question, answer, captions)
         that decides the generated answers a protocol set's rule cannot (video LLMs, generate-match).
-    score_options: passed to `score_benchmark` (batch_size; backend/num_workers for named models only;
-        protocol/prompt/protocol_set: how a video LLM scores, over each benchmark's declared protocol; prompt is
-        one string or {benchmark: prompt}; docs/models.md).
+    protocol, prompt, protocol_set: how a video LLM scores, over each benchmark's declared protocol; prompt is
+        one string or {benchmark: prompt}; docs/models.md.
+    cache_dir: embedding and sample-video cache (default `$HARDNEG_CACHE` or ~/.cache/hardneg). overwrite.
+    progress: a progress bar over (benchmark, config) pairs. charts: a PNG chart per config (`RunSpec`).
+    batch_size, backend, num_workers, ray_address, num_gpus, ray_runtime_env: where the scoring batches run
+        (`Execution`; backend/num_workers for named models only); or `execution=` the object.
 
     Returns {"<benchmark>/<config>": result} where each result is `hardneg evaluate`'s JSON
-    (`metrics`, `chance`, `headline`, `n`, `coverage`, `breakdowns`, `provenance`, ...) plus `run`.
+    (`metrics`, `chance`, `headline`, `n`, `coverage`, `breakdowns`, `provenance`, ...) plus `run`
+    (with `settings`: the objects as given, read back by `hardneg.settings.recorded_settings`).
     """
+    from hardneg.settings import EvalSettings, Execution, ModelSpec, RunSpec, from_keywords, refuse_unknown
+
+    where = "run_model"
+    if "resamples" in options:  # the evaluation's n_resamples, by run_model's own name for it
+        options["n_resamples"] = options.pop("resamples")
+    evaluation = from_keywords(EvalSettings, where, options.pop("evaluation", None), options)
+    spec = from_keywords(ModelSpec, where, model if isinstance(model, ModelSpec) else ModelSpec(model), options)
+    run = from_keywords(RunSpec, where, RunSpec(benchmarks, data, videos, out, evaluation=evaluation), options)
+    execution = from_keywords(Execution, where, options.pop("execution", None) or Execution(progress=False), options)
+    frames = options.pop("frames", None) or FrameSettings()
+    refuse_unknown(where, options, (ModelSpec, RunSpec, EvalSettings, Execution))
+    return run_specs(spec, run, frames, execution)
+
+
+def run_specs(spec: ModelSpec, run: RunSpec, frames: FrameSettings = FrameSettings(),
+              execution: Execution = Execution(progress=False)) -> dict[str, dict[str, Any]]:
+    """`run_model` on the settings objects: the model (`spec`), what to run (`run`), the frames, and where the
+    scoring batches run (`execution`)."""
+    from dataclasses import replace
+
     from hardneg.evaluation import evaluate_predictions, plot_result
     from hardneg.fetching.pipeline import source_record
     from hardneg.io import atomic_write_text
     from hardneg.items import load_benchmark
     from hardneg.models.prompting import bind_protocol
-    from hardneg.models.protocol import as_model
     from hardneg.resources import cache_dir as default_cache_dir
-    from hardneg.scoring import score_benchmark
+    from hardneg.scoring import check_model_id, score
+    from hardneg.settings import ScoreJob, settings_record
     from hardneg.video import with_processor_kwargs
 
-    from hardneg.scoring import check_model_id
-
-    model_id = check_model_id(model_id)
-    if score_options.get("prompt") is not None:  # given on purpose: '' is refused, not the default prompt (N8)
+    model, model_id, videos = spec.model, check_model_id(spec.model_id), run.videos
+    if spec.prompt is not None:  # given on purpose: '' is refused, not the default prompt (N8)
         from hardneg import guards
 
-        score_options["prompt"] = guards.prompt(score_options["prompt"])
-    names = benchmark_names(benchmarks)
-    explicit = not (benchmarks is None or benchmarks == "all")
-    out = Path(out)
+        spec = replace(spec, prompt=guards.prompt(spec.prompt))
+    names = benchmark_names(run.benchmarks)
+    explicit = not (run.benchmarks is None or run.benchmarks == "all")
+    out = Path(run.out)
     out.mkdir(parents=True, exist_ok=True)
-    cache = Path(cache_dir) if cache_dir else default_cache_dir()
-    m = as_model(model, device=device, fp16=fp16, revision=revision)
-    if judge is not None:  # a causal LM for the undecided generate-match answers (hardneg.judges), or a callable
-        if not hasattr(m, "judge"):
-            raise ValueError("--judge applies to video LLMs (protocol generate-match); this model generates nothing")
-        if isinstance(judge, (str, Path)):
-            from hardneg.judges import LLMJudge
-
-            judge = LLMJudge(str(judge), device=device)
-        m.judge = judge
+    cache = Path(run.cache_dir) if run.cache_dir else default_cache_dir()
+    m = spec.load()
     user_object = m is not model and not isinstance(model, (str, Path))
-    if user_object and (score_options.get("backend", "local") != "local" or score_options.get("num_workers", 1) != 1):
+    if user_object and not execution.same_process:
         raise ValueError("a model given as a Python object runs in this process only: leave backend/num_workers "
                          "at their defaults, or register it as an adapter (CONTRIBUTING.md) to use workers")
     private_cache = None
     try:
-        if data is None:
+        if run.data is None:
             folders = build_default_samples(names, explicit, out / "data")
             if videos is None and m.uses_video:
                 from hardneg.datasets import sample_video_ids
 
                 videos = sample_videos(sorted({v for b in folders for v in sample_video_ids(b)}), cache)
         else:
-            folders = data_folders(Path(data).expanduser(), names, explicit)
+            folders = data_folders(Path(run.data).expanduser(), names, explicit)
         pairs = plan(folders)
         if not getattr(m, "persistent_cache", True):
             private_cache = Path(tempfile.mkdtemp(prefix="hardneg-run-cache-"))
@@ -291,28 +304,25 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
         # workers (backend/num_workers) load a named model again by the name the user gave
         name = str(model) if isinstance(model, (str, Path)) else m.model_id
         for pair in pairs:  # every benchmark's protocol and prompt checked before anything is scored
-            bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"),
-                          score_options.get("protocol_set"))
-        previous = {} if overwrite else _previous_keys(out)
+            bind_protocol(m, registry.get(pair.benchmark), *spec.how_asked())
+        previous = {} if run.overwrite else _previous_keys(out)
         results: dict[str, dict[str, Any]] = {}
-        bar = _progress(pairs, progress)
+        bar = _progress(pairs, run.progress)
         for pair in bar:
-            if progress:
+            if run.progress:
                 bar.set_postfix_str(pair.key)
             pred = out / "predictions" / f"{pair.benchmark}-{pair.config}.parquet"
             data_revision = load_benchmark(str(pair.folder), pair.config, benchmark=pair.benchmark).data_revision
-            bind_protocol(m, registry.get(pair.benchmark), score_options.get("protocol"), score_options.get("prompt"),
-                          score_options.get("protocol_set"))
+            bind_protocol(m, registry.get(pair.benchmark), *spec.how_asked())
             # the protocol set's own frames (lmms-eval's wrapper's), where the run's are left at their defaults
             own = getattr(getattr(m, "spec", None), "frames", None)
             pair_frames = with_processor_kwargs(frames, own)  # and --processor-kwargs (hardneg.video)
             key = _run_key(m, pair_frames, data_revision, videos_path, model_id)
-            reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, overwrite)
-            if not reused:
-                score_benchmark(name, str(pair.folder), pair.config, pred, videos=videos_path, frames=pair_frames,
-                                cache_dir=str(score_cache), device=device, fp16=fp16, revision=revision,
-                                benchmark=pair.benchmark, overwrite=True, progress=False, loaded_model=m,
-                                model_id=model_id, **score_options)
+            reused = not _needs_scoring(pred, key, previous, pair, model_id or m.model_id, run.overwrite)
+            if not reused:  # workers (backend/num_workers) load a named model again by the name the user gave
+                job = ScoreJob(str(pair.folder), pair.config, pred, videos=videos_path, benchmark=pair.benchmark,
+                               cache_dir=str(score_cache), overwrite=True)
+                score(job, replace(spec, model=name, judge=None), pair_frames, execution, loaded_model=m)
             import pyarrow.parquet as pq
 
             if pq.read_metadata(pred).num_rows == 0:  # no video of this config could be scored: said, and the run goes on
@@ -322,16 +332,19 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
                 print(f"hardneg run: {pair.key}: no item scored ({why}); see {pred.name}'s video report",
                       file=sys.stderr)
                 continue
-            result = evaluate_predictions(pred, ties=ties, n_resamples=resamples, seed=seed, confidence=confidence)
+            ev = run.evaluation
+            result = evaluate_predictions(pred, ties=ev.ties, n_resamples=ev.n_resamples, seed=ev.seed,
+                                          confidence=ev.confidence)
             result["run"] = {"key": key, "predictions": str(pred.relative_to(out)), "reused": reused,
-                             "model": m.identity(), "videos": videos_path}
+                             "model": m.identity(), "videos": videos_path,
+                             "settings": settings_record(spec, pair_frames, ev, execution)}
             fetched = source_record(pair.folder)
             if fetched is not None:  # fetched by `hardneg fetch`: the release commit and the videos' coverage
                 result["run"]["source"] = fetched
             generated = _generation_record(pred)
             if generated:  # generate-match: how many answers the rule (or judge) decided, the undecided listed
                 result["run"]["generation"] = generated
-            if charts:
+            if run.charts:
                 plot_result(result, pred.with_suffix(".png"))
             results[pair.key] = result
             planned = [p.config for p in pairs if p.benchmark == pair.benchmark]

@@ -13,6 +13,7 @@ retrieval (FIRE) gives one row per query with a score for every video of the col
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import io
@@ -36,6 +37,7 @@ from hardneg.schema import PREDICTIONS_SCHEMA, predictions_metadata, read_predic
 from hardneg.truncation import check_items, tie_identical
 from hardneg.decoding import decode_batches
 from hardneg.frames_used import frames_used, frames_used_record, sampling_rule
+from hardneg.settings import Execution, ModelSpec, ScoreJob
 from hardneg.video import FrameSettings, UnscorableVideo, VideoFolder, VideoReport, file_fingerprint
 
 # -------------------------------------------------------------------------------------- cache
@@ -76,19 +78,14 @@ class EmbeddingCache:
 
 @dataclass(frozen=True)
 class ScoreSpec:
-    """Everything a worker needs to build its batch function (picklable)."""
+    """Everything a worker needs to build its batch function (picklable): the model by name (`ModelSpec`, its
+    protocol over this benchmark's declaration), the frames, and where the videos and the embedding cache are."""
 
-    model: str
+    model: ModelSpec
     frames: FrameSettings = FrameSettings()
     videos: str | None = None
     cache_dir: str | None = None
-    device: str | None = None
-    fp16: bool = False
-    revision: str | None = None
     benchmark: str | None = None  # a video LLM's protocol comes from this declaration (`Benchmark.vlm`)
-    protocol: str | None = None  # the user's protocol and prompt, over the declaration's
-    prompt: Any = None  # a string, or {benchmark name: prompt}
-    protocol_set: str | None = None  # "default", "authors", "lmms-eval" (`PROTOCOL_SETS`)
 
 
 #: what a model raises for one video it cannot take (`hardneg.video.UnscorableVideo`: too many tokens for its context,
@@ -97,13 +94,13 @@ UNSCORABLE = (UnscorableVideo,)
 
 
 def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frames: FrameSettings,
-                  cache: EmbeddingCache | None, report: VideoReport,
-                  used: dict[str, tuple] | None = None
+                  cache: EmbeddingCache | None, report: VideoReport
                   ) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, bool]]:
     """Embeddings of the given videos (cache first), their status, and whether each came from the cache.
 
-    used: filled with {video id: (frame count, first time s, spacing s)} of the frames decoded here
-    (`hardneg.frames_used.frames_used`); a video taken from the cache is not decoded and gets none."""
+    report: what happened to each video; its `frames_used` is filled with {video id: (frame count, first time s,
+    spacing s)} of the frames decoded here (`hardneg.frames_used.frames_used`); a video taken from the cache is not
+    decoded and gets none."""
     emb: dict[str, np.ndarray] = {}
     status: dict[str, str] = {}
     cached: dict[str, bool] = {}
@@ -136,8 +133,7 @@ def encode_videos(model, folder: VideoFolder | None, video_ids: list[str], frame
                 status[v] = "unreadable"
             else:
                 todo.append((v, fp, got))
-                if used is not None:
-                    used[v] = frames_used(got)
+                report.frames_used[v] = frames_used(got)
         done += len(got_chunk)
         refusal = getattr(model, "video_refusal", None)  # a video LLM: a video longer than its context, before scoring
         for v, _, got in list(todo) if refusal is not None else []:
@@ -184,9 +180,10 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
         from hardneg.benchmarks import get as declaration
         from hardneg.models.prompting import bind_protocol
 
-        model = load_model(spec.model, device=spec.device, fp16=spec.fp16, revision=spec.revision)
+        model = load_model(spec.model.model, device=spec.model.device, fp16=spec.model.fp16,
+                           revision=spec.model.revision)
         if spec.benchmark:
-            bind_protocol(model, declaration(spec.benchmark), spec.protocol, spec.prompt, spec.protocol_set)
+            bind_protocol(model, declaration(spec.benchmark), *spec.model.how_asked())
     from hardneg.models.vlm.generic import use_processor_kwargs
 
     use_processor_kwargs(model, spec.frames.processor_kwargs())  # --processor-kwargs (video LLMs' own processor)
@@ -206,8 +203,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
 
     def fn(batch: dict[str, list]) -> dict[str, list]:
         report = VideoReport()
-        used: dict[str, tuple] = {}
-        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report, used)
+        emb, status, cached = encode_videos(model, folder, batch["video_id"], spec.frames, cache, report)
         out: dict[str, list] = {"id": [], "scores": [], "video_id": [], "video_status": [], "video_error": [],
                                 "video_cached": [], "skipped": [], "skip_reason": [], "frame_count": [],
                                 "frame_first_s": [], "frame_spacing_s": []}
@@ -243,7 +239,7 @@ def make_batch_fn(spec: ScoreSpec, model=None) -> Callable[[dict[str, list]], di
             out["video_cached"].append(bool(cached.get(vid, False)))
             out["skipped"].append(st not in ("ok", "not used"))
             out["skip_reason"].append(None if st in ("ok", "not used") else f"video {st}")
-            n, first, spacing = used.pop(vid, (None, None, None))  # once per video: its first row
+            n, first, spacing = report.frames_used.pop(vid, (None, None, None))  # once per video: its first row
             out["frame_count"].append(n)
             out["frame_first_s"].append(first)
             out["frame_spacing_s"].append(spacing)
@@ -384,38 +380,55 @@ def _choose_decoder(frames: FrameSettings, model) -> tuple[FrameSettings, dict[s
     return frames, info
 
 
-def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None,
-                    videos: str | None = None, frames: FrameSettings = FrameSettings(), cache_dir: str | None = None,
-                    device: str | None = None, fp16: bool = False, revision: str | None = None,
-                    benchmark: str | None = None, data_revision: str | None = None, batch_size: int = 64,
-                    backend: str = "local", num_workers: int = 1, ray_address: str | None = None,
-                    num_gpus: float = 0, ray_runtime_env: dict | None = None, overwrite: bool = False,
-                    progress: bool = True, loaded_model=None, model_id: str | None = None,
-                    protocol: str | None = None, prompt: Any = None, protocol_set: str | None = None) -> ScoreRun:
+def score_benchmark(model: Any, dataset: str, config: str, out: str | os.PathLike, splits: list[str] | None = None,
+                    **options: Any) -> ScoreRun:
     """Score `model` on one benchmark config and write the predictions Parquet atomically.
+
+    The keyword arguments are the fields of the settings objects (`hardneg.settings`), by name:
+    frames (`hardneg.video.FrameSettings`: how frames are sampled);
+    videos, cache_dir, benchmark, data_revision, overwrite (`ScoreJob`); device, fp16, revision, protocol, prompt,
+    protocol_set, model_id (`ModelSpec`); batch_size=64, backend, num_workers, ray_address, num_gpus,
+    ray_runtime_env, progress=True (`Execution`, or `execution=` the object); loaded_model (the model already loaded
+    from `model`). `score` takes the objects themselves.
 
     protocol, prompt: how a video LLM scores captions (default: the benchmark declaration's; docs/models.md).
     model_id: the name recorded in the file (`ORG/NAME`, what the leaderboard shows; default: the model's own
     name). An interrupted run leaves its finished batches in `<out>.parts-<key>/`; running the same
     command again resumes from there. Settings that change the scores change the key.
     """
-    from hardneg.models import load_model
+    from hardneg.settings import Execution, ModelSpec, ScoreJob, from_keywords, refuse_unknown
+
+    loaded_model = options.pop("loaded_model", None)
+    spec = from_keywords(ModelSpec, "score_benchmark", ModelSpec(model), options)
+    job = from_keywords(ScoreJob, "score_benchmark", ScoreJob(dataset, config, out, splits), options)
+    execution = from_keywords(Execution, "score_benchmark", options.pop("execution", None), options)
+    frames = options.pop("frames", None) or FrameSettings()
+    refuse_unknown("score_benchmark", options, (ModelSpec, ScoreJob, Execution))
+    return score(job, spec, frames, execution, loaded_model)
+
+
+def score(job: ScoreJob, spec: ModelSpec, frames: FrameSettings = FrameSettings(),
+          execution: Execution = Execution(), loaded_model=None) -> ScoreRun:
+    """`score_benchmark` on the settings objects: `job` (what to score, where), `spec` (the model), `frames`,
+    `execution` (where the batches run); `loaded_model`: `spec.model` already loaded (`ModelSpec.load`)."""
     from hardneg.runner import read_output, run_map
 
-    out = Path(out)
-    model_id = check_model_id(model_id)
-    if prompt is not None:  # given on purpose: an empty one is refused, never replaced by the default (N8)
+    out, dataset, config, videos = Path(job.out), job.dataset, job.config, job.videos
+    model = spec.model
+    model_id = check_model_id(spec.model_id)
+    overwrite = job.overwrite
+    if spec.prompt is not None:  # given on purpose: an empty one is refused, never replaced by the default (N8)
         from hardneg import guards
 
-        prompt = guards.prompt(prompt)
+        spec = dataclasses.replace(spec, prompt=guards.prompt(spec.prompt))
     incomplete = None if overwrite else _incomplete_run(out)  # a run that left videos out may be run again
     if incomplete is None:
         refuse_overwrite(out, overwrite)
-    data = load_benchmark(dataset, config, splits, benchmark=benchmark, revision=data_revision)
-    m = loaded_model or load_model(model, device=device, fp16=fp16, revision=revision)
+    data = load_benchmark(dataset, config, job.splits, benchmark=job.benchmark, revision=job.data_revision)
+    m = loaded_model or spec.load()
     from hardneg.models.prompting import bind_protocol
 
-    bind_protocol(m, data.declaration, protocol, prompt, protocol_set)  # a video LLM's protocol for this benchmark
+    bind_protocol(m, data.declaration, *spec.how_asked())  # a video LLM's protocol for this benchmark
     if hasattr(m, "take_generation_report"):
         m.take_generation_report()  # start this benchmark's record of generated answers empty
     if m.uses_video and not videos:
@@ -426,20 +439,19 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
 
         require_decoder(frames)  # a missing PyAV is named here, not counted as every video unreadable
     frames, decoding = _choose_decoder(frames, m)
-    spec = ScoreSpec(model=model, frames=frames, videos=str(Path(videos).resolve()) if videos else None,
-                     cache_dir=str(Path(cache_dir or default_cache_dir()).resolve()), device=device, fp16=fp16,
-                     revision=revision, benchmark=data.benchmark, protocol=protocol, prompt=prompt,
-                     protocol_set=protocol_set)
+    # a worker loads the model again by its name, with no judge (as before: the judge is this process's)
+    worker = ScoreSpec(model=dataclasses.replace(spec, judge=None), frames=frames,
+                       videos=str(Path(videos).resolve()) if videos else None,
+                       cache_dir=str(Path(job.cache_dir or default_cache_dir()).resolve()), benchmark=data.benchmark)
     key = _run_key({"model": m.identity(), "frames": frames.identity(), "data": data.data_revision,
-                    "config": config, "splits": data.splits, "videos": spec.videos, "task": data.task})
+                    "config": config, "splits": data.splits, "videos": worker.videos, "task": data.task})
     parts = out.with_name(f"{out.name}.parts-{key}")
-    same_process = backend == "local" and num_workers == 1
-    if backend == "ray" and not num_gpus and getattr(m, "adapter", None) == "video-llm" \
+    if execution.backend == "ray" and not execution.num_gpus and getattr(m, "adapter", None) == "video-llm" \
             and str(getattr(m, "device", "")).startswith("cuda"):
-        num_gpus = 1  # a video LLM on Ray: one actor per GPU, never two copies of the model on one card
-    factory = functools.partial(make_batch_fn, spec, m if same_process else None)
-    run_kw = dict(batch_size=batch_size, backend=backend, num_workers=num_workers, ray_address=ray_address,
-                  num_gpus=num_gpus, progress=progress, ray_runtime_env=ray_runtime_env)
+        # a video LLM on Ray: one actor per GPU, never two copies of the model on one card
+        execution = dataclasses.replace(execution, num_gpus=1)
+    factory = functools.partial(make_batch_fn, worker, m if execution.same_process else None)
+    progress = execution.progress
     meta_common = dict(
         task=data.task, benchmark=data.benchmark, config=config, split=",".join(data.splits),
         data_revision=data.data_revision, model_id=model_id or m.model_id, model_revision=m.revision,
@@ -462,7 +474,7 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
         # a protocol that asks each item's own question (generate-match) reads the item's provenance, never its label
         inp = data.items.select(["id", "video_id", "captions"] + (["provenance"] if getattr(m, "wants_items", False)
                                                                  else []))
-        run_map(factory, inp, parts, id_column="id", **run_kw)
+        run_map(factory, inp, parts, id_column="id", execution=execution)
         rows = read_output(parts)
         report, computed, cached = _report_from_rows(rows)
         keep = rows.filter(pc.invert(rows["skipped"]))
@@ -481,13 +493,13 @@ def score_benchmark(model: str, dataset: str, config: str, out: str | os.PathLik
             extra["generation"] = generated
     else:
         vids = data.videos.select(["video_id"]).append_column("id", data.videos["video_id"])
-        run_map(factory, vids, parts, id_column="id", **run_kw)
+        run_map(factory, vids, parts, id_column="id", execution=execution)
         rows = read_output(parts)
         report, computed, cached = _report_from_rows(rows)
         ok = [v for v, st in zip(rows["video_id"].to_pylist(), rows["video_status"].to_pylist()) if st in ("ok", "not used")]
         coll = [v for v in data.videos["video_id"].to_pylist() if v in set(ok)]
-        fn = make_batch_fn(spec, m)  # reads the cached embeddings
-        emb, _, _ = encode_videos(m, VideoFolder(spec.videos) if m.uses_video else None, coll, frames, fn.cache, VideoReport())
+        fn = make_batch_fn(worker, m)  # reads the cached embeddings
+        emb, _, _ = encode_videos(m, VideoFolder(worker.videos) if m.uses_video else None, coll, frames, fn.cache, VideoReport())
         video_matrix = np.stack([emb[v] for v in coll]) if coll else np.zeros((0, 0), np.float32)
         texts = data.queries["text"].to_pylist()
         cuts = check_items(m, [(q, [t]) for q, t in zip(data.queries["query_id"].to_pylist(), texts)])
@@ -594,4 +606,4 @@ def read_predictions(path: str | os.PathLike) -> tuple[pa.Table, dict[str, Any]]
 
 
 __all__ = ["BenchmarkData", "EmbeddingCache", "ScoreRun", "ScoreSpec", "encode_videos",
-           "load_benchmark", "make_batch_fn", "read_predictions", "score_benchmark"]
+           "load_benchmark", "make_batch_fn", "read_predictions", "score", "score_benchmark"]

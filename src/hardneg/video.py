@@ -762,6 +762,8 @@ class VideoReport:
     unreadable: dict[str, str] = field(default_factory=dict)
     #: decoded, but refused before scoring: more tokens than the model's context (`VideoLLM.video_refusal`), with why
     too_long: dict[str, str] = field(default_factory=dict)
+    #: {video id: (frame count, first time s, spacing s)} of the frames decoded (`hardneg.frames_used`); not reported
+    frames_used: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def failed(self) -> int:

@@ -30,7 +30,7 @@ encode_video/encode_text or score(video, captions) (docs/models.md)."""
 
 
 def add_parser(subparsers) -> None:
-    from hardneg.cli.model_flags import add_model_flags
+    from hardneg.cli.model_flags import add_model_flags, add_model_identity_flags
     from hardneg.ranking import TIE_RULES
 
     p = subparsers.add_parser("run", help="score a model on many benchmarks and print every headline metric",
@@ -40,11 +40,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--model", required=True,
                    help="model name, Hub id or local folder (as hardneg score); the built-in tiny random-weight "
                         f"models (offline): {', '.join(tiny_model_names())} (`hardneg models` says which type each is)")
-    p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
-    p.add_argument("--model-id", default=None, metavar="ORG/NAME",
-                   help="the model's name in the predictions (what `hardneg submit` and the leaderboard use): "
-                        "your Hub user or organization and a name, e.g. alice/my-clip; local/NAME for a board of "
-                        "your own (default: the model's own name)")
+    add_model_identity_flags(p)
     p.add_argument("--benchmarks", default="all", help="'all' (default) or comma-separated names (hardneg list)")
     p.add_argument("--data", default=None, help="folder of built benchmarks (<data>/<benchmark>/) or one built "
                                                 "folder (default: the built-in samples)")
@@ -87,12 +83,10 @@ def video_llm_note(model: str, revision: str | None = None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from hardneg.run import RESULTS_FILE, format_table, run_model
-    from hardneg.models.prompting import parse_prompts
-    from hardneg.video import FrameSettings, parse_processor_kwargs
+    from hardneg.cli.model_flags import frame_settings, model_spec
+    from hardneg.run import RESULTS_FILE, format_table, run_specs
+    from hardneg.settings import EvalSettings, Execution, RunSpec
 
-    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None,
-                           processor=parse_processor_kwargs(args.processor_kwargs))
     note = video_llm_note(args.model, args.model_revision)
     if note:
         print(note, flush=True)
@@ -107,13 +101,12 @@ def run(args: argparse.Namespace) -> int:
         args.data, args.videos = fetched.data, fetched.videos
         for line in fetched.notes:
             print(line, flush=True)
-    results = run_model(args.model, args.benchmarks, data=args.data, videos=args.videos, out=args.out,
-                        frames=frames, ties=args.ties, resamples=args.resamples, seed=args.seed, device=_device(args),
-                        fp16=args.fp16, revision=args.model_revision, cache_dir=args.cache_dir,
-                        overwrite=args.overwrite, progress=not args.no_progress, charts=not args.no_charts,
-                        batch_size=args.batch_size, model_id=args.model_id,
-                        protocol=args.protocol, prompt=parse_prompts(args.prompt),
-                        protocol_set=args.protocol_set, judge=args.judge)
+    evaluation = EvalSettings(ties=args.ties, n_resamples=args.resamples, seed=args.seed)
+    run = RunSpec(args.benchmarks, data=args.data, videos=args.videos, out=args.out, cache_dir=args.cache_dir,
+                  overwrite=args.overwrite, charts=not args.no_charts, progress=not args.no_progress,
+                  evaluation=evaluation)
+    results = run_specs(model_spec(args), run, frame_settings(args),
+                        Execution(batch_size=args.batch_size, progress=False))
     where = "built-in samples" if args.data is None else args.data
     print(format_table(results, f"model: {args.model_id or args.model} ({where}; ties={args.ties})"))
     for line in protocol_notes(results):
@@ -134,10 +127,3 @@ def protocol_notes(results: dict) -> list[str]:
             seen.add(bench)
             out.append(f"note: {source}")
     return out
-
-
-def _device(args: argparse.Namespace) -> str | None:
-    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.vlm.placement)."""
-    from hardneg.models.vlm.placement import device_string
-
-    return device_string(args.device_map, args.max_memory, args.device)

@@ -27,7 +27,7 @@ benchmark's protocol unless --protocol/--prompt say otherwise (docs/models.md, "
 
 
 def add_parser(subparsers) -> None:
-    from hardneg.cli.model_flags import add_model_flags
+    from hardneg.cli.model_flags import add_model_flags, add_model_identity_flags
     from hardneg.runner import add_backend_arguments
 
     from hardneg.expected import help_line
@@ -36,11 +36,7 @@ def add_parser(subparsers) -> None:
                               description=f"{DESCRIPTION}\n\n{help_line('score')}",
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model name, Hub id or local folder (see below)")
-    p.add_argument("--model-revision", default=None, help="Hub revision (branch, tag or commit) of the model")
-    p.add_argument("--model-id", default=None, metavar="ORG/NAME",
-                   help="the model's name in the predictions (what `hardneg submit` and the leaderboard use): "
-                        "your Hub user or organization and a name, e.g. alice/my-clip; local/NAME for a board of "
-                        "your own (default: the model's own name)")
+    add_model_identity_flags(p)
     p.add_argument("--dataset", required=True, help="built dataset folder or Hub dataset id (e.g. video-hardneg/feint6k)")
     p.add_argument("--config", required=True, help="dataset config (e.g. msrvtt, verb_human, vln_uvo)")
     p.add_argument("--split", default=None,
@@ -78,15 +74,13 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
+    from hardneg.cli.model_flags import frame_settings, model_spec
     from hardneg.io import is_stdout, write_stdout
     from hardneg.runner import backend_kwargs
-    from hardneg.scoring import score_benchmark
-    from hardneg.models.prompting import parse_prompts
-    from hardneg.video import FrameSettings, parse_processor_kwargs
+    from hardneg.scoring import score
+    from hardneg.settings import Execution, ScoreJob
 
-    frames = FrameSettings(n_frames=args.frames, fps=args.fps, resize=args.resize or None, decoder=args.decoder,
-                           scaler=args.scaler, processor=parse_processor_kwargs(args.processor_kwargs))
-    kw = backend_kwargs(args)
+    execution = Execution(**backend_kwargs(args), progress=not args.no_progress)
     splits = [s for s in args.split.split(",") if s] if args.split else None
     if is_stdout(args.out):  # score into a temporary file, then send its bytes to standard output
         with tempfile.TemporaryDirectory(prefix="hardneg-score-") as tmp:
@@ -96,22 +90,12 @@ def run(args: argparse.Namespace) -> int:
                 code = run(args)
             write_stdout(out.read_bytes())
             return code
-    res = score_benchmark(
-        args.model, args.dataset, args.config, args.out, splits=splits, videos=args.videos, frames=frames,
-        cache_dir=args.cache_dir, device=_device(args), fp16=args.fp16, revision=args.model_revision,
-        benchmark=args.benchmark, data_revision=args.data_revision, overwrite=args.overwrite, model_id=args.model_id,
-        progress=not args.no_progress, protocol=args.protocol, prompt=parse_prompts(args.prompt),
-        protocol_set=args.protocol_set, **kw)
+    job = ScoreJob(args.dataset, args.config, args.out, splits=splits, videos=args.videos, benchmark=args.benchmark,
+                   data_revision=args.data_revision, cache_dir=args.cache_dir, overwrite=args.overwrite)
+    res = score(job, model_spec(args), frame_settings(args), execution)
     print(res.summary())
     vr = res.video_report
     if vr["missing"] or vr["unreadable"]:
         print(f"warning: {vr['missing']} videos missing, {vr['unreadable']} unreadable "
               f"(e.g. {(vr['missing_ids'] or list(vr['unreadable_ids']))[:3]}); their items are not in the file")
     return 0
-
-
-def _device(args: argparse.Namespace) -> str | None:
-    """--device, or the placement of --device-map/--max-memory as a device string (hardneg.models.vlm.placement)."""
-    from hardneg.models.vlm.placement import device_string
-
-    return device_string(args.device_map, args.max_memory, args.device)

@@ -488,39 +488,28 @@ def _show(value: Any) -> str:
 # --------------------------------------------------------------------------- provenance
 
 
-def provenance(
-    origin: str,
-    *,
-    generator: str | None = None,
-    generator_version: str | None = None,
-    rule: str | None = None,
-    pos: str | None = None,
-    span: str | None = None,
-    replacement: str | None = None,
-    seed: int | None = None,
-    details: dict[str, Any] | None = None,
-    span_start: int | None = None,
-    span_end: int | None = None,
-) -> dict[str, Any]:
+#: the fields of a PROVENANCE_TYPE record beside its origin and details, in the record's order
+PROVENANCE_FIELDS = ("generator", "generator_version", "rule", "pos", "span", "replacement", "seed", "span_start",
+                     "span_end")
+
+
+def provenance(origin: str, *, details: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
     """One PROVENANCE_TYPE record; `details` is stored as sorted JSON so bytes are stable.
 
-    `span_start`/`span_end`: character offsets of `span` in the positive caption, so that
+    fields, by name (each None when not given): generator, generator_version, rule, pos, span, replacement, seed,
+    span_start, span_end. `span_start`/`span_end`: character offsets of `span` in the positive caption, so that
     `positive[:span_start] + replacement + positive[span_end:] == negative` (kept only where the
     schema has those fields).
     """
-    return {
-        "origin": origin,
-        "generator": generator,
-        "generator_version": generator_version,
-        "rule": rule,
-        "pos": pos,
-        "span": span,
-        "replacement": replacement,
-        "seed": seed,
-        "details": None if details is None else json.dumps(details, sort_keys=True, ensure_ascii=False),
-        "span_start": span_start,
-        "span_end": span_end,
-    }
+    unknown = [k for k in fields if k not in PROVENANCE_FIELDS]
+    if unknown:
+        raise TypeError(f"provenance() got an unexpected keyword argument {unknown[0]!r}; a record's fields are "
+                        f"{', '.join(PROVENANCE_FIELDS)} and details")
+    record: dict[str, Any] = {"origin": origin}
+    record.update({k: fields.get(k) for k in PROVENANCE_FIELDS[:7]})
+    record["details"] = None if details is None else json.dumps(details, sort_keys=True, ensure_ascii=False)
+    record.update({k: fields.get(k) for k in PROVENANCE_FIELDS[7:]})
+    return record
 
 
 def _is_word_char(ch: str) -> bool:

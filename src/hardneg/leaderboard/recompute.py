@@ -14,6 +14,7 @@ import numpy as np
 
 from hardneg.items import ItemSet
 from hardneg.results import constant_scores, evaluate_scores, per_row_values, standard_specs
+from hardneg.settings import EvalSettings
 
 #: the tie rule every board number uses
 TIES = "expected"
@@ -42,8 +43,8 @@ def recompute(items: ItemSet, scores: np.ndarray, mask: np.ndarray | None = None
     if np.shape(scores)[0] != len(items) or (mask is not None and np.shape(mask) != np.shape(scores)):
         raise ValueError(f"recompute needs one row per item of {items.config}/{items.split} ({len(items)}); "
                          f"got scores of shape {np.shape(scores)}")
-    result = evaluate_scores(items, scores, mask, ties=TIES, n_resamples=n_resamples, confidence=confidence,
-                             seed=seed, keep_per_example=True)
+    settings = EvalSettings(ties=TIES, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    result = evaluate_scores(items, scores, mask, settings=settings, keep_per_example=True)
     n_clusters = len(set(items.clusters.tolist()))
     metrics = {key: {"estimate": e["value"], "low": e.get("low"), "high": e.get("high"), "n": result.n,
                      "n_clusters": n_clusters} for key, e in result.metrics.items()}

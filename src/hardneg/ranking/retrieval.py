@@ -8,6 +8,8 @@ extra positives), so both can be reported side by side as in FIRE's "A (B + C)".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .multiple_choice import places_above, rank_metrics, rank_spec
@@ -167,9 +169,22 @@ def relevant_pairs(relevant, original, shape, mask):
 
 # --- the measures over a set of relevant items --------------------------------------------
 
-def score_relevant(scores, q, d, s, h, e, n_rel, ks, ties, tiebreak, logfact, harmonic):
-    """Per query: C@k, AP, first relevant rank, tie flag, for relevant pairs (q, d) sorted by q,
-    with their scores ``s`` and items above (h) / tied (e, itself included) from ``above_and_tied``."""
+@dataclass(frozen=True)
+class RelevantPairs:
+    """The relevant (query, item) pairs of a block, sorted by query: q, d (their indices), s (their scores),
+    h / e (items above / tied, itself included, from ``above_and_tied``), and n_rel (relevant items per query)."""
+
+    q: np.ndarray
+    d: np.ndarray
+    s: np.ndarray
+    h: np.ndarray
+    e: np.ndarray
+    n_rel: np.ndarray
+
+
+def score_relevant(scores, pairs: RelevantPairs, ks, ties, tiebreak, logfact, harmonic):
+    """Per query: C@k, AP, first relevant rank, tie flag, for the relevant `pairs` of `scores`' rows."""
+    q, d, s, h, e, n_rel = pairs.q, pairs.d, pairs.s, pairs.h, pairs.e, pairs.n_rel
     n_q, n_v = scores.shape
     # relevant items of a query in descending score order; runs of equal score = tie groups.
     # Within a row, equal h <=> equal score, and higher score <=> smaller h. The pairs come
@@ -277,8 +292,8 @@ def retrieval(
         """Count, then score, the relevant items of queries lo:hi (pairs a:b), in local indices."""
         sb, ql = s[lo:hi], q[a:b] - lo
         h_rel[a:b], e_rel[a:b] = _above_and_tied_block(sb, ql, s_rel[a:b])
-        return score_relevant(sb, ql, d[a:b], s_rel[a:b], h_rel[a:b], e_rel[a:b], n_rel[lo:hi], ks, ties,
-                              None if tiebreak is None else tiebreak[lo:hi], logfact, harmonic)
+        pairs = RelevantPairs(ql, d[a:b], s_rel[a:b], h_rel[a:b], e_rel[a:b], n_rel[lo:hi])
+        return score_relevant(sb, pairs, ks, ties, None if tiebreak is None else tiebreak[lo:hi], logfact, harmonic)
 
     parts = map_row_blocks(n_q, n_v, q, block)
     per = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
@@ -291,7 +306,7 @@ def retrieval(
         at = np.searchsorted(flat, rows * n_v + orig)  # the original is one of the relevant pairs
         h, e = h_rel[at], e_rel[at]
         orig_only = score_relevant(
-            s, rows, orig, s_rel[at], h, e, np.ones(n_q), (), ties, tiebreak, logfact, harmonic
+            s, RelevantPairs(rows, orig, s_rel[at], h, e, np.ones(n_q)), (), ties, tiebreak, logfact, harmonic
         )
         per["AP_original"] = orig_only["AP"]
         before = None

@@ -10,6 +10,7 @@ from hardneg.runner.inputs import load_input
 from hardneg.runner.plan import JobSpec, make_plan, prepare_out_dir, write_manifest
 from hardneg.runner.shards import completed_record
 from hardneg.runner.summary import RunSummary
+from hardneg.settings import Execution, from_keywords, refuse_unknown
 
 BACKENDS = ("local", "ray")
 
@@ -19,14 +20,9 @@ def run_map(
     input: Any,
     out_dir: str | Path,
     id_column: str = "id",
-    batch_size: int = 256,
-    backend: str = "local",
-    num_workers: int = 1,
-    ray_address: str | None = None,
-    num_gpus: float = 0,
+    execution: Execution | None = None,
     overwrite: bool = False,
-    progress: bool = True,
-    ray_runtime_env: dict | None = None,
+    **execution_options: Any,
 ) -> RunSummary:
     """Map a batch function over `input` in shards of `batch_size` rows, into `out_dir`.
 
@@ -41,8 +37,16 @@ def run_map(
     choices per row (`row_seed(seed, row_id)`), and never let output depend on set or dict-of-
     hash iteration order, which differs between worker processes (PYTHONHASHSEED).
     Rerunning after an interruption skips finished shards.
+
+    execution: where the shards run (`hardneg.settings.Execution`); or its fields as keywords (batch_size=256,
+    backend="local", num_workers=1, ray_address, num_gpus=0, progress=True, ray_runtime_env), over it.
     """
     t0 = time.perf_counter()
+    given = execution if execution is not None else Execution(batch_size=256)
+    execution = from_keywords(Execution, "run_map", given, execution_options)
+    refuse_unknown("run_map", execution_options, (Execution,))
+    batch_size, backend, num_workers = execution.batch_size, execution.backend, execution.num_workers
+    num_gpus, progress = execution.num_gpus, execution.progress
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if not isinstance(num_workers, int) or num_workers < 1:
@@ -90,8 +94,8 @@ def run_map(
         else:
             from hardneg.runner.ray_backend import run_ray
 
-            startup = run_ray(fn_factory, table, todo, job, num_workers, on_done, ray_address=ray_address,
-                              num_gpus=num_gpus, runtime_env=ray_runtime_env)
+            startup = run_ray(fn_factory, table, todo, job, num_workers, on_done, ray_address=execution.ray_address,
+                              num_gpus=num_gpus, runtime_env=execution.ray_runtime_env)
     except BaseException:
         write_manifest(out, plan, records, complete=False, summary=None)
         raise

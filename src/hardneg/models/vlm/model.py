@@ -156,9 +156,10 @@ class VideoLLM(ScoreAdapter):
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, protocol: str | None = None, prompt: str | None = None,
                  caption_batch: int = 32, name: str | None = None, seconds_per_frame: float | None = None,
-                 judge=None, path: str = "auto"):
+                 path: str = "auto"):
         """`path`: "auto" (the type's hand-written family if it has one, else the generic family), "generic" (the
-        model's own processor, `hardneg.models.vlm.generic`) or "hand-written"."""
+        model's own processor, `hardneg.models.vlm.generic`) or "hand-written". A judge for undecided generated
+        answers is set after loading (`model.judge = ...`; `hardneg.settings.ModelSpec.judge` does it)."""
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
         from hardneg.models.vlm.engine import Engine
@@ -217,7 +218,7 @@ class VideoLLM(ScoreAdapter):
         self._fixed = (protocol, prompt)
         #: generate-match: a callable (question, answer, captions) -> option index or None, asked when the
         #: authors' rule cannot decide (e.g. a local LLM judge); None: undecided answers stay undecided
-        self.judge = judge
+        self.judge = None
         self._item: dict | None = None
         self.generation_log: list[dict[str, Any]] = []
         self._answers: dict[tuple, str] = {}  # generated answers by (frames, question, protocol): `answer_and_match`
