@@ -155,11 +155,19 @@ class VideoLLM(ScoreAdapter):
 
     def __init__(self, model_id: str | None = None, device: str | None = None, fp16: bool = False,
                  revision: str | None = None, protocol: str | None = None, prompt: str | None = None,
-                 caption_batch: int = 32, name: str | None = None, seconds_per_frame: float | None = None,
-                 path: str = "auto"):
-        """`path`: "auto" (the type's hand-written family if it has one, else the generic family), "generic" (the
-        model's own processor, `hardneg.models.vlm.generic`) or "hand-written". A judge for undecided generated
-        answers is set after loading (`model.judge = ...`; `hardneg.settings.ModelSpec.judge` does it)."""
+                 caption_batch: int = 32, name: str | None = None, **options):
+        """`options` (keywords, all optional): `path`: "auto" (default: the type's hand-written family if it has
+        one, else the generic family), "generic" (the model's own processor, `hardneg.models.vlm.generic`) or
+        "hand-written"; `seconds_per_frame`: the frames' spacing where the model reads time from it (Qwen2.5-VL);
+        `judge`: a callable or `hardneg.judges.LLMJudge` for undecided generated answers (docs/models.md), also
+        settable after loading (`model.judge = ...`; `hardneg.settings.ModelSpec.judge` does it). They travel as
+        keywords so the constructor keeps to 10 parameters (issue 51); an unknown one is refused by name."""
+        unknown = sorted(set(options) - {"path", "seconds_per_frame", "judge"})
+        if unknown:
+            raise TypeError(f"VideoLLM() got unexpected keyword(s) {', '.join(unknown)}: it takes model_id, device, "
+                            "fp16, revision, protocol, prompt, caption_batch, name, path, seconds_per_frame, judge")
+        path = options.get("path", "auto")
+        seconds_per_frame = options.get("seconds_per_frame")
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
         from hardneg.models.vlm.engine import Engine
@@ -218,7 +226,7 @@ class VideoLLM(ScoreAdapter):
         self._fixed = (protocol, prompt)
         #: generate-match: a callable (question, answer, captions) -> option index or None, asked when the
         #: authors' rule cannot decide (e.g. a local LLM judge); None: undecided answers stay undecided
-        self.judge = None
+        self.judge = options.get("judge")
         self._item: dict | None = None
         self.generation_log: list[dict[str, Any]] = []
         self._answers: dict[tuple, str] = {}  # generated answers by (frames, question, protocol): `answer_and_match`
