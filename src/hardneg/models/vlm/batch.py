@@ -398,13 +398,16 @@ class BatchScorer:
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        if has_state_layers(cache):  # linear attention / Mamba: rows in forwards of the one-item path's size
+        state = has_state_layers(cache)
+        if state:  # linear attention / Mamba: rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}
         j = 0
         while j < len(all_rows):
             chunk = all_rows[j:j + rows_per_forward]
+            if state:
+                chunk = whole_items(chunk, [len(it.seqs) for it in group])
             try:
                 logits = self.captions(cache, width, group, chunk, deltas)
             except Exception as exc:
@@ -434,9 +437,22 @@ class BatchScorer:
         return [np.asarray(x, np.float64) for x in np.split(host, cuts)], rows_per_forward
 
 
+def whole_items(chunk: list[tuple[int, int]], sizes: list[int]) -> list[tuple[int, int]]:
+    """`chunk` (rows (item b, sequence k) in order; item b has sizes[b] rows) cut after the last item it holds whole, or kept as it is when
+    it holds no item whole. For a model with recurrent state (`generic_batch.has_state_layers`) the chunked
+    linear-attention kernels cost in proportion to the rows (each row's continuation padded to a 64-token chunk),
+    and a forward mixing the tail of one item with the head of the next (63 rows as 32 + 31) measured slower than
+    one forward per item (the tiny Qwen3.5 and GLM-5 Next, CPU), so their caption forwards keep items whole."""
+    last, k = chunk[-1]
+    if k == sizes[last] - 1:  # the chunk ends with an item's last row
+        return chunk
+    whole = [r for r in chunk if r[0] != last]
+    return whole or chunk
+
+
 def score_items(engine, items: Sequence[tuple], spec, max_items: int = MAX_ITEMS) -> list[np.ndarray]:
     """`BatchScorer(engine, max_items).score_items(items, spec)`."""
     return BatchScorer(engine, max_items).score_items(items, spec)
 
 
-__all__ = ["BatchScorer", "BatchStats", "MAX_ITEMS", "MAX_ROWS", "free_bytes", "is_out_of_memory", "score_items"]
+__all__ = ["BatchScorer", "BatchStats", "MAX_ITEMS", "MAX_ROWS", "free_bytes", "is_out_of_memory", "score_items", "whole_items"]
