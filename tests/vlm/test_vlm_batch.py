@@ -150,3 +150,16 @@ def test_batched_items_keep_each_videos_frame_times(tmp_path):
         np.testing.assert_allclose(row, right, rtol=0, atol=1e-4)
     default = m.score(np.asarray(decode_frames(tmp_path / "slow.mp4", settings)), caps)
     assert np.abs(got[0] - default).max() > 1e-3  # a dropped time would be caught
+
+
+def test_caption_forwards_of_a_recurrent_model_keep_items_whole():
+    """Issue 52: for models with recurrent state a caption forward ends at an item's last row when it holds one
+    item whole (63 rows of three 21-row items as 21 + 21 + 21, not 32 + 31); an item longer than a forward is cut."""
+    from hardneg.models.vlm.batch import whole_items
+
+    sizes = [21, 21, 21]
+    rows = [(b, k) for b, n in enumerate(sizes) for k in range(n)]
+    assert whole_items(rows[:32], sizes) == rows[:21]
+    assert whole_items(rows[:42], sizes) == rows[:42]
+    assert whole_items(rows[21:53], sizes) == rows[21:42]
+    assert whole_items([(0, k) for k in range(8)], [40]) == [(0, k) for k in range(8)]  # no item whole: as given

@@ -272,17 +272,17 @@ class BatchScorer:
         conts = [group[b].seqs[k].ids[group[b].start:] for b, k in rows]
         n, w = len(rows), max(len(c) for c in conts)
         pad = eng.tok.pad_token_id if eng.tok.pad_token_id is not None else 0
-        # made on the host and moved once (one copy each, not one per row)
-        ids = torch.full((n, w), pad, dtype=torch.long)
-        mask = torch.zeros((n, width + w), dtype=torch.long)
-        pos = torch.zeros((n, w), dtype=torch.long)
-        for r, ((b, _), c) in enumerate(zip(rows, conts)):
-            st = group[b].start
-            ids[r, :len(c)] = torch.tensor(c)
-            mask[r, width - st:width] = 1
-            mask[r, width:width + len(c)] = 1
-            pos[r] = torch.arange(st, st + w)
-        ids, mask, pos = ids.to(eng.device), mask.to(eng.device), pos.to(eng.device)
+        # made on the host in numpy (no torch call per row) and moved once
+        ids = np.full((n, w), pad, dtype=np.int64)
+        for r, c in enumerate(conts):
+            ids[r, :len(c)] = c
+        starts = np.array([group[b].start for b, _ in rows], dtype=np.int64)[:, None]
+        lens = np.array([len(c) for c in conts], dtype=np.int64)[:, None]
+        col = np.arange(width + w, dtype=np.int64)[None, :]
+        # each row's prefix (its item's `start` slots before `width`, after the left padding) and its own tokens
+        mask = (((col >= width - starts) & (col < width)) | ((col >= width) & (col < width + lens))).astype(np.int64)
+        pos = starts + np.arange(w, dtype=np.int64)[None, :]
+        ids, mask, pos = (torch.from_numpy(x).to(eng.device) for x in (ids, mask, pos))
         if eng.family.mrope or any(d is not None for d in deltas):  # 3-D positions: continue from each item's delta
             d = torch.stack([deltas[b].to(eng.device).reshape(-1)[0] for b, _ in rows])
             pos = (pos + d[:, None]).unsqueeze(0).expand(3, -1, -1)
@@ -398,13 +398,16 @@ class BatchScorer:
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        if has_state_layers(cache):  # linear attention / Mamba: rows in forwards of the one-item path's size
+        state = has_state_layers(cache)
+        if state:  # linear attention / Mamba: rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}
         j = 0
         while j < len(all_rows):
             chunk = all_rows[j:j + rows_per_forward]
+            if state:
+                chunk = whole_items(chunk, [len(it.seqs) for it in group])
             try:
                 logits = self.captions(cache, width, group, chunk, deltas)
             except Exception as exc:
@@ -421,17 +424,29 @@ class BatchScorer:
         scores = []
         for b, it in enumerate(group):
             width_b = max(len(s.ids) - it.start for s in it.seqs)
-            stacked = []
-            for k in range(len(it.seqs)):
-                lg = per_row[(b, k)][:width_b]  # its chunk may have been narrower than the item's widest row
-                if lg.shape[0] < width_b:
-                    lg = torch.cat([lg, lg.new_zeros((width_b - lg.shape[0], lg.shape[1]))], 0)
-                stacked.append(torch.cat([last[b:b + 1].to(lg.dtype), lg], 0))
-            rows = torch.stack(stacked)
+            mine = [per_row[(b, k)][:width_b] for k in range(len(it.seqs))]
+            if any(lg.shape[0] < width_b for lg in mine):  # a chunk narrower than the item's widest row
+                mine = [lg if lg.shape[0] == width_b else
+                        torch.cat([lg, lg.new_zeros((width_b - lg.shape[0], lg.shape[1]))], 0) for lg in mine]
+            body = torch.stack(mine)  # (K, width_b, V): one copy per item, not one per row
+            rows = torch.cat([last[b:b + 1].to(body.dtype)[:, None].expand(len(mine), 1, -1), body], 1)
             scores.append(eng.readout_tensor(spec, it.seqs, rows, it.start - 1, it.n_captions))
         host = torch.cat(scores).double().cpu().numpy()  # the group's scores in one transfer
         cuts = np.cumsum([len(s) for s in scores])[:-1]
         return [np.asarray(x, np.float64) for x in np.split(host, cuts)], rows_per_forward
+
+
+def whole_items(chunk: list[tuple[int, int]], sizes: list[int]) -> list[tuple[int, int]]:
+    """`chunk` (rows (item b, sequence k) in order; item b has sizes[b] rows) cut after the last item it holds whole, or kept as it is when
+    it holds no item whole. For a model with recurrent state (`generic_batch.has_state_layers`) the chunked
+    linear-attention kernels cost in proportion to the rows (each row's continuation padded to a 64-token chunk),
+    and a forward mixing the tail of one item with the head of the next (63 rows as 32 + 31) measured slower than
+    one forward per item (the tiny Qwen3.5 and GLM-5 Next, CPU), so their caption forwards keep items whole."""
+    last, k = chunk[-1]
+    if k == sizes[last] - 1:  # the chunk ends with an item's last row
+        return chunk
+    whole = [r for r in chunk if r[0] != last]
+    return whole or chunk
 
 
 def score_items(engine, items: Sequence[tuple], spec, max_items: int = MAX_ITEMS) -> list[np.ndarray]:
@@ -439,4 +454,4 @@ def score_items(engine, items: Sequence[tuple], spec, max_items: int = MAX_ITEMS
     return BatchScorer(engine, max_items).score_items(items, spec)
 
 
-__all__ = ["BatchScorer", "BatchStats", "MAX_ITEMS", "MAX_ROWS", "free_bytes", "is_out_of_memory", "score_items"]
+__all__ = ["BatchScorer", "BatchStats", "MAX_ITEMS", "MAX_ROWS", "free_bytes", "is_out_of_memory", "score_items", "whole_items"]
