@@ -669,6 +669,8 @@ def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
     return make_batch_fn(**settings)
 
 
+#: the name its records carry (`hardneg.generators.generator_info`)
+make_phrase_batch_fn.record_name = PHRASE_NAME
 #: the settings it takes are make_batch_fn's (what `hardneg train --negatives-set` checks keys against)
 make_phrase_batch_fn.__signature__ = inspect.signature(make_batch_fn).replace(
     parameters=[p for p in inspect.signature(make_batch_fn).parameters.values() if p.name != "phrase"])
