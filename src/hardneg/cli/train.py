@@ -9,12 +9,7 @@ DESCRIPTION = """Train a video-text model on (video, caption) pairs with one of 
 write a checkpoint folder that `hardneg score`, `hardneg run` and the demo load by path.
 
 objectives (docs/training.md has the equations):
-  coarse    L_coarse, symmetric video-text InfoNCE over the batch (PoSRank Sec. 6.1)
-  word      L_coarse + lambda L_fine, word-level negatives (PoSRank Eq. 3-4; generator posrank)
-  phrase    the same with phrase-level negatives (Sec. 6.3; generator posrank_phrase)
-  prompt    phrase-level, L_fine on a learnable visual prompt token, L_coarse on CLS (Sec. 6.4)
-  llm-lbl   L_coarse + lambda Feint6K Eq. 1 (LLM-teacher, binary labels; generator llm_teacher)
-  llm-lgt   L_coarse + lambda Feint6K Eq. 2 (soft logits from a sentence-embedding teacher)
+{objectives}
 
 The run is seeded and resumable: rerun the same command with --resume after an interruption and
 the final checkpoint is the same, byte for byte. A folder holding another run is refused unless
@@ -50,11 +45,12 @@ def check_generator_settings(objective: str, negatives: str | None, settings: di
     from pathlib import Path
 
     from hardneg.generators import GENERATORS, generator_factory
-    from hardneg.training.trainer import OBJECTIVE_NEEDS
+    from hardneg.training.objectives import OBJECTIVE_RECORDS
 
     if not settings:
         return
-    name = negatives or OBJECTIVE_NEEDS.get(objective, (None, False))[0]
+    record = OBJECTIVE_RECORDS.get(objective)
+    name = negatives or (record.generator if record else None)
     if name is None or name not in GENERATORS:
         if name is None or Path(name).suffix == ".parquet" or Path(name).is_file():
             raise ValueError(f"--negatives-set {sorted(settings)}: settings go to a generator run on the fly, but "
@@ -73,10 +69,10 @@ def check_generator_settings(objective: str, negatives: str | None, settings: di
 
 def add_parser(subparsers) -> None:
     from hardneg.expected import help_line
-    from hardneg.training.losses import OBJECTIVES
+    from hardneg.training.objectives import OBJECTIVES, help_lines
 
     p = subparsers.add_parser("train", help="train a video-text model against hard negatives",
-                              description=f"{DESCRIPTION}\n\n{help_line('train')}\n{help_line('train with negatives')}",
+                              description=f"{DESCRIPTION.format(objectives=help_lines())}\n\n{help_line('train')}\n{help_line('train with negatives')}",
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="tiny-temporal", help="model to train (default tiny-temporal)")
     p.add_argument("--data", required=True, help="built benchmark folder with a train split, or a folder of video-caption pairs")
@@ -106,17 +102,24 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    from hardneg.training.trainer import DEFAULT_TEACHER, train
+def spec_from_args(args):
+    """The `TrainSpec` of a `hardneg train` command line: the one place its flags become settings."""
+    from hardneg.training.spec import DEFAULT_TEACHER, TrainSpec
 
     settings = _settings(args.negatives_set)
     check_generator_settings(args.objective, args.negatives, settings)
-    res = train(args.model, args.data, args.out, objective=args.objective, negatives=args.negatives,
-                negatives_settings=settings, videos=args.videos, steps=args.steps,
-                epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed, lam=args.lam,
-                n_negatives=args.n_negatives, n_frames=args.frames, resize=args.resize,
-                teacher=args.teacher or DEFAULT_TEACHER, limit=args.limit, save_every=args.save_every,
-                device=args.device, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress)
+    return TrainSpec(model=args.model, data=args.data, out=args.out, objective=args.objective,
+                     negatives=args.negatives, negatives_settings=settings, videos=args.videos, steps=args.steps,
+                     epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed, lam=args.lam,
+                     n_negatives=args.n_negatives, n_frames=args.frames, resize=args.resize,
+                     teacher=args.teacher or DEFAULT_TEACHER, limit=args.limit, save_every=args.save_every,
+                     device=args.device, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress)
+
+
+def run(args) -> int:
+    from hardneg.training.trainer import run_training
+
+    res = run_training(spec_from_args(args))
     import os
 
     if int(os.environ.get("RANK", "0")) == 0:

@@ -32,7 +32,8 @@ def generator_factory(name: str) -> Callable[..., Callable]:
 
 
 def generator_info(name: str) -> tuple[str, str]:
-    """(record name, version) that generator `name` writes into its provenance."""
-    generator_factory(name)
+    """(record name, version) that generator `name` writes into its provenance: its module's `NAME`, unless its
+    factory names another (`record_name`: a module with two generators, as posrank's phrase-level one)."""
+    factory = generator_factory(name)
     mod = importlib.import_module(GENERATORS[name].split(":")[0])
-    return (mod.PHRASE_NAME if name == "posrank_phrase" else mod.NAME), mod.VERSION
+    return getattr(factory, "record_name", mod.NAME), mod.VERSION

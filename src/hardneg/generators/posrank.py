@@ -61,6 +61,7 @@ from hardneg.generators.common import (
 )
 from hardneg.generators.inflection import inflect, lemmatize
 from hardneg.schema import PARTS_OF_SPEECH
+from hardneg.settings_keywords import keyword_signature, settings_from
 
 NAME = "posrank-single-word"
 PHRASE_NAME = "posrank-phrase"
@@ -297,6 +298,61 @@ class Settings:
     min_length: int = 3
     fit_surface: bool = True
     replace_all: bool = False
+
+
+@dataclass(frozen=True)
+class PosRankConfig:
+    """Every setting of a PoSRank generator, checked when built (the vocabulary, a file or mapping, is passed
+    beside it). The keywords of `make_batch_fn` and `PosRankBatchFn` are these fields; a recipe's `settings:`
+    names them too. A new setting is one field here (its check in `__post_init__`), its use, its line in
+    `make_batch_fn`'s docstring and docs/generators-posrank.md; one that changes the output bumps VERSION.
+
+    k: negatives per caption and part of speech; seed: every draw; parts_of_speech: which to make negatives
+    for; phrase: phrase-level (two neighbouring words) instead; tiers ... replace_all: see `make_batch_fn`;
+    batch_size: captions per spaCy batch."""
+
+    k: int = 20
+    seed: int = 0
+    parts_of_speech: tuple[str, ...] = PARTS_OF_SPEECH
+    phrase: bool = False
+    tiers: tuple[str, ...] = DEFAULT_TIERS
+    sibling_limit: int = 5
+    vocabulary_pos: str = "same"
+    min_length: int = 3
+    preposition_map: bool = False
+    skip_targets: str = "stop-words"
+    prefer_antonym_targets: bool = True
+    fit_surface: bool = True
+    replace_all: bool = False
+    batch_size: int = 256
+
+    def __post_init__(self) -> None:
+        bad = [p for p in self.parts_of_speech if p not in PARTS_OF_SPEECH]
+        if bad:
+            raise ValueError(f"parts_of_speech {bad} unknown; choose from {PARTS_OF_SPEECH}")
+        if self.k < 1:
+            raise ValueError(f"k must be at least 1, got {self.k}")
+        tiers = tuple(self.tiers)
+        bad = [t for t in tiers if t not in TIERS]
+        if bad or not tiers or len(set(tiers)) != len(tiers):
+            raise ValueError(f"tiers {list(tiers)}: give each of {list(TIERS)} at most once, in the order to try them")
+        if self.vocabulary_pos not in VOCABULARY_POS:
+            raise ValueError(f"vocabulary_pos must be one of {VOCABULARY_POS} ('same': the paper; 'any': replaced_word; "
+                             f"'same+any': the same part of speech, then any once it runs out), got {self.vocabulary_pos!r}")
+        if int(self.sibling_limit) < 0:
+            raise ValueError(f"sibling_limit must be 0 or more, got {self.sibling_limit}")
+        if int(self.min_length) < 1:
+            raise ValueError(f"min_length must be at least 1, got {self.min_length}")
+        skip_words(self.skip_targets)  # a clear error for an unknown rule
+        for name, value in (("k", int(self.k)), ("seed", int(self.seed)), ("tiers", tiers),
+                            ("parts_of_speech", tuple(self.parts_of_speech)),
+                            ("sibling_limit", int(self.sibling_limit)), ("min_length", int(self.min_length))):
+            object.__setattr__(self, name, value)
+
+    def ranking(self) -> Settings:
+        """The part that ranks candidates (what `ranked_candidates` takes)."""
+        return Settings(self.tiers, self.sibling_limit, self.vocabulary_pos, self.min_length, bool(self.fit_surface),
+                        bool(self.replace_all))
 
 
 def ranked_candidates(
@@ -539,37 +595,18 @@ def phrase_negatives(
 class PosRankBatchFn:
     """Pure batch function: caption columns in, one MC row per (caption, part of speech) out."""
 
-    def __init__(self, nlp: Any, wordnet: Any, vocabulary: Mapping[str, Sequence[str]], *, k: int = 20,
-                 seed: int = 0, parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
-                 tiers: Sequence[str] = DEFAULT_TIERS, sibling_limit: int = 5, vocabulary_pos: str = "same",
-                 min_length: int = 3, preposition_map: bool = False, skip_targets: str = "stop-words",
-                 prefer_antonym_targets: bool = True, fit_surface: bool = True, replace_all: bool = False,
-                 batch_size: int = 256) -> None:
-        bad = [p for p in parts_of_speech if p not in PARTS_OF_SPEECH]
-        if bad:
-            raise ValueError(f"parts_of_speech {bad} unknown; choose from {PARTS_OF_SPEECH}")
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
-        tiers = tuple(tiers)
-        bad = [t for t in tiers if t not in TIERS]
-        if bad or not tiers or len(set(tiers)) != len(tiers):
-            raise ValueError(f"tiers {list(tiers)}: give each of {list(TIERS)} at most once, in the order to try them")
-        if vocabulary_pos not in VOCABULARY_POS:
-            raise ValueError(f"vocabulary_pos must be one of {VOCABULARY_POS} ('same': the paper; 'any': replaced_word; "
-                             f"'same+any': the same part of speech, then any once it runs out), got {vocabulary_pos!r}")
-        if int(sibling_limit) < 0:
-            raise ValueError(f"sibling_limit must be 0 or more, got {sibling_limit}")
-        if int(min_length) < 1:
-            raise ValueError(f"min_length must be at least 1, got {min_length}")
-        skip_words(skip_targets)  # a clear error for an unknown rule
-        self.nlp, self.k, self.seed, self.batch_size = nlp, int(k), int(seed), batch_size
-        self.parts_of_speech, self.phrase = tuple(parts_of_speech), phrase
+    def __init__(self, nlp: Any, wordnet: Any, vocabulary: Mapping[str, Sequence[str]], *,
+                 config: PosRankConfig | None = None, **settings: Any) -> None:
+        """`config` (default `PosRankConfig()`), with any of its fields given as keywords set over it."""
+        cfg = settings_from(PosRankConfig, config, settings, "PosRankBatchFn")
+        self.config = cfg
+        self.nlp, self.k, self.seed, self.batch_size = nlp, cfg.k, cfg.seed, cfg.batch_size
+        self.parts_of_speech, self.phrase = cfg.parts_of_speech, cfg.phrase
         self.vocabulary = {p: tuple(v) for p, v in vocabulary.items()}
-        self.prefer_antonym_targets = prefer_antonym_targets
-        self.settings = Settings(tiers, int(sibling_limit), vocabulary_pos, int(min_length), bool(fit_surface),
-                                 bool(replace_all))
-        self.skip_targets = skip_targets
-        self.source = CandidateSource(wordnet, min_length=int(min_length), preposition_map=bool(preposition_map))
+        self.prefer_antonym_targets = cfg.prefer_antonym_targets
+        self.settings = cfg.ranking()
+        self.skip_targets = cfg.skip_targets
+        self.source = CandidateSource(wordnet, min_length=cfg.min_length, preposition_map=bool(cfg.preposition_map))
 
     def __call__(self, batch: Mapping[str, list]) -> dict[str, list]:
         recs = batch_records(batch)
@@ -591,12 +628,8 @@ class PosRankBatchFn:
         return rows_to_columns(rows)
 
 
-def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None, k: int = 20, seed: int = 0,
-                  parts_of_speech: Sequence[str] = PARTS_OF_SPEECH, phrase: bool = False,
-                  tiers: Sequence[str] = DEFAULT_TIERS, sibling_limit: int = 5, vocabulary_pos: str = "same",
-                  min_length: int = 3, preposition_map: bool = False, skip_targets: str = "stop-words",
-                  prefer_antonym_targets: bool = True, fit_surface: bool = True, replace_all: bool = False,
-                  batch_size: int = 256) -> PosRankBatchFn:
+def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None, config: PosRankConfig | None = None,
+                  **settings: Any) -> PosRankBatchFn:
     """Factory (run once per worker): loads spaCy, WordNet and the corpus vocabulary (a {pos: [words]}
     JSON path or mapping; an explicit empty mapping turns the vocabulary tier off).
 
@@ -608,9 +641,11 @@ def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None
     list, "stop-words": spaCy's stop words, "none"); `prefer_antonym_targets`: choose among the
     words that have an antonym first; `fit_surface`: inflect, case and fix a/an (False: insert the
     word as it is, as ``replace_word_in_sentence`` does); `replace_all`: replace every same-case
-    whole-word occurrence of the chosen word, as ``re.sub`` in ``replace_word_in_sentence`` does."""
+    whole-word occurrence of the chosen word, as ``re.sub`` in ``replace_word_in_sentence`` does.
+    The settings are `PosRankConfig`'s fields: pass them as keywords, or a `config` (keywords set over it)."""
     from hardneg.resources import load_spacy, load_wordnet
 
+    cfg = settings_from(PosRankConfig, config, settings, "make_batch_fn")
     if vocabulary is None:
         raise ValueError(
             "posrank needs the corpus vocabulary for its last tier: --set vocabulary=<{pos: [words]} JSON>; "
@@ -621,11 +656,11 @@ def make_batch_fn(*, vocabulary: str | Mapping[str, Iterable[str]] | None = None
     else:
         vocab = normalize_vocabulary(vocabulary)
     inflect("be", "VBZ")  # loads lemminflect's tables once per worker, like the tagger
-    return PosRankBatchFn(load_spacy(("parser", "ner")), load_wordnet(), vocab, k=k, seed=seed,
-                          parts_of_speech=parts_of_speech, phrase=phrase, tiers=tiers, sibling_limit=sibling_limit,
-                          vocabulary_pos=vocabulary_pos, min_length=min_length, preposition_map=preposition_map,
-                          skip_targets=skip_targets, prefer_antonym_targets=prefer_antonym_targets,
-                          fit_surface=fit_surface, replace_all=replace_all, batch_size=batch_size)
+    return PosRankBatchFn(load_spacy(("parser", "ner")), load_wordnet(), vocab, config=cfg)
+
+
+#: the keywords it takes are PosRankConfig's fields (what `hardneg train --negatives-set` checks keys against)
+make_batch_fn.__signature__ = keyword_signature(make_batch_fn, PosRankConfig)
 
 
 def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
@@ -634,6 +669,8 @@ def make_phrase_batch_fn(**settings: Any) -> PosRankBatchFn:
     return make_batch_fn(**settings)
 
 
+#: the name its records carry (`hardneg.generators.generator_info`)
+make_phrase_batch_fn.record_name = PHRASE_NAME
 #: the settings it takes are make_batch_fn's (what `hardneg train --negatives-set` checks keys against)
 make_phrase_batch_fn.__signature__ = inspect.signature(make_batch_fn).replace(
     parameters=[p for p in inspect.signature(make_batch_fn).parameters.values() if p.name != "phrase"])

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from hardneg.generators.common import batch_records, caption_rng, mc_row, negative_record, rows_to_columns
+from hardneg.settings_keywords import keyword_signature, settings_from
 
 NAME = "contrast-verb-lm"
 VERSION = "1.1"  # 1.1: exact span offsets in the provenance
@@ -104,23 +106,63 @@ class Perplexity:
         return out
 
 
+@dataclass(frozen=True)
+class VerbPhraseConfig:
+    """The settings of the verb-phrase generator's filters and search. The keywords of
+    `make_batch_fn` (beside the models it loads) and `VerbPhraseBatchFn` (beside the models it is given) are
+    these fields; a recipe's `settings:` names them too. A new setting is one field here, its use, and a line in
+    docs/generators.md; one that changes the output bumps VERSION.
+
+    seed: the span drawn per caption; k: T5 beams (fills) per caption; min_verb_count: the rare-verb filter;
+    word_cos_max, sent_cos_max: the semantic rule; ppl_diff_max, ppl_diff_max_if_low, ppl_m_max: the
+    perplexity rule; max_negatives: kept per caption; max_new_tokens: of a fill; model_ids: {role: model id}
+    recorded in each negative's details (kept as (role, id) pairs so the object stays frozen; a mapping is
+    accepted); device: where T5 runs."""
+
+    seed: int = 0
+    k: int = 50
+    min_verb_count: int = 30
+    word_cos_max: float = 0.4
+    sent_cos_max: float = 0.8
+    ppl_diff_max: float = 0.6
+    ppl_diff_max_if_low: float = 1.4
+    ppl_m_max: float = 750.0
+    max_negatives: int = 5
+    max_new_tokens: int = 8
+    model_ids: tuple[tuple[str, str], ...] = ()
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        ids = self.model_ids
+        ids = tuple((ids or {}).items()) if isinstance(ids, Mapping) or ids is None else tuple(tuple(p) for p in ids)
+        for name, value in (("seed", int(self.seed)), ("k", int(self.k)), ("min_verb_count", int(self.min_verb_count)),
+                            ("max_negatives", int(self.max_negatives)), ("model_ids", ids)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def ppl_limits(self) -> tuple[float, float, float]:
+        """(diff_max, diff_max_if_low, ppl_m_max) of `perplexity_rule`."""
+        return self.ppl_diff_max, self.ppl_diff_max_if_low, self.ppl_m_max
+
+
 class VerbPhraseBatchFn:
     """Pure batch function: captions in, one MC row (positive + kept LM verb contrasts) per caption."""
 
     def __init__(self, nlp: Any, t5: Any, t5_tokenizer: Any, ppl: Perplexity, sentence_model: Any, glove: Any,
-                 wordnet: Any, verb_counts: Mapping[str, int], *, seed: int = 0, k: int = 50,
-                 min_verb_count: int = 30, word_cos_max: float = 0.4, sent_cos_max: float = 0.8,
-                 ppl_diff_max: float = 0.6, ppl_diff_max_if_low: float = 1.4, ppl_m_max: float = 750.0,
-                 max_negatives: int = 5, max_new_tokens: int = 8, model_ids: Mapping[str, str] | None = None,
-                 device: str = "cpu") -> None:
+                 wordnet: Any, verb_counts: Mapping[str, int], *, config: VerbPhraseConfig | None = None,
+                 **settings: Any) -> None:
+        """The models and the verb counts, and `config` (default `VerbPhraseConfig()`) with any of its fields given
+        as keywords set over it."""
+        cfg = settings_from(VerbPhraseConfig, config, settings, "VerbPhraseBatchFn")
         if SENTINEL_0 not in t5_tokenizer.get_vocab():
             raise ValueError(f"the span-infilling tokenizer has no {SENTINEL_0} sentinel: use a T5 model")
+        self.config, device = cfg, cfg.device
         self.nlp, self.t5, self.t5_tok, self.ppl = nlp, t5.eval().to(device), t5_tokenizer, ppl
         self.sent, self.glove, self.wordnet, self.verb_counts = sentence_model, glove, wordnet, dict(verb_counts)
-        self.seed, self.k, self.min_verb_count = int(seed), int(k), int(min_verb_count)
-        self.word_cos_max, self.sent_cos_max, self.max_negatives = word_cos_max, sent_cos_max, int(max_negatives)
-        self.ppl_limits = (ppl_diff_max, ppl_diff_max_if_low, ppl_m_max)
-        self.max_new_tokens, self.model_ids, self.device = max_new_tokens, dict(model_ids or {}), device
+        self.seed, self.k, self.min_verb_count = cfg.seed, cfg.k, cfg.min_verb_count
+        self.word_cos_max, self.sent_cos_max, self.max_negatives = cfg.word_cos_max, cfg.sent_cos_max, cfg.max_negatives
+        self.ppl_limits = cfg.ppl_limits
+        self.max_new_tokens, self.model_ids, self.device = cfg.max_new_tokens, dict(cfg.model_ids), device
 
     def _antonyms(self, lemma: str) -> set[str]:
         return {a.name().lower() for s in self.wordnet.synsets(lemma, "v") for l in s.lemmas() for a in l.antonyms()}
@@ -228,22 +270,26 @@ class VerbPhraseBatchFn:
 
 
 def make_batch_fn(*, verb_counts: str | Mapping[str, int] | None = None, infill_model: str = DEFAULT_T5,
-                  perplexity_model: str = DEFAULT_GPT2, sentence_model: str | None = None, seed: int = 0,
-                  k: int = 50, min_verb_count: int = 30, max_negatives: int = 5, max_new_tokens: int = 8,
-                  word_cos_max: float = 0.4, sent_cos_max: float = 0.8, ppl_diff_max: float = 0.6,
-                  ppl_diff_max_if_low: float = 1.4, ppl_m_max: float = 750.0,
-                  device: str = "cpu") -> VerbPhraseBatchFn:
+                  perplexity_model: str = DEFAULT_GPT2, sentence_model: str | None = None,
+                  config: VerbPhraseConfig | None = None, **settings: Any) -> VerbPhraseBatchFn:
     """Factory (once per worker). `verb_counts`: {lemma: count} or a captions .txt file (one per line)
-    of the training split to count verbs in; required unless min_verb_count is 0."""
+    of the training split to count verbs in; required unless min_verb_count is 0. The models are Hub ids or
+    folders; the other settings are `VerbPhraseConfig`'s fields, as keywords or a `config` (keywords set over
+    it). `model_ids` is filled in from the models loaded."""
     from pathlib import Path
 
     from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     from hardneg.resources import DEFAULT_SENTENCE_MODEL, load_glove, load_sentence_model, load_spacy, load_wordnet
 
+    if "model_ids" in settings:
+        raise TypeError("make_batch_fn(): model_ids is recorded from infill_model, perplexity_model and "
+                        "sentence_model; pass those instead")
+    cfg = settings_from(VerbPhraseConfig, config, settings, "make_batch_fn")
+    device = cfg.device
     nlp = load_spacy(("parser", "ner"))
     if verb_counts is None:
-        if min_verb_count > 0:
+        if cfg.min_verb_count > 0:
             raise ValueError("verb_counts is required (training captions .txt or {lemma: count}) unless min_verb_count=0")
         counts: Mapping[str, int] = {}
     elif isinstance(verb_counts, (str, Path)):
@@ -256,10 +302,14 @@ def make_batch_fn(*, verb_counts: str | Mapping[str, int] | None = None, infill_
     sentence_model = sentence_model or DEFAULT_SENTENCE_MODEL
     t5 = AutoModelForSeq2SeqLM.from_pretrained(infill_model)
     lm = AutoModelForCausalLM.from_pretrained(perplexity_model)
+    model_ids = {"infill": infill_model, "perplexity": perplexity_model, "sentence": sentence_model,
+                 "word_vectors": "glove-6b-50d"}
     return VerbPhraseBatchFn(
         nlp, t5, AutoTokenizer.from_pretrained(infill_model), Perplexity(lm, AutoTokenizer.from_pretrained(perplexity_model), device),
-        load_sentence_model(sentence_model, device), load_glove(), load_wordnet(), counts, seed=seed, k=k,
-        min_verb_count=min_verb_count, max_negatives=max_negatives, max_new_tokens=max_new_tokens,
-        word_cos_max=word_cos_max, sent_cos_max=sent_cos_max, ppl_diff_max=ppl_diff_max,
-        ppl_diff_max_if_low=ppl_diff_max_if_low, ppl_m_max=ppl_m_max, model_ids={"infill": infill_model, "perplexity": perplexity_model, "sentence": sentence_model,
-                   "word_vectors": "glove-6b-50d"}, device=device)
+        load_sentence_model(sentence_model, device), load_glove(), load_wordnet(), counts,
+        config=replace(cfg, model_ids=model_ids))
+
+
+#: the keywords it takes: the models, and VerbPhraseConfig's fields but model_ids (what `hardneg train
+#: --negatives-set` checks keys against)
+make_batch_fn.__signature__ = keyword_signature(make_batch_fn, VerbPhraseConfig, drop=("model_ids",))

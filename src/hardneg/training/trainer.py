@@ -33,59 +33,26 @@ import platform
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from hardneg.training.losses import (DEFAULT_LAMBDA, DEFAULT_N, OBJECTIVES, coarse_loss, fine_loss,
-                                     llm_teacher_label_loss, llm_teacher_logit_loss)
+from hardneg.settings_keywords import keyword_signature, settings_from
+from hardneg.training.losses import coarse_loss, fine_loss, llm_teacher_label_loss, llm_teacher_logit_loss
+from hardneg.training.objectives import OBJECTIVE_RECORDS
+from hardneg.training.spec import DEFAULT_TEACHER, TrainSettings, TrainSpec
 from hardneg.training.state import LEGACY_STATE, STATE, apply_state, load_state, state_bytes
 
 LOG = "train_log.jsonl"
 NEGATIVES = "negatives.parquet"
 
-#: objective -> (default negatives generator, prompt token)
-OBJECTIVE_NEEDS = {
-    "coarse": (None, False),
-    "word": ("posrank", False),
-    "phrase": ("posrank_phrase", False),
-    "prompt": ("posrank_phrase", True),
-    "llm-lbl": ("llm_teacher", False),
-    "llm-lgt": ("llm_teacher", False),
-}
-DEFAULT_TEACHER = "sentence-transformers/all-MiniLM-L6-v2"
+#: objective -> (default negatives generator, prompt token): a view of the records in `hardneg.training.objectives`
+OBJECTIVE_NEEDS = {name: (o.generator, o.prompt) for name, o in OBJECTIVE_RECORDS.items()}
 TEACHER_TAU = 0.07
 
 
 class TrainingDiverged(ValueError):
     """The loss (or a gradient) stopped being finite; the last good state was saved."""
-
-
-@dataclass
-class TrainSettings:
-    """Everything that makes a run's result what it is (a resumed run must match it)."""
-
-    model: str = "tiny-temporal"
-    data: str = ""
-    videos: str | None = None
-    objective: str = "coarse"
-    negatives: str | None = None
-    negatives_settings: dict[str, Any] = field(default_factory=dict)
-    steps: int | None = None
-    epochs: int = 10
-    batch_size: int = 32
-    lr: float = 1e-3
-    weight_decay: float = 0.01
-    seed: int = 0
-    lam: float = DEFAULT_LAMBDA
-    n_negatives: int = DEFAULT_N
-    n_frames: int = 8
-    resize: int | None = None
-    teacher: str = DEFAULT_TEACHER
-    limit: int | None = None
-
-    def key(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -201,25 +168,6 @@ def _save(out: Path, net, optimizer, step: int, settings: TrainSettings, provena
                                "provenance": provenance})
 
 
-def _check_counts(**given) -> None:
-    """The counts and rates of a run, each in its range: a ValueError names the flag, the value and the fix
-    (before: --epochs 0 wrote an untrained checkpoint, --limit 0 was ignored, --save-every 0 divided by zero)."""
-    at_least_one = {"epochs": "--epochs", "save_every": "--save-every", "n_negatives": "--n-negatives",
-                    "limit": "--limit", "n_frames": "--frames"}
-    for key, flag in at_least_one.items():
-        value = given.get(key)
-        if value is None and key == "limit":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{flag} {value!r}: must be a whole number of at least 1"
-                             + (" (leave --limit out to use every pair)" if key == "limit" else ""))
-    lr, lam = given.get("lr"), given.get("lam")
-    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
-        raise ValueError(f"--lr {lr!r}: must be a positive finite number, e.g. 1e-3")
-    if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam >= 0):
-        raise ValueError(f"--lam {lam!r}: must be a finite number of at least 0, e.g. 0.2")
-
-
 def _writable(out: Path) -> None:
     """Create `out` and make sure a file can be written there, before any work: a ValueError names the folder."""
     try:
@@ -297,18 +245,14 @@ def _teacher_embeddings(name: str, texts: list[str]) -> dict[str, np.ndarray]:
 
 
 def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path = "hardneg-train", *,
-          objective: str = "coarse", negatives: str | None = None, negatives_settings: Mapping[str, Any] | None = None,
-          videos: str | Path | None = None, steps: int | None = None, epochs: int = 10, batch_size: int = 32,
-          lr: float = 1e-3, weight_decay: float = 0.01, seed: int = 0, lam: float = DEFAULT_LAMBDA,
-          n_negatives: int = DEFAULT_N, n_frames: int = 8, resize: int | None = None, teacher: str = DEFAULT_TEACHER,
-          limit: int | None = None, save_every: int = 50, resume: bool = False, overwrite: bool = False,
-          device: str | None = None, compile: bool | None = None, progress: bool = True,
-          _stop_after: int | None = None) -> TrainResult:
+          _stop_after: int | None = None, **settings: Any) -> TrainResult:
     """Train `model` on `data` with `objective` and write a checkpoint folder `out`.
 
+    The keywords are `TrainSpec`'s fields (`hardneg.training.spec`, which documents each):
     model: "tiny-temporal" (built-in, sees frame order), "tiny-clip", a CLIP Hub id or folder, or a
         `hardneg train` checkpoint to continue from.
     data: a built benchmark folder with a train split, or a folder/file of video-caption pairs.
+    objective: one of `hardneg.training.objectives.OBJECTIVES`.
     negatives: a generator name run on the fly (default: the objective's, see OBJECTIVE_NEEDS) or a
         Parquet file of generator output; negatives_settings: the generator's settings.
     steps (or epochs): length; seed: everything random; lam, n_negatives: Eq. 4's lambda and N per
@@ -316,7 +260,17 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     resume / overwrite: continue the run in `out`, or replace it (refused without one of them).
     device: "cpu", "cuda" (default: a GPU when visible); there, bfloat16 autocast and (compile=None)
         torch.compile. progress: a progress bar.
+    Built from a `TrainSpec` already: `run_training(spec)`.
     """
+    spec = settings_from(TrainSpec, None, {"model": model, "data": data, "out": out, **settings}, "train")
+    return run_training(spec, _stop_after=_stop_after)
+
+
+train.__signature__ = keyword_signature(train, TrainSpec)
+
+
+def run_training(spec: TrainSpec, *, _stop_after: int | None = None) -> TrainResult:
+    """Run the training `spec` describes (seeded and resumable; see the module docstring)."""
     import torch
 
     from hardneg.models.base import pick_device
@@ -324,34 +278,24 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     from hardneg.training.data import decode_videos, generate_negatives, load_pairs, read_negatives
     from hardneg.video import FrameSettings
 
-    if objective not in OBJECTIVE_NEEDS:
-        raise ValueError(f"objective {objective!r} unknown; choose one of {list(OBJECTIVES)}")
-    if batch_size < 2:
-        raise ValueError(f"batch_size must be at least 2 (L_coarse contrasts the batch), got {batch_size}")
-    if steps is not None and steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
-    _check_counts(epochs=epochs, save_every=save_every, n_negatives=n_negatives, limit=limit, n_frames=n_frames,
-                  lr=lr, lam=lam)
-    generator_default, prompt = OBJECTIVE_NEEDS[objective]
-    if objective != "coarse":
-        negatives = negatives or generator_default
-    elif negatives:
-        raise ValueError("objective 'coarse' uses no negatives; drop --negatives or pick another --objective")
-    settings = TrainSettings(model=str(model), data=str(data), videos=str(videos) if videos else None,
-                             objective=objective, negatives=str(negatives) if negatives else None,
-                             negatives_settings=dict(negatives_settings or {}), steps=steps, epochs=epochs,
-                             batch_size=batch_size, lr=lr, weight_decay=weight_decay, seed=seed, lam=lam,
-                             n_negatives=n_negatives, n_frames=n_frames, resize=resize,
-                             teacher=teacher if objective == "llm-lgt" else "", limit=limit)
+    if not isinstance(spec, TrainSpec):
+        raise TypeError(f"run_training takes a TrainSpec, got {type(spec).__name__}; hardneg.train(...) takes keywords")
+    record = spec.objective_record
+    model, data, videos, objective = spec.model, spec.data, spec.videos, spec.objective
+    negatives, resize, teacher, limit = spec.negatives_source, spec.resize, spec.teacher, spec.limit
+    steps, epochs, batch_size, lr, seed = spec.steps, spec.epochs, spec.batch_size, spec.lr, spec.seed
+    lam, n_negatives, n_frames, save_every, progress = spec.lam, spec.n_negatives, spec.n_frames, spec.save_every, spec.progress
+    prompt = record.prompt
+    settings = spec.settings()
     rank, world = _distributed()
-    dev = pick_device(device)
+    dev = pick_device(spec.device)
     if world > 1 and dev.startswith("cuda"):
         dev = f"cuda:{int(os.environ.get('LOCAL_RANK', rank))}"
         torch.cuda.set_device(dev)
-    out = Path(out).expanduser()
-    saved = _check_output(out, settings, resume, overwrite) if rank == 0 else None
+    out = Path(spec.out).expanduser()
+    saved = _check_output(out, settings, spec.resume, spec.overwrite) if rank == 0 else None
     _barrier(world)
-    if rank != 0 and resume and (out / STATE).is_file():
+    if rank != 0 and spec.resume and (out / STATE).is_file():
         saved = load_state(out / STATE)
     _writable(out)
     if rank == 0:
@@ -384,7 +328,7 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     timings = {"decode_s": time.perf_counter() - t_decode}
 
     teacher_emb = None
-    if objective == "llm-lgt":
+    if record.extra == "logit":
         texts = sorted(set(pairs.captions) | {n for d in negs.by_caption.values() for ns in d.values() for n in ns})
         teacher_emb = _teacher_embeddings(teacher, texts)
 
@@ -396,7 +340,7 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     trainable = [p for p in net.parameters() if p.requires_grad]
     if not trainable:
         raise ValueError(f"model {model} has no trainable parameters: nothing to train")
-    optimizer = torch.optim.AdamW(trainable, lr=lr, weight_decay=weight_decay)
+    optimizer = torch.optim.AdamW(trainable, lr=lr, weight_decay=spec.weight_decay)
     start = 0
     if saved is not None:
         apply_state(saved, net, optimizer, out / STATE)
@@ -411,17 +355,15 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     provenance = {
         "data": pairs.source, "videos": str(pairs.videos), "frames": frames.identity(),
         "negatives": negs.source if negs is not None else None, "objective": objective,
-        "equations": {"coarse": "PoSRank Sec. 6.1", "word": "PoSRank Eq. 4 (word-level)", "phrase": "PoSRank Eq. 4 (phrase-level)",
-                      "prompt": "PoSRank Eq. 4 + fine-grained prompting (Sec. 6.4)", "llm-lbl": "L_coarse + lambda Feint6K Eq. 1",
-                      "llm-lgt": "L_coarse + lambda Feint6K Eq. 2"}[objective],
-        "lambda": lam if objective != "coarse" else None, "n_negatives": n_negatives if objective != "coarse" else None,
-        "teacher": {"model": teacher, "tau": TEACHER_TAU} if objective == "llm-lgt" else None,
+        "equations": record.equation,
+        "lambda": lam if record.extra else None, "n_negatives": n_negatives if record.extra else None,
+        "teacher": {"model": teacher, "tau": TEACHER_TAU} if record.extra == "logit" else None,
         "eq1_labels": "no teacher offline: every synthesized caption labelled 0 (the paper's LLM is not run)"
-        if objective == "llm-lbl" else None,
+        if record.extra == "label" else None,
         "fine_denominator": "with the positive (Eq. 3 as printed sums the negatives only)"
-        if objective in ("word", "phrase", "prompt") else None,
+        if record.extra == "fine" else None,
         "model": {"base": str(model), "architecture": net.architecture, "prompt": net.has_prompt},
-        "seed": seed, "steps": total, "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay,
+        "seed": seed, "steps": total, "batch_size": batch_size, "lr": lr, "weight_decay": spec.weight_decay,
         "world_size": world, "versions": _versions(), "settings_key": settings.key(),
     }
     if negs is not None and negs.source.get("kind") == "generator":
@@ -434,9 +376,9 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
 
         run_net = DistributedDataParallel(net, device_ids=[dev] if dev.startswith("cuda") else None)
     cuda = dev.startswith("cuda")
-    if cuda and (compile is None or compile):
+    if cuda and (spec.compile is None or spec.compile):
         run_net = torch.compile(run_net)
-    elif compile and not cuda:
+    elif spec.compile and not cuda:
         raise ValueError("--compile needs a GPU; on the CPU the model runs eagerly")
 
     frames_t = torch.from_numpy(video_frames)
@@ -446,7 +388,7 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
     if progress and rank == 0 and not cuda:  # a long CPU run says so before it starts (hardneg.expected)
         from hardneg.expected import announce
 
-        announce("train" if objective == "coarse" else "train with negatives", total - start)
+        announce("train" if record.extra is None else "train with negatives", total - start)
     if progress and rank == 0:
         from tqdm.auto import tqdm
 
@@ -483,10 +425,10 @@ def train(model: str = "tiny-temporal", data: str | Path = "", out: str | Path =
                         gather[i, j], mask[i, j] = where[t], True
                 neg = temb[gather.to(temb.device)]
                 mask = mask.to(temb.device)
-                fv = prm.float() if (prm is not None and objective == "prompt") else cls
-                if objective in ("word", "phrase", "prompt"):
+                fv = prm.float() if (prm is not None and record.prompt) else cls
+                if record.extra == "fine":
                     extra = fine_loss(fv, pos, neg, tau, mask)
-                elif objective == "llm-lbl":
+                elif record.extra == "label":
                     extra = llm_teacher_label_loss(cls, pos, neg, tau, labels=(~mask).long())
                 else:
                     teach = np.zeros((len(caps), 1 + k))
