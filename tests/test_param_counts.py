@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "hardneg"
 LIMIT = 10
@@ -35,8 +34,6 @@ def test_the_counter_counts(tmp_path):
     assert offenders(tmp_path) == [f"{tmp_path.name}/m.py:1 long (11 parameters)"]
 
 
-@pytest.mark.xfail(strict=False, reason="issue 51: training/trainer.train and the generators' functions are another "
-                                        "helper's part (i51-train-gen); enable once it is merged")
 def test_no_function_takes_more_than_10_parameters():
     found = offenders()
     assert not found, ("functions over 10 parameters (put the settings in an object of hardneg.settings):\n  "

@@ -251,7 +251,7 @@ def run_model(model: Any, benchmarks: str | Iterable[str] | None = "all", data: 
     run = from_keywords(RunSpec, where, RunSpec(benchmarks, data, videos, out, evaluation=evaluation), options)
     execution = from_keywords(Execution, where, options.pop("execution", None) or Execution(progress=False), options)
     frames = options.pop("frames", None) or FrameSettings()
-    refuse_unknown(where, options, (ModelSpec, RunSpec, EvalSettings, Execution))
+    refuse_unknown(where, options, (ModelSpec, RunSpec, EvalSettings, Execution), also=("frames",))
     return run_specs(spec, run, frames, execution)
 
 

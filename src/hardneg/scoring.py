@@ -403,7 +403,7 @@ def score_benchmark(model: Any, dataset: str, config: str, out: str | os.PathLik
     job = from_keywords(ScoreJob, "score_benchmark", ScoreJob(dataset, config, out, splits), options)
     execution = from_keywords(Execution, "score_benchmark", options.pop("execution", None), options)
     frames = options.pop("frames", None) or FrameSettings()
-    refuse_unknown("score_benchmark", options, (ModelSpec, ScoreJob, Execution))
+    refuse_unknown("score_benchmark", options, (ModelSpec, ScoreJob, Execution), also=("frames",))
     return score(job, spec, frames, execution, loaded_model)
 
 

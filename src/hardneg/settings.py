@@ -25,28 +25,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from hardneg.settings_keywords import from_keywords, refuse_unknown
 from hardneg.video import FrameSettings
-
-
-def from_keywords(cls, where: str, given: Any = None, options: dict[str, Any] | None = None):
-    """`cls` built from the keyword arguments in `options` that are its fields (they are taken out of `options`),
-    over `given` (an instance, or None for the defaults). Unknown names are left for the caller to refuse."""
-    names = {f.name for f in fields(cls)}
-    options = {} if options is None else options
-    mine = {k: options.pop(k) for k in list(options) if k in names}
-    if given is None:
-        return cls(**mine)
-    if not isinstance(given, cls):
-        raise TypeError(f"{where}(): expected a {cls.__name__}, got {type(given).__name__}")
-    return dataclasses.replace(given, **mine) if mine else given
-
-
-def refuse_unknown(where: str, options: dict[str, Any], known: tuple[type, ...]) -> None:
-    """A TypeError like Python's own for a keyword argument no settings object takes, naming those it takes."""
-    if options:
-        name = next(iter(options))
-        takes = sorted({f.name for cls in known for f in fields(cls)} | {"frames"})
-        raise TypeError(f"{where}() got an unexpected keyword argument {name!r}; it takes: {', '.join(takes)}")
 
 
 @dataclass(frozen=True)
