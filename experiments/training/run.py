@@ -29,7 +29,7 @@ def default_negatives(world_seed: int) -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--profile", choices=("ci", "cpu", "gpu"), help="run (or resume) this design")
+    mode.add_argument("--profile", choices=("ci", "cpu", "gpu", "controls", "paper"), help="run (or resume) this design")
     mode.add_argument("--report", action="store_true", help="regenerate docs/training.md's tables from the results")
     mode.add_argument("--reproduce", metavar="PROFILE", help="retrain stored jobs of the first wave and compare bits")
     ap.add_argument("--results", type=Path, default=None,
