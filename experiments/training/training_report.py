@@ -377,6 +377,12 @@ def block(body: dict) -> str:
     if not body.get("plan") and body.get("jobs"):
         parts.append("Pilot so far (validation accuracy, macro over the 9 categories; mean ± SE over the finished "
                      "pilot seeds; provisional):\n\n" + pilot_progress_table(body))
+    if body.get("plan") and body["profile"].get("posrank_eval"):  # issue 50's profiles: PoSRank's own test
+        from training_paper import sections
+
+        return "\n\n".join(parts + ["Pilot (validation accuracy, macro over the 9 categories; mean ± SE over the pilot "
+                                     "seeds):\n\n" + pilot_table(body), "Seed count:\n\n" + plan_table(body)]
+                            + sections(body))
     if body.get("plan"):
         s = summarize(body)
         parts += ["Pilot (validation accuracy, macro over the 9 categories; mean ± SE over the pilot seeds):\n\n"

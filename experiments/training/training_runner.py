@@ -427,6 +427,8 @@ def run(profile_name: str, results_path: Path, work: Path, world_seed: int = 0, 
                                           "test_item_candidates": (data.a["test_item_cand"] >= 0).sum(1).tolist(),
                                           "val_items": int(len(data.a["val_item_cat"])),
                                           "sizes": {p: int(len(data.a[f"{p}_caption"])) for p in ("train", "val", "test")}})
+    if "test_posrank" in data.a and "test_posrank_candidates" not in fp:  # PoSRank's chance (issue 50)
+        fp["test_posrank_candidates"] = (data.a["test_posrank"] >= 0).sum(2).tolist()
     if fp["fingerprint"] != data.meta["fingerprint"]:
         raise SystemExit(f"error: the prepared inputs in {work / 'data'} differ from those of {results_path} "
                          "(fingerprint); delete that folder so that they are prepared again")

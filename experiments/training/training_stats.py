@@ -272,3 +272,15 @@ def group_weights(groups: np.ndarray | None, n_scenes: int) -> np.ndarray:
     g = np.asarray(groups)
     u, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
     return 1.0 / (len(u) * cnt[inv])
+
+
+def crossed_seeds_needed(c: dict, w2: float, target: float, m: int, most: int = 1000) -> int:
+    """The smallest seed count n >= 2 at which the crossed SE, s2_seed / n + s2_scene * w2 + s2_seed_scene * w2 / n
+    (components `c` from `crossed_test`, w2 = the sum of squared scene weights), gives a detectable effect at most
+    `target` (80% power, alpha / m, on n - 1 df: conservative where scene terms add df). `most` + 1 when none
+    up to `most` does (e.g. the scene term alone is too large: more test scenes, not seeds, would help)."""
+    for n in range(2, most + 1):
+        se = math.sqrt(c["s2_seed"] / n + c["s2_scene"] * w2 + c["s2_seed_scene"] * w2 / n)
+        if detectable_from_se(se, n, m) <= target:
+            return n
+    return most + 1
