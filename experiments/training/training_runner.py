@@ -77,8 +77,10 @@ PROFILES = {
 # on negatives of the same generator: the paper's setup) and the negative control (captions shuffled against
 # videos), small, to know that the pipeline shows the effect before the long design runs.
 PAPER_METRICS = ["fine", "retrieval", "posrank"]  # the metrics whose plateau the pilot finds (validation curves)
-PROFILES["controls"] = {**PROFILES["cpu"], "posrank_eval": True, "pilot_steps": 2500, "pilot_seeds": 3,
-                        "pilot_rows": ["coarse", "world-word", "shuffled"], "window": 4, "seeds": 3, "max_seeds": 3,
+# Sized to run in about half an hour on 2 shared cores (each PoSRank test scoring encodes ~50,000 texts: 2 scorings)
+PROFILES["controls"] = {**PROFILES["cpu"], "posrank_eval": True, "pilot_steps": 1200, "eval_every": 600,
+                        "min_steps": 600, "pilot_seeds": 3,
+                        "pilot_rows": ["coarse", "world-word", "shuffled"], "window": 1, "seeds": 3, "max_seeds": 3,
                         "secondary_seeds": 3, "rows": ["coarse", "world-word", "shuffled"], "secondary_rows": [],
                         "primary": [["world-word", "coarse", "posrank"], ["world-word", "coarse", "fine"],
                                     ["world-word", "coarse", "retrieval"]],
@@ -86,7 +88,7 @@ PROFILES["controls"] = {**PROFILES["cpu"], "posrank_eval": True, "pilot_steps": 
 # `paper`: the two claims on PoSRank's metrics, seeds by power in waves (TARGET), each metric's plateau from a
 # 6,000-step pilot; claim (2) is non-inferiority with the margin declared in docs/training.md (`NI_MARGIN`)
 PROFILES["paper"] = {**PROFILES["cpu"], "posrank_eval": True, "pilot_rows": ["coarse", "world-word", "shuffled"],
-                     "pilot_seeds": 4, "rows": ["coarse", "world-word"], "secondary_rows": [], "max_seeds": 60,
+                     "pilot_seeds": 4, "rows": ["coarse", "world-word"], "secondary_rows": [], "max_seeds": 96,
                      "primary": [["world-word", "coarse", "posrank"], ["world-word", "coarse", "retrieval"]],
                      "pilot_contrasts": [["world-word", "coarse", "posrank"], ["world-word", "coarse", "retrieval"]],
                      "plateau_metrics": PAPER_METRICS}
@@ -293,8 +295,11 @@ def pilot_seed_sd(jobs: dict[str, dict], contrast: tuple[str, str, str], step: i
     return (float(np.std(d, ddof=1)) if len(d) > 1 else float("nan")), d
 
 
-def make_plan(profile: dict, jobs: dict[str, dict]) -> dict[str, Any]:
-    """The plateau (per pilot row, and the latest), the common step count, and the seed count from the pilot."""
+def make_plan(profile: dict, jobs: dict[str, dict], data: dict | None = None) -> dict[str, Any]:
+    """The plateau (per pilot row, and the latest), the common step count, and the seed count from the pilot.
+    With PoSRank's evaluation (issue 50) the seed count comes from the TEST scenes' pilot scores at the common
+    step: the crossed random-effects components of each pilot contrast (`training_paper.contrast`), so that the
+    detectable effect is at most `TARGET` for every claim (`data`: the results file's data record)."""
     E = profile["eval_every"]
     per_row = {}
     for row in [r for r in profile["pilot_rows"] if r != "shuffled"]:  # the negative control has no plateau to find
@@ -322,7 +327,17 @@ def make_plan(profile: dict, jobs: dict[str, dict]) -> dict[str, Any]:
         sd, d = pilot_seed_sd(jobs, tuple(c), step)
         sds[f"{c[0]} vs {c[1]} ({c[2]})"] = {"sd": sd, "differences": d,
                                               "seeds_needed": seeds_needed(sd, TARGET, m, most=profile["max_seeds"] * 10)}
-    need = max(v["seeds_needed"] for v in sds.values())
+    if profile.get("posrank_eval"):
+        from training_paper import contrast
+
+        pilot = {"jobs": jobs, "plan": {"target": TARGET}, "data": data or {}}
+        for c in profile["pilot_contrasts"]:
+            got = contrast(pilot, c[0], c[1], c[2], m, step)
+            sds[f"{c[0]} vs {c[1]} ({c[2]}), test scenes, crossed"] = {
+                "sd": float(math.sqrt(got["s2_seed"] + got["s2_seed_scene"] / max(1, len(pilot["data"].get("test_item_cat", [1]))))),
+                "differences": [], "seeds_needed": got["seeds_for_target"], "mde_now": got["mde"], "test": True}
+    # the test scenes' crossed entries decide when there are any (issue 50); the validation SD otherwise
+    need = max(v["seeds_needed"] for v in sds.values() if v.get("test") or not profile.get("posrank_eval"))
     seeds = int(min(max(need, profile["seeds"]), profile["max_seeds"]))
     seeds = int(math.ceil(seeds / WAVE) * WAVE) if profile["max_seeds"] >= WAVE else seeds
     seeds = min(seeds, profile["max_seeds"])
@@ -449,7 +464,7 @@ def run(profile_name: str, results_path: Path, work: Path, world_seed: int = 0, 
     if any(results.job(r, s) is None for s in range(profile["pilot_seeds"]) for r in profile["pilot_rows"]):
         return 3
     if "plan" not in results.body:
-        results.body["plan"] = make_plan(profile, results.body["jobs"])
+        results.body["plan"] = make_plan(profile, results.body["jobs"], results.body["data"])
         results.save()
         p = results.body["plan"]
         log(f"plan: plateau at step {p['steps']} (reached: {p['reached']}), seeds needed {p['seeds_needed']}, "
