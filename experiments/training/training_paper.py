@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from training_design import POS, ROWS
+from training_design import CATEGORIES, POS, ROWS
 from training_stats import crossed_seeds_needed, crossed_test, group_weights, holm
 
 #: PoSRank Table 4 (X-CLIP on VLN-UVO): V2T, T2V mean recall (%), PoSRank noun, adj, verb, adv, prep
@@ -47,6 +47,10 @@ def per_scene(body: dict, row: str, seed: int, step: int, metric: str) -> tuple[
     sc = body["jobs"][f"{row}/{seed}"]["scores"][str(step)]
     if metric == "fine":
         return np.asarray([int(c) for c in sc["test_correct"]], float), np.asarray(body["data"]["test_item_cat"])
+    if metric in CATEGORIES:  # one category's items (one item per scene): the other scenes are missing
+        cats = np.asarray(body["data"]["test_item_cat"])
+        v = np.asarray([int(c) for c in sc["test_correct"]], float)
+        return np.where(cats == CATEGORIES.index(metric), v, np.nan), None
     if metric in ("v2t", "t2v"):
         return _recall(sc[metric]), None
     if metric == "retrieval":
@@ -251,3 +255,16 @@ def sections(body: dict) -> list[str]:
             "The claims:\n\n" + (claims_text(primary) or "Not enough seeds yet."),
             "World word-level vs coarse on every metric (each alone, no multiplicity correction):\n\n"
             + contrasts_table(detail)]
+
+
+def crossed_primary(body: dict) -> str:
+    """Issue 43's primary family re-tested with the crossed random-effects SE (beside its two-level bootstrap,
+    which counts the seed x scene term in both levels): Holm over the family, as before."""
+    step = body["plan"]["steps"]
+    prof = body["profile"]
+    m = len(prof["primary"])
+    got = [contrast(body, a, b, metric, m, step) for a, b, metric in prof["primary"]]
+    for c, adj in zip(got, holm([c.get("p", 1.0) for c in got])):
+        if "p" in c:
+            c["p_holm"] = adj
+    return contrasts_table(got)
