@@ -239,13 +239,9 @@ def claims_text(primary: list[dict]) -> str:
 
 def sections(body: dict) -> list[str]:
     """docs/training.md's issue-50 sections of a results file with PoSRank's evaluation (after the plan)."""
-    plan, prof = body["plan"], body["profile"]
-    step = plan["steps"]
-    m = len(prof["primary"])
-    primary = [contrast(body, a, b, metric, m, step) for a, b, metric in prof["primary"]]
-    for c, adj in zip(primary, holm([c.get("p", 1.0) for c in primary])):
-        if "p" in c:
-            c["p_holm"] = adj
+    step = body["plan"]["steps"]
+    m = len(body["profile"]["primary"])
+    primary = primary_family(body)
     detail = [contrast(body, "world-word", "coarse", metric, 1, step) for metric in METRICS]
     return ["Plateau of every reported metric (validation scenes; the definition above):\n\n" + plateau_table(body),
             "PoSRank's Table 4 beside ours (V2T / T2V: mean of R@1/5/10, %; PoSRank: MRR against the word-level "
@@ -260,11 +256,16 @@ def sections(body: dict) -> list[str]:
 def crossed_primary(body: dict) -> str:
     """Issue 43's primary family re-tested with the crossed random-effects SE (beside its two-level bootstrap,
     which counts the seed x scene term in both levels): Holm over the family, as before."""
+    return contrasts_table(primary_family(body))
+
+
+def primary_family(body: dict) -> list[dict]:
+    """The results file's declared primary contrasts at the plan's step, crossed SE, Holm over the family (a
+    contrast without enough seeds counts as p = 1)."""
     step = body["plan"]["steps"]
-    prof = body["profile"]
-    m = len(prof["primary"])
-    got = [contrast(body, a, b, metric, m, step) for a, b, metric in prof["primary"]]
+    m = len(body["profile"]["primary"])
+    got = [contrast(body, a, b, metric, m, step) for a, b, metric in body["profile"]["primary"]]
     for c, adj in zip(got, holm([c.get("p", 1.0) for c in got])):
         if "p" in c:
             c["p_holm"] = adj
-    return contrasts_table(got)
+    return got
