@@ -151,4 +151,4 @@ def test_the_report_says_whether_the_positive_control_showed_the_effect():
 
 def test_the_report_calls_out_a_negative_control_above_chance():
     assert "**At chance**" in _controls(_body(effect=True, leak=False))
-    assert "**NOT at chance**" in _controls(_body(effect=True, leak=True))
+    assert "**ABOVE chance**" in _controls(_body(effect=True, leak=True))
