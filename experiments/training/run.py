@@ -8,6 +8,10 @@
 same command after an interruption and it continues where it stopped (the prepared inputs are cached in
 --work). `--profile gpu --device cuda --jobs 8` is the same design with larger sizes on a GPU;
 `--profile ci` is the slow test's pipeline check (one contrast, 6 seeds).
+`--profile controls` (issue 50) runs the positive control (world word-level vs coarse, scored with PoSRank's
+own metric against the same generator's negatives) and the negative control (captions shuffled against
+videos), small; `--profile paper` is the two claims on PoSRank's metrics with seeds by power, in waves
+(claim (2) as non-inferiority, margin declared in docs/training.md). Both are resumable like `cpu`.
 """
 
 from __future__ import annotations
