@@ -8,6 +8,10 @@
 same command after an interruption and it continues where it stopped (the prepared inputs are cached in
 --work). `--profile gpu --device cuda --jobs 8` is the same design with larger sizes on a GPU;
 `--profile ci` is the slow test's pipeline check (one contrast, 6 seeds).
+`--profile controls` (issue 50) runs the positive control (world word-level vs coarse, scored with PoSRank's
+own metric against the same generator's negatives) and the negative control (captions shuffled against
+videos), small; `--profile paper` is the two claims on PoSRank's metrics with seeds by power, in waves
+(claim (2) as non-inferiority, margin declared in docs/training.md). Both are resumable like `cpu`.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ def default_negatives(world_seed: int) -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--profile", choices=("ci", "cpu", "gpu"), help="run (or resume) this design")
+    mode.add_argument("--profile", choices=("ci", "cpu", "gpu", "controls", "paper"), help="run (or resume) this design")
     mode.add_argument("--report", action="store_true", help="regenerate docs/training.md's tables from the results")
     mode.add_argument("--reproduce", metavar="PROFILE", help="retrain stored jobs of the first wave and compare bits")
     ap.add_argument("--results", type=Path, default=None,

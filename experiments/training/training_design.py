@@ -34,6 +34,9 @@ ROWS = {
     "eq1": ("+ LLM-teacher-lbl (Eq. 1), truth teacher", "eq1", "rewrites"),
     "eq2": ("+ LLM-teacher-lgt (Eq. 2), oracle teacher", "eq2", "rewrites"),
     "world-word-withpos": ("ablation: world word-level, positive in the denominator", "eq3-withpos", "world"),
+    # issue 50's negative control: the coarse objective on captions shuffled against the videos (a fixed
+    # permutation, `shuffled_captions`): nothing ties a caption to its video, so every test metric must stay at chance
+    "shuffled": ("negative control: coarse on captions shuffled against videos", "coarse", None),
 }
 CATEGORIES = ("noun", "adj", "verb", "adv", "prep", "action", "direction", "sequence", "manner")
 POS = CATEGORIES[:5]
@@ -61,8 +64,10 @@ def prepare(profile: dict, world_seed: int, workers: int, negatives_file: Path |
     gen = {}
     if negatives_file is not None and Path(negatives_file).is_file():
         gen, _ = read_generator_negatives(Path(negatives_file), captions)
+    paper = bool(profile.get("posrank_eval"))  # issue 50: PoSRank's own test, word-level negatives per scene
     world = build(world_seed, profile["train"], profile["val"], profile["test"], 0, workers, progress=False,
-                  test_items="one", rewrites=5 * n_per_pos)
+                  test_items="one", rewrites=5 * n_per_pos,
+                  negatives_parts=("train", "val", "test") if paper else ("train",))
     vocab = build_vocabulary(closed_vocabulary_texts())
     tok = TinyTemporal(vocab, dim=8, image_size=8)
     unk = tok.index["<unk>"]
@@ -130,6 +135,14 @@ def prepare(profile: dict, world_seed: int, workers: int, negatives_file: Path |
     inv = {v: k for k, v in texts.items()}
     a["pool_rewrites_sim"] = np.asarray([[oracle_similarity(captions[i], inv[int(t)]) if t >= 0 else 0.0
                                           for t in row] for i, row in enumerate(ids)], np.float32)
+    if paper:  # PoSRank's evaluation sets T_i^p of the validation and test scenes: (n, 5, 16) text ids, -1 pads
+        for part in ("val", "test"):
+            tp = np.full((len(world[part]["captions"]), len(POS), 16), -1, np.int64)
+            for i, d in enumerate(world[part]["world_negatives"]):
+                for k, pos in enumerate(POS):
+                    got = [tid(t) for t in d[pos][:16]]
+                    tp[i, k, :len(got)] = got
+            a[f"{part}_posrank"] = tp
     table = sorted(texts, key=texts.get)
     tokens, _ = tok.tokenize(table)
     a["tokens"] = tokens.numpy()
@@ -235,9 +248,16 @@ def batch_for(data, key: str, seed: int, step: int, cfg: dict) -> dict[str, np.n
         if pick.shape[1] < K:
             pick = np.concatenate([pick, np.full((B, K - pick.shape[1]), -1, np.int64)], 1)
     mask = pick >= 0
-    return {"idx": idx, "pos": data.a["train_caption"][idx], "neg": np.where(mask, pick, 0), "mask": mask,
+    captions = shuffled_captions(data.a["train_caption"]) if key == "shuffled" else data.a["train_caption"]
+    return {"idx": idx, "pos": captions[idx], "neg": np.where(mask, pick, 0), "mask": mask,
             "labels": labels, "teacher": teacher_targets(sims, mask),
             "w": np.asarray(WEIGHTS[objective], np.float32)}
+
+
+def shuffled_captions(captions: np.ndarray) -> np.ndarray:
+    """The negative control's captions: the training captions under one fixed permutation (the same for every
+    seed), so each video is paired with another scene's caption throughout training."""
+    return captions[np.random.default_rng([50, 1]).permutation(len(captions))]
 
 
 # ------------------------------------------------------------------------------------ the model
@@ -303,3 +323,28 @@ def evaluate(net, data, part: str, frames, tokens, head: str) -> np.ndarray:
 
 def macro(correct: np.ndarray, cats: np.ndarray) -> float:
     return float(np.mean([correct[cats == c].mean() for c in np.unique(cats)]))
+
+
+def posrank_ranks(net, data, part: str, frames, tokens, head: str) -> np.ndarray:
+    """PoSRank's evaluation (its Sec. 4, "Evaluation Criteria"): per scene of `part` and part of speech p, the
+    1-based rank r_i^p of the true caption among itself and the scene's word-level negatives T_i^p (a negative
+    that ties the caption ranks above it); 0 where the scene has no negative of p. PoSRank^p = mean of 1 / r."""
+    import torch
+    import torch.nn.functional as F
+
+    cand = data.a[f"{part}_posrank"]  # (n, 5, 16)
+    n = cand.shape[0]
+    net.eval()
+    with torch.no_grad():
+        cls, prm = encode_video(net, frames)
+        v = F.normalize(prm if head == "prompt" else cls, dim=-1)
+        ids = np.concatenate([np.repeat(data.a[f"{part}_caption"][:, None, None], len(POS), 1), cand], 2)
+        uniq = np.unique(ids[ids >= 0])
+        where = np.full(int(uniq.max()) + 1, 0, np.int64)
+        where[uniq] = np.arange(len(uniq))
+        emb = F.normalize(_encode_text(net, tokens, torch.from_numpy(uniq).to(v.device)), dim=-1)
+        s = torch.einsum("nd,npkd->npk", v, emb[torch.from_numpy(where[np.clip(ids, 0, None)]).to(v.device)]).cpu().numpy()
+    net.train()
+    neg = s[:, :, 1:]
+    above = ((neg >= s[:, :, :1]) & (cand >= 0)).sum(2)
+    return np.where((cand >= 0).any(2), 1 + above, 0).reshape(n, len(POS))

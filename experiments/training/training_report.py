@@ -371,12 +371,24 @@ def secondary_table(s: dict) -> str:
     return "\n".join(lines)
 
 
+def _crossed(body: dict) -> str:
+    from training_paper import crossed_primary
+
+    return crossed_primary(body)
+
+
 def block(body: dict) -> str:
     """Every table of one results file, in the order docs/training.md shows them."""
     parts = [status_text(body)]
     if not body.get("plan") and body.get("jobs"):
         parts.append("Pilot so far (validation accuracy, macro over the 9 categories; mean ± SE over the finished "
                      "pilot seeds; provisional):\n\n" + pilot_progress_table(body))
+    if body.get("plan") and body["profile"].get("posrank_eval"):  # issue 50's profiles: PoSRank's own test
+        from training_paper import sections
+
+        return "\n\n".join(parts + ["Pilot (validation accuracy, macro over the 9 categories; mean ± SE over the pilot "
+                                     "seeds):\n\n" + pilot_table(body), "Seed count:\n\n" + plan_table(body)]
+                            + sections(body))
     if body.get("plan"):
         s = summarize(body)
         parts += ["Pilot (validation accuracy, macro over the 9 categories; mean ± SE over the pilot seeds):\n\n"
@@ -384,6 +396,8 @@ def block(body: dict) -> str:
                   "Every row at the common step count (95% intervals over seeds and test scenes):\n\n"
                   + rows_table(body, s), "Learning curves:\n\n" + curve_table(body),
                   f"Primary family (Holm over {len(s['primary'])}):\n\n" + primary_table(s),
+                  "The same family with the crossed random-effects SE (issue 50: seed, scene and seed × scene "
+                  "components from a two-way ANOVA, each counted once; Satterthwaite df):\n\n" + _crossed(body),
                   "The two claims, as the primary family answers them:\n\n" + claims_text(s),
                   "Secondary family (every row against coarse only; Holm over the whole table):\n\n"
                   + secondary_table(s)]

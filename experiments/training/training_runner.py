@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from training_design import CATEGORIES, ROWS, batch_for, encode_video, evaluate, make_net, macro, prepare, step_loss
+from training_design import (CATEGORIES, POS, ROWS, batch_for, encode_video, evaluate, make_net, macro,
+                             posrank_ranks, prepare, step_loss)
 from training_stats import seeds_needed
 
 #: the primary family of issue 43: issue 34's declared contrasts, plus claim (2) tested on retrieval
@@ -71,6 +72,27 @@ PROFILES = {
             "secondary_rows": ["world-word-withpos"],
             "primary": [list(p[:3]) for p in PRIMARY], "pilot_contrasts": [list(p) for p in PILOT_CONTRASTS]},
 }
+# issue 50: PoSRank's own test (MRR per part of speech against the world's word-level negatives, V2T/T2V mean
+# recall) with the controls. `controls`: the positive control (world word-level vs coarse, trained and tested
+# on negatives of the same generator: the paper's setup) and the negative control (captions shuffled against
+# videos), small, to know that the pipeline shows the effect before the long design runs.
+PAPER_METRICS = ["fine", "retrieval", "posrank"]  # the metrics whose plateau the pilot finds (validation curves)
+# Sized to run in about half an hour on 2 shared cores (each PoSRank test scoring encodes ~50,000 texts: 2 scorings)
+PROFILES["controls"] = {**PROFILES["cpu"], "posrank_eval": True, "pilot_steps": 1200, "eval_every": 600,
+                        "min_steps": 600, "pilot_seeds": 3,
+                        "pilot_rows": ["coarse", "world-word", "shuffled"], "window": 1, "seeds": 3, "max_seeds": 3,
+                        "secondary_seeds": 3, "rows": ["coarse", "world-word", "shuffled"], "secondary_rows": [],
+                        "primary": [["world-word", "coarse", "posrank"], ["world-word", "coarse", "fine"],
+                                    ["world-word", "coarse", "retrieval"]],
+                        "pilot_contrasts": [["world-word", "coarse", "posrank"]], "plateau_metrics": PAPER_METRICS}
+# `paper`: the two claims on PoSRank's metrics, seeds by power in waves (TARGET), each metric's plateau from a
+# 6,000-step pilot; claim (2) is non-inferiority with the margin declared in docs/training.md (`NI_MARGIN`)
+PROFILES["paper"] = {**PROFILES["cpu"], "posrank_eval": True, "pilot_rows": ["coarse", "world-word", "shuffled"],
+                     "pilot_seeds": 4, "rows": ["coarse", "world-word"], "secondary_rows": [], "max_seeds": 96,
+                     "primary": [["world-word", "coarse", "posrank"], ["world-word", "coarse", "retrieval"]],
+                     "pilot_contrasts": [["world-word", "coarse", "posrank"], ["world-word", "coarse", "retrieval"]],
+                     "plateau_metrics": PAPER_METRICS}
+NI_MARGIN = 0.02  # claim (2): world word-level is non-inferior on mean recall when the 95% interval's low end > -2 points
 # the GPU design: the CPU design's rows, statistics and plan with larger sizes (several jobs share the GPU: --jobs)
 PROFILES["gpu"] = {**PROFILES["cpu"], "train": 10000, "val": 500, "test": 2000, "batch": 128, "n_per_pos": 16,
                    "dim": 64, "image_size": 32, "eval_every": 300, "pilot_steps": 9000, "min_steps": 3000}
@@ -123,9 +145,9 @@ def _ranks(r: np.ndarray) -> str:
     return "".join("x" if v >= RANK_CAP else str(int(v)) for v in np.asarray(r).tolist())
 
 
-def retrieval_ranks(net, data, frames, tokens) -> tuple[np.ndarray, np.ndarray]:
-    """Per test scene: the rank of its true caption among all test captions (V2T) and of its video among
-    all test videos (T2V), CLS head; 0 = first."""
+def retrieval_ranks(net, data, frames, tokens, part: str = "test") -> tuple[np.ndarray, np.ndarray]:
+    """Per scene of `part`: the rank of its true caption among all its captions (V2T) and of its video among
+    all its videos (T2V), CLS head; 0 = first."""
     import torch
     import torch.nn.functional as F
 
@@ -134,7 +156,7 @@ def retrieval_ranks(net, data, frames, tokens) -> tuple[np.ndarray, np.ndarray]:
     net.eval()
     with torch.no_grad():
         v = F.normalize(encode_video(net, frames)[0], dim=-1)
-        t = F.normalize(_encode_text(net, tokens, torch.from_numpy(data.a["test_caption"]).to(v.device)), dim=-1)
+        t = F.normalize(_encode_text(net, tokens, torch.from_numpy(data.a[f"{part}_caption"]).to(v.device)), dim=-1)
         sim = v @ t.T
         out = [(s > s.diag()[:, None]).sum(1).cpu().numpy() for s in (sim, sim.T)]
     net.train()
@@ -178,8 +200,30 @@ def train_job(data, row: str, seed: int, steps: int, cfg: dict, test_at: str | t
         v2t, t2v = retrieval_ranks(net, data, frames["test"], tokens)  # the test scenes: wherever it validates
         scores[str(done)] = {"test_correct": _bits(evaluate(net, data, "test", frames["test"], tokens, head)),
                              "v2t": _ranks(v2t), "t2v": _ranks(t2v)}
+        if "test_posrank" in data.a:  # issue 50: PoSRank's metrics, on validation (the plateau) and test
+            curve[-1].update(paper_validation(net, data, frames["val"], tokens, head))
+            r = posrank_ranks(net, data, "test", frames["test"], tokens, head)
+            scores[str(done)]["posrank"] = {p: _rank36(r[:, k]) for k, p in enumerate(POS)}
     return {"row": row, "seed": seed, "steps": steps, "curve": curve, "scores": scores,
             "seconds": round(time.perf_counter() - t0, 1), "threads": threads}
+
+
+def _rank36(r: np.ndarray) -> str:
+    """Ranks 0..35 as one character each (0 = no negative of that part of speech; PoSRank's ranks are <= 17)."""
+    return "".join(RANK36[int(v)] for v in np.asarray(r).tolist())
+
+
+RANK36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def paper_validation(net, data, frames, tokens, head: str) -> dict[str, float]:
+    """The validation scenes' PoSRank (MRR macro over the parts of speech) and mean recall (V2T and T2V,
+    R@1/5/10): the curves whose plateaus the pilot finds for those metrics."""
+    r = posrank_ranks(net, data, "val", frames, tokens, head)
+    mrr = [float(np.mean(1.0 / r[r[:, k] > 0, k])) for k in range(r.shape[1]) if (r[:, k] > 0).any()]
+    v2t, t2v = retrieval_ranks(net, data, frames, tokens, "val")
+    rec = float(np.mean([(x < k).mean() for x in (v2t, t2v) for k in (1, 5, 10)]))
+    return {"val_posrank": round(float(np.mean(mrr)), 6), "val_retrieval": round(rec, 6)}
 
 
 def _per_cat(correct: np.ndarray, cats: np.ndarray) -> dict[int, float]:
@@ -251,17 +295,31 @@ def pilot_seed_sd(jobs: dict[str, dict], contrast: tuple[str, str, str], step: i
     return (float(np.std(d, ddof=1)) if len(d) > 1 else float("nan")), d
 
 
-def make_plan(profile: dict, jobs: dict[str, dict]) -> dict[str, Any]:
-    """The plateau (per pilot row, and the latest), the common step count, and the seed count from the pilot."""
+def make_plan(profile: dict, jobs: dict[str, dict], data: dict | None = None) -> dict[str, Any]:
+    """The plateau (per pilot row, and the latest), the common step count, and the seed count from the pilot.
+    With PoSRank's evaluation (issue 50) the seed count comes from the TEST scenes' pilot scores at the common
+    step: the crossed random-effects components of each pilot contrast (`training_paper.contrast`), so that the
+    detectable effect is at most `TARGET` for every claim (`data`: the results file's data record)."""
     E = profile["eval_every"]
     per_row = {}
-    for row in profile["pilot_rows"]:
+    for row in [r for r in profile["pilot_rows"] if r != "shuffled"]:  # the negative control has no plateau to find
         js = [j for j in jobs.values() if j["row"] == row and j["steps"] == profile["pilot_steps"]]
         steps, mean, se = mean_curve(js)
         s, reached = plateau(steps, mean, se, profile["window"])
         per_row[row] = {"plateau": s, "reached": reached, "steps": steps, "mean": mean.round(6).tolist(),
                         "se": se.round(6).tolist()}
-    step = max(max(r["plateau"] for r in per_row.values()), profile["min_steps"])
+    per_metric = {}  # issue 50: every reported metric's own plateau (the negative control has none to find)
+    for metric in profile.get("plateau_metrics", []):
+        key = "val" if metric == "fine" else f"val_{metric}"
+        per_metric[metric] = {}
+        for row in [r for r in profile["pilot_rows"] if r != "shuffled"]:
+            js = [j for j in jobs.values() if j["row"] == row and j["steps"] == profile["pilot_steps"]]
+            steps, mean, se = mean_curve(js, key)
+            s, reached = plateau(steps, mean, se, profile["window"])
+            per_metric[metric][row] = {"plateau": s, "reached": reached, "mean": mean.round(6).tolist(),
+                                       "se": se.round(6).tolist()}
+    found = [r for r in per_row.values()] + [r for m in per_metric.values() for r in m.values()]
+    step = max(max(r["plateau"] for r in found), profile["min_steps"])
     step = int(math.ceil(step / E) * E)
     m = len(profile["primary"])
     sds = {}
@@ -269,12 +327,23 @@ def make_plan(profile: dict, jobs: dict[str, dict]) -> dict[str, Any]:
         sd, d = pilot_seed_sd(jobs, tuple(c), step)
         sds[f"{c[0]} vs {c[1]} ({c[2]})"] = {"sd": sd, "differences": d,
                                               "seeds_needed": seeds_needed(sd, TARGET, m, most=profile["max_seeds"] * 10)}
-    need = max(v["seeds_needed"] for v in sds.values())
+    if profile.get("posrank_eval"):
+        from training_paper import contrast
+
+        pilot = {"jobs": jobs, "plan": {"target": TARGET}, "data": data or {}}
+        for c in profile["pilot_contrasts"]:
+            got = contrast(pilot, c[0], c[1], c[2], m, step)
+            sds[f"{c[0]} vs {c[1]} ({c[2]}), test scenes, crossed"] = {
+                "sd": float(math.sqrt(got["s2_seed"] + got["s2_seed_scene"] / max(1, len(pilot["data"].get("test_item_cat", [1]))))),
+                "differences": [], "seeds_needed": got["seeds_for_target"], "mde_now": got["mde"], "test": True}
+    # the test scenes' crossed entries decide when there are any (issue 50); the validation SD otherwise
+    need = max(v["seeds_needed"] for v in sds.values() if v.get("test") or not profile.get("posrank_eval"))
     seeds = int(min(max(need, profile["seeds"]), profile["max_seeds"]))
     seeds = int(math.ceil(seeds / WAVE) * WAVE) if profile["max_seeds"] >= WAVE else seeds
     seeds = min(seeds, profile["max_seeds"])
     curve_steps = sorted({int(math.ceil(step * f / 3 / E) * E) for f in (1, 2, 3)})
-    return {"plateau_per_row": per_row, "steps": step, "reached": all(r["reached"] for r in per_row.values()),
+    extra = {"plateau_per_metric": per_metric} if per_metric else {}
+    return {**extra, "plateau_per_row": per_row, "steps": step, "reached": all(r["reached"] for r in found),
             "curve_steps": curve_steps, "pilot_sd": sds, "seeds_needed": need, "target": TARGET, "m": m,
             "seeds": seeds, "secondary_seeds": min(profile["secondary_seeds"], seeds)}
 
@@ -373,6 +442,8 @@ def run(profile_name: str, results_path: Path, work: Path, world_seed: int = 0, 
                                           "test_item_candidates": (data.a["test_item_cand"] >= 0).sum(1).tolist(),
                                           "val_items": int(len(data.a["val_item_cat"])),
                                           "sizes": {p: int(len(data.a[f"{p}_caption"])) for p in ("train", "val", "test")}})
+    if "test_posrank" in data.a and "test_posrank_candidates" not in fp:  # PoSRank's chance (issue 50)
+        fp["test_posrank_candidates"] = (data.a["test_posrank"] >= 0).sum(2).tolist()
     if fp["fingerprint"] != data.meta["fingerprint"]:
         raise SystemExit(f"error: the prepared inputs in {work / 'data'} differ from those of {results_path} "
                          "(fingerprint); delete that folder so that they are prepared again")
@@ -393,7 +464,7 @@ def run(profile_name: str, results_path: Path, work: Path, world_seed: int = 0, 
     if any(results.job(r, s) is None for s in range(profile["pilot_seeds"]) for r in profile["pilot_rows"]):
         return 3
     if "plan" not in results.body:
-        results.body["plan"] = make_plan(profile, results.body["jobs"])
+        results.body["plan"] = make_plan(profile, results.body["jobs"], results.body["data"])
         results.save()
         p = results.body["plan"]
         log(f"plan: plateau at step {p['steps']} (reached: {p['reached']}), seeds needed {p['seeds_needed']}, "

@@ -162,18 +162,20 @@ def _scene_record(job: tuple) -> dict[str, Any]:
 
 def build(seed: int, n_train: int, n_val: int, n_test: int, n_train_eval: int, workers: int = 1,
           judge: dict[int, list[str]] | None = None, progress: bool = True, test_items: str | bool = True,
-          rewrites: int = 0) -> dict[str, Any]:
+          rewrites: int = 0, negatives_parts: tuple[str, ...] = ("train",)) -> dict[str, Any]:
     """The experiment's world: train scenes (train split 0..n_train-1), validation scenes (train split
     n_train..n_train+n_val-1, never trained on), test scenes (test split 0..n_test-1).
 
     `test_items="one"` gives each test scene the one item the release gives it (`benchmark_item`);
     True gives every item of the scene (the time-budget design's layout). `rewrites` > 0 adds that many
     blind action rewrites with their truth labels to each training scene (`action_rewrites`).
+    `negatives_parts` are the parts whose scenes get the world's word-level negatives (`word_negatives`): the
+    training scenes always; the validation and test scenes too for PoSRank's evaluation (issue 50).
     Deterministic in its arguments whatever `workers` is (each scene depends on (seed, split, index) only)."""
     judge = judge or {}
     jobs = [(seed, "train", i, i < n_train_eval, True, judge.get(i), rewrites) for i in range(n_train)]
-    jobs += [(seed, "train", n_train + i, True, False, None) for i in range(n_val)]
-    jobs += [(seed, "test", i, test_items, False, None) for i in range(n_test)]
+    jobs += [(seed, "train", n_train + i, True, "val" in negatives_parts, None) for i in range(n_val)]
+    jobs += [(seed, "test", i, test_items, "test" in negatives_parts, None) for i in range(n_test)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             recs = list(pool.map(_scene_record, jobs, chunksize=64))
