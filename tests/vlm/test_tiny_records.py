@@ -43,29 +43,16 @@ def string_places(source: str, names: set[str]) -> dict[str, set[int]]:
 
 
 def places_in_models(strict: bool = False) -> Counter:
-    """Places per tiny type name over every .py file under src/hardneg/models. Not counted unless `strict`: lines
-    that spell a tiny type's name but name something else: a family class's own name (`name = "video-llava"`,
-    `name = "qwen3-vl"`: the family that serves the type, which `hardneg models` shows) and the `_ID_HINTS` tuple
-    (substrings of Hub ids that tell a video LLM, e.g. "qwen2-vl" in "Qwen/Qwen2-VL-7B-Instruct")."""
+    """Places per tiny type name over every .py file under src/hardneg/models. Not counted unless `strict`: a
+    family class's own name (`name = "video-llava"`, `name = "qwen3-vl"`: the family that serves the type, which
+    `hardneg models` shows), a line that spells a type's name but names something else."""
     names = set(tiny.ARCHITECTURES)
     total: Counter = Counter()
     for path in sorted(MODELS.rglob("*.py")):
         lines = path.read_text(encoding="utf-8").splitlines()
-        hints = _id_hint_lines(lines)
         for name, found in string_places("\n".join(lines) + "\n", names).items():
-            total[name] += sum(strict or not (lines[n - 1].startswith("    name = ") or n in hints) for n in found)
+            total[name] += sum(strict or not lines[n - 1].startswith("    name = ") for n in found)
     return total
-
-
-def _id_hint_lines(lines: list[str]) -> set[int]:
-    """The line numbers of the `_ID_HINTS = (...)` tuple."""
-    out, inside = set(), False
-    for n, line in enumerate(lines, 1):
-        inside = inside or line.startswith("_ID_HINTS = (")
-        if inside:
-            out.add(n)
-            inside = not line.rstrip().endswith(")")
-    return out
 
 
 def test_the_place_count_can_fail():
@@ -78,9 +65,18 @@ def test_a_tiny_type_is_named_in_at_most_two_places():
     counts = places_in_models()
     for name in tiny.ARCHITECTURES:
         assert 1 <= counts[name] <= 2, (name, counts[name])
-    # with a family's own name and the Hub-id hints counted too, at most one more (video-llava, qwen3-vl)
+    # with a family's own name counted too (video-llava, qwen3-vl), still at most 2: the Hub-id hints are the
+    # records' `hub_ids`
     strict = places_in_models(strict=True)
-    assert all(strict[name] <= 3 for name in tiny.ARCHITECTURES), strict
+    assert all(strict[name] <= 2 for name in tiny.ARCHITECTURES), strict
+
+
+def test_hub_ids_tell_a_video_llm_from_its_records():
+    from hardneg.models.vlm.model import _is_video_llm_id
+
+    assert _is_video_llm_id("Qwen/Qwen2-VL-7B-Instruct") and _is_video_llm_id("lmms-lab/LLaVA-Video-7B-Qwen2")
+    assert _is_video_llm_id("zai-org/GLM-4.1V-9B-Thinking") and _is_video_llm_id("OpenGVLab/InternVL3-8B-hf")
+    assert not _is_video_llm_id("openai/clip-vit-base-patch32") and not _is_video_llm_id("Qwen/Qwen2-7B-Instruct")
 
 
 def test_the_registry_refuses_a_type_given_twice(monkeypatch):

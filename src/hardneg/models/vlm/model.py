@@ -75,14 +75,12 @@ def score_name(spec: VLMPrompt) -> str:
     return SCORE_NAMES[spec.protocol]
 
 
-#: Hub ids that name a video LLM this module serves (a folder is told by its config's model_type)
-_ID_HINTS = ("qwen2-vl", "qwen2.5-vl", "llava-onevision", "llava-next-video", "llava-video", "video-llava",
-             "qwen3-vl", "internvl3", "smolvlm", "videollama3", "perception-lm", "molmo2", "glm-4.1v", "glm-4.5v",
-             "glm-4.6v")
-
-
 def _is_video_llm_id(model: str) -> bool:
-    return any(h in model.lower() for h in _ID_HINTS)
+    """Whether a Hub id names a video LLM this module serves (each type's record says what its checkpoints' ids
+    hold: `TinyType.hub_ids`); a folder is told by its config's model_type."""
+    from hardneg.models.vlm.tiny.registry import HUB_ID_HINTS
+
+    return any(h in model.lower() for h in HUB_ID_HINTS)
 
 
 def _dtype(device: str, fp16: bool):

@@ -104,7 +104,9 @@ def _glm5_next(tok, vocab: int, pixels: dict):
 _GLM_STAND_IN = StandIn("GLM-4.1V's layout without tools or thinking")
 
 RECORDS = (
-    TinyType("glm4v", "glm4v", _glm4v, GLM4V_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS),
-    TinyType("glm46v", "glm46v", partial(_glm4v, v46=True), GLM4V_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS),
+    TinyType("glm4v", "glm4v", _glm4v, GLM4V_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS,
+        hub_ids=("glm-4.1v", "glm-4.5v")),
+    TinyType("glm46v", "glm46v", partial(_glm4v, v46=True), GLM4V_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS,
+        hub_ids=("glm-4.6v",)),
     TinyType("glm5-next", "glm5_next", _glm5_next, GLM5_NEXT_PIXELS, _GLM_STAND_IN, tokens=GLM_SPECIALS),
 )

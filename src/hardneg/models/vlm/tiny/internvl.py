@@ -59,5 +59,5 @@ RECORDS = (
         "`chat_template` of transformers' InternVL conversion script, the template it writes into the "
         "OpenGVLab/InternVL3-*-hf checkpoints (its processor and its tokenizer)"),
         named_tokens={"start_image_token": "<img>", "end_image_token": "</img>", "context_image_token": "<IMG_CONTEXT>",
-                      "video_token": "<video>"}),
+                      "video_token": "<video>"}, hub_ids=("internvl3",)),
 )

@@ -105,12 +105,14 @@ RECORDS = (
         "checkpoints' chat template"),
         hub=HubFiles("LlavaOnevisionProcessor", "LlavaOnevisionImageProcessor", "LlavaOnevisionVideoProcessor",
                      {"num_image_tokens": 16, "vision_feature_select_strategy": "full",
-                      "vision_aspect_ratio": "anyres_max_9"}, pixels=_onevision_pixels)),
+                      "vision_aspect_ratio": "anyres_max_9"}, pixels=_onevision_pixels),
+        hub_ids=("{name}", "llava-video")),
     TinyType("video-llava", "video_llava", _video_llava, VIDEO_LLAVA_PIXELS, StandIn(
         "Video-LLaVA's \"USER: <video>\\n... ASSISTANT:\" layout (transformers' model docs)", searched=_SEARCHED_LLAVA),
         tokenizer="sentencepiece",
         hub=HubFiles("VideoLlavaProcessor", "VideoLlavaImageProcessor", "VideoLlavaVideoProcessor",
-                     {"patch_size": 4, "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1})),
+                     {"patch_size": 4, "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1}),
+        hub_ids=("{name}",)),
     TinyType("llava-next-video", "llava_next_video", _llava_next_video, LLAVA_NEXT_VIDEO_PIXELS, StandIn(
         "Video-LLaVA's Vicuna layout with the video", searched="transformers convert_llava_next_video_weights_to_hf.py "
         "(its chat_vicuna writes no video item), its processor test (embeds LLaVA-OneVision's template, not this "
@@ -118,5 +120,5 @@ RECORDS = (
         tokenizer="sentencepiece",
         hub=HubFiles("LlavaNextVideoProcessor", "LlavaNextImageProcessor", "LlavaNextVideoVideoProcessor",
                      {"patch_size": 4, "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1},
-                     pixels=_next_video_pixels)),
+                     pixels=_next_video_pixels), hub_ids=("{name}",)),
 )

@@ -70,5 +70,6 @@ def _molmo2(tok, vocab: int, pixels: dict):
 RECORDS = (
     TinyType("molmo2", "molmo2", _molmo2, MOLMO2_PIXELS, StandIn(
         "allenai/Molmo2-4B's template without its demo styles and subtitle turn (hand-written from it)"),
-        tokens=MOLMO2_SPECIALS, named_tokens={"image_token": "<|image|>", "video_token": "<|video|>"}),
+        tokens=MOLMO2_SPECIALS, named_tokens={"image_token": "<|image|>", "video_token": "<|video|>"},
+        hub_ids=("{name}",)),
 )

@@ -86,5 +86,6 @@ RECORDS = (
         "0db25542f2190e3dd1e402c477fa713ed516d655", "b42c65bfe62cf33550bb4c22f90c9118229925c42052f0dfc64b6d99b52952da",
         "`CHAT_TEMPLATE` of transformers' PerceptionLM conversion script, the template it writes into the "
         "facebook/Perception-LM checkpoints it converts"),
-        tokens=PLM_SPECIALS, named_tokens={"image_token": "<|image|>", "video_token": "<|video|>"}),
+        tokens=PLM_SPECIALS, named_tokens={"image_token": "<|image|>", "video_token": "<|video|>"},
+        hub_ids=("{name}",)),
 )

@@ -213,14 +213,16 @@ RECORDS = (
         "a0bc6f6fc7a29a80017a433e8f03a1cc1236e838a944a2d034295a60c4f2fddb",
         "transformers' Qwen2-VL processor test (`prepare_processor_dict`), which embeds Qwen/Qwen2-VL-7B-Instruct's "
         "chat template"),
-        hub=HubFiles("Qwen2VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", pixels=_hub_pixels)),
+        hub=HubFiles("Qwen2VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", pixels=_hub_pixels),
+        hub_ids=("{name}",)),
     TinyType("qwen2.5-vl", "qwen2_5_vl", _qwen2_5_vl, QWEN_PIXELS, template=PublishedTemplate(
         "qwen2_vl.jinja", f"{_TF}/06b001ceb9c73adbcf8c9ca8ee7eee12d52c44d3/tests/models/qwen2_5_vl/"
         "test_processor_qwen2_5_vl.py", "06b001ceb9c73adbcf8c9ca8ee7eee12d52c44d3",
         "a0bc6f6fc7a29a80017a433e8f03a1cc1236e838a944a2d034295a60c4f2fddb",
         "transformers' Qwen2.5-VL processor test (`prepare_processor_dict`): the same text as Qwen2-VL's"),
-        hub=HubFiles("Qwen2_5_VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", pixels=_hub_pixels)),
-    TinyType("qwen3-vl", "qwen3_vl", _qwen3_vl, QWEN_HALF_PIXELS, QWEN3_VL_PUBLISHED),
+        hub=HubFiles("Qwen2_5_VLProcessor", "Qwen2VLImageProcessor", "Qwen2VLVideoProcessor", pixels=_hub_pixels),
+        hub_ids=("{name}",)),
+    TinyType("qwen3-vl", "qwen3_vl", _qwen3_vl, QWEN_HALF_PIXELS, QWEN3_VL_PUBLISHED, hub_ids=("{name}",)),
     TinyType("qwen3-vl-moe", "qwen3_vl_moe", partial(_qwen3_vl, moe=True), QWEN_HALF_PIXELS, QWEN3_VL_PUBLISHED),
     TinyType("qwen3.5", "qwen3_5", _qwen3_5, QWEN_HALF_PIXELS, QWEN3_5_PUBLISHED),
     TinyType("qwen3.5-moe", "qwen3_5_moe", partial(_qwen3_5, moe=True), QWEN_HALF_PIXELS, QWEN3_5_PUBLISHED),

@@ -102,6 +102,12 @@ class TinyType:
     named_tokens: Mapping[str, str] | None = None  # tokens the family's processor reads from the tokenizer by name
     hub: HubFiles | None = None  # set: served by a family of hardneg (processor files written as JSON)
     default: bool = False  # the bare `--model tiny-vlm`
+    #: what the published checkpoints' Hub ids hold (lower case; "{name}": the type's own name), so that
+    #: `--model <hub id>` is told to be a video LLM without `vlm:` (e.g. "qwen2-vl" in Qwen/Qwen2-VL-7B-Instruct)
+    hub_ids: tuple[str, ...] = ()
+
+    def hub_id_hints(self) -> tuple[str, ...]:
+        return tuple(h.replace("{name}", self.name) for h in self.hub_ids)
 
     def published(self) -> PublishedTemplate | None:
         return self.template if isinstance(self.template, PublishedTemplate) else None

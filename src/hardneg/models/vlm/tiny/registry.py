@@ -72,6 +72,8 @@ NAMED_TOKENS: dict[str, dict[str, str]] = {name: dict(rec.named_tokens) for name
                                            if rec.named_tokens}
 #: the Hub processor classes and processor arguments of the types hardneg's own families serve
 HUB: dict[str, tuple] = {name: rec.hub.table_row() for name, rec in TYPES.items() if rec.hub}
+#: substrings of Hub ids that name a video LLM hardneg serves (`hardneg.models.vlm.model`'s `vlm` matcher)
+HUB_ID_HINTS: tuple[str, ...] = tuple(h for rec in TYPES.values() for h in rec.hub_id_hints())
 
 
 def tiny_type(name: str) -> TinyType:
@@ -98,6 +100,6 @@ def template_source(model_type: str) -> dict | None:
     return None if rec is None else rec.record()
 
 
-__all__ = ["ARCHITECTURES", "DEFAULT", "FAMILIES", "HUB", "MODEL_TYPES", "MORE_TOKENS", "NAMED_TOKENS", "PUBLISHED",
+__all__ = ["ARCHITECTURES", "DEFAULT", "FAMILIES", "HUB", "HUB_ID_HINTS", "MODEL_TYPES", "MORE_TOKENS", "NAMED_TOKENS", "PUBLISHED",
            "STAND_IN_TEMPLATES", "TOKENIZERS", "TYPES", "cli_name", "published_template", "template_source",
            "tiny_type"]

@@ -51,5 +51,5 @@ RECORDS = (
         tokens=SMOLVLM_SPECIALS,
         named_tokens={"fake_image_token": "<fake_token_around_image>", "image_token": "<image>",
                       "end_of_utterance_token": "<end_of_utterance>", "global_image_token": "<global-img>",
-                      "video_token": "<video>"}),
+                      "video_token": "<video>"}, hub_ids=("{name}",)),
 )

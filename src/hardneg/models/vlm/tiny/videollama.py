@@ -35,5 +35,6 @@ def _video_llama_3(tok, vocab: int, pixels: dict):
 
 
 RECORDS = (
-    TinyType("video-llama-3", "video_llama_3", _video_llama_3, VIDEO_LLAMA_3_PIXELS, StandIn("ChatML with the video pad token")),
+    TinyType("video-llama-3", "video_llama_3", _video_llama_3, VIDEO_LLAMA_3_PIXELS, StandIn("ChatML with the video pad token"),
+        hub_ids=("videollama3",)),
 )
