@@ -6,7 +6,9 @@ report's verdicts on the controls (they must be able to say "the effect did NOT 
 * the test scenes' T_i^p are the world's word-level negatives of that part of speech only, each false;
 * the `shuffled` row pairs every video with another scene's caption, the same for every seed, and leaves the
   other rows' batches alone;
-* chance of PoSRank^p is H(K+1) / (K+1);
+* chance of PoSRank^p is H(K+1) / (K+1) for exchangeable scores, and lower for a video-blind text scorer
+  (`training_chance`): one-word edits in several slots put the caption in the middle; the negative control
+  is judged against that band;
 * on planted results the report says the positive control shows the effect, and on null results that it does not;
   a shuffled row above chance is called out.
 """
