@@ -118,7 +118,21 @@ def chance(body: dict) -> dict[str, float]:
         for i, p in enumerate(POS):
             out[f"posrank-{p}"] = float(np.nanmean(mrr[:, i]))
         out["posrank"] = float(np.nanmean(np.nanmean(mrr, 1)))
+    if "test_posrank_blind" in d:  # a video-blind text scorer's level (`training_chance`): below H(K+1)/(K+1)
+        blind = np.asarray(d["test_posrank_blind"], float)
+        for i, p in enumerate(POS):
+            out[f"blind-posrank-{p}"] = float(blind[i])
+        out["blind-posrank"] = float(np.nanmean(blind))
     return out
+
+
+def chance_band(ch: dict, metric: str) -> tuple[float, float]:
+    """(low, high) chance levels of `metric` for the negative control: PoSRank's runs from a video-blind text
+    scorer's level (`training_chance`: the caption's rank among one-word edits is triangular, not uniform) to
+    H(K+1)/(K+1) (an exchangeable scorer); every other metric has one level."""
+    c = ch.get(metric, float("nan"))
+    b = ch.get(f"blind-{metric}", c)
+    return min(b, c), max(b, c)
 
 
 # ------------------------------------------------------------------------------------ text
@@ -154,6 +168,9 @@ def table4(body: dict, step: int) -> str:
                 for c in cols + ("posrank",)) + " |")
     ch = chance(body)
     lines.append("| ours: chance | " + " | ".join(_f(ch.get(c), c in ("v2t", "t2v")) for c in cols + ("posrank",)) + " |")
+    if "blind-posrank" in ch:
+        lines.append("| ours: chance of a video-blind text scorer | – | – | " + " | ".join(
+            _f(ch.get(f"blind-{c}"), False) for c in cols[2:] + ("posrank",)) + " |")
     return "\n".join(lines)
 
 
@@ -204,18 +221,19 @@ def controls_text(body: dict, step: int, primary: list[dict]) -> str:
         parts, above, below = [], [], []
         for metric in ("posrank", "retrieval", "fine"):
             e = estimate(body, "shuffled", step, metric)
-            c = ch.get(metric, float("nan"))
-            if not (e["n"] > 1 and e["low"] <= c + 0.02):
+            lo, hi = chance_band(ch, metric)
+            if not (e["n"] > 1 and e["low"] <= hi + 0.02):
                 above.append(metric)
-            elif e["high"] < c - 0.02:
+            elif e["high"] < lo - 0.02:
                 below.append(metric)
             scale = 100
+            level = f"{scale * hi:.1f}" if lo == hi else f"{scale * lo:.1f} (a video-blind text scorer) to {scale * hi:.1f}"
             parts.append(f"{metric} {scale * e['mean']:.1f} [{scale * e['low']:.1f}, {scale * e['high']:.1f}] vs chance "
-                         f"{scale * c:.1f}")
+                         f"{level}")
         verdict = (f". **ABOVE chance** on {', '.join(above)}: the pipeline leaks the answer somewhere." if above else
                    f". **BELOW chance** on {', '.join(below)}: a model that cannot have learned the videos ranks the "
                    "true caption under its negatives, so the texts alone set the positive apart from them (a bias the "
-                   "trained rows inherit)." if below else ". **At chance** (every interval within 2 points of chance).")
+                   "trained rows inherit)." if below else ". **At chance** (every interval within 2 points of its chance level).")
         out.append(f"**Negative control** (coarse on captions shuffled against videos, {len(seeds)} seeds): "
                    + "; ".join(parts) + verdict)
     return "\n\n".join(out)

@@ -444,6 +444,10 @@ def run(profile_name: str, results_path: Path, work: Path, world_seed: int = 0, 
                                           "sizes": {p: int(len(data.a[f"{p}_caption"])) for p in ("train", "val", "test")}})
     if "test_posrank" in data.a and "test_posrank_candidates" not in fp:  # PoSRank's chance (issue 50)
         fp["test_posrank_candidates"] = (data.a["test_posrank"] >= 0).sum(2).tolist()
+    if "test_posrank" in data.a and "test_posrank_blind" not in fp:  # a video-blind scorer's PoSRank^p (issue 50)
+        from training_chance import posrank_blind_chance
+
+        fp["test_posrank_blind"] = posrank_blind_chance(data.a["tokens"], data.a["test_caption"], data.a["test_posrank"])
     if fp["fingerprint"] != data.meta["fingerprint"]:
         raise SystemExit(f"error: the prepared inputs in {work / 'data'} differ from those of {results_path} "
                          "(fingerprint); delete that folder so that they are prepared again")

@@ -6,7 +6,9 @@ report's verdicts on the controls (they must be able to say "the effect did NOT 
 * the test scenes' T_i^p are the world's word-level negatives of that part of speech only, each false;
 * the `shuffled` row pairs every video with another scene's caption, the same for every seed, and leaves the
   other rows' batches alone;
-* chance of PoSRank^p is H(K+1) / (K+1);
+* chance of PoSRank^p is H(K+1) / (K+1) for exchangeable scores, and lower for a video-blind text scorer
+  (`training_chance`): one-word edits in several slots put the caption in the middle; the negative control
+  is judged against that band;
 * on planted results the report says the positive control shows the effect, and on null results that it does not;
   a shuffled row above chance is called out.
 """
@@ -152,3 +154,85 @@ def test_the_report_says_whether_the_positive_control_showed_the_effect():
 def test_the_report_calls_out_a_negative_control_above_chance():
     assert "**At chance**" in _controls(_body(effect=True, leak=False))
     assert "**ABOVE chance**" in _controls(_body(effect=True, leak=True))
+
+
+# ------------------------------------------------------------------ chance of a video-blind text scorer
+
+
+def _two_slot_world(scenes: int, values: int = 9):
+    """Captions "<cls> w1 w2" with two slots of `values` words each, and PoSRank-like negatives: every other
+    word of slot 1, then every other word of slot 2 (one-word edits of the caption, K = 2 (values - 1))."""
+    table, index = [], {}
+
+    def row(a, b):
+        return index.setdefault((a, b), len(index))
+
+    rng = np.random.default_rng(3)
+    caps, cand = [], []
+    for _ in range(scenes):
+        a, b = (int(x) for x in rng.integers(0, values, 2))
+        caps.append(row(a, b))
+        cand.append([[row(x, b) for x in range(values) if x != a] + [row(a, y) for y in range(values) if y != b]])
+    table = np.zeros((len(index), 3), np.int64)
+    for (a, b), r in index.items():
+        table[r] = [1, 2 + a, 2 + values + b]
+    return table, np.asarray(caps), np.asarray(cand)
+
+
+def test_a_blind_scorer_of_one_word_edits_ranks_the_caption_in_the_middle():
+    from training_chance import posrank_blind_chance
+
+    values = 9
+    tokens, caps, cand = _two_slot_world(400, values)
+    got = posrank_blind_chance(tokens, caps, cand, draws=64)[0]
+    # an additive scorer: rank = 1 + (rank within slot 1's edits) + (rank within slot 2's), each uniform in 0..8
+    want = np.mean([1 / (1 + a + b) for a in range(values) for b in range(values)])
+    K = cand.shape[2]
+    exchangeable = float(np.sum(1 / np.arange(1, K + 2)) / (K + 1))
+    assert got == pytest.approx(want, abs=0.01)
+    assert got < exchangeable - 0.04  # 0.153 vs 0.202: H(K+1)/(K+1) is not a blind model's chance here
+
+
+def test_a_blind_scorer_of_unrelated_texts_gets_the_exchangeable_chance():
+    from training_chance import posrank_blind_chance
+
+    n, K = 300, 16
+    tokens = np.concatenate([np.ones((n * (K + 1), 1), np.int64),
+                             2 + np.arange(n * (K + 1) * 3).reshape(-1, 3)], 1)  # no word shared by two texts
+    caps = np.arange(n) * (K + 1)
+    cand = (caps[:, None] + 1 + np.arange(K)[None])[:, None, :]
+    got = posrank_blind_chance(tokens, caps, cand, draws=32)[0]
+    assert got == pytest.approx(float(np.sum(1 / np.arange(1, K + 2)) / (K + 1)), abs=0.01)
+
+
+def test_the_world_test_negatives_put_a_blind_scorer_below_the_exchangeable_chance(tiny):
+    from training_chance import posrank_blind_chance
+
+    got = posrank_blind_chance(tiny.a["tokens"], tiny.a["test_caption"], tiny.a["test_posrank"])
+    K = (tiny.a["test_posrank"] >= 0).sum(2)
+    formula = np.mean([(np.sum(1 / np.arange(1, k + 2)) / (k + 1)) for k in K[:, 1]])
+    assert got[1] < formula  # adjectives: four slots (two sizes, two colours)
+
+
+def _blind_shuffled_body(with_blind: bool) -> dict:
+    """The planted results, with the shuffled row ranked like a video-blind additive text scorer: the caption's
+    rank among 16 one-word edits in two slots is 1 + a + b, a and b uniform in 0..8."""
+    body = _body(effect=True, leak=False)
+    rng = np.random.default_rng(11)
+    scenes = len(body["data"]["test_item_cat"])
+    for key, job in body["jobs"].items():
+        if key.startswith("shuffled/"):
+            job["scores"]["100"]["posrank"] = {p: "".join(P.RANK36[1 + int(rng.integers(0, 9)) + int(rng.integers(0, 9))]
+                                                          for _ in range(scenes)) for p in D.POS}
+    if with_blind:
+        level = float(np.mean([1 / (1 + a + b) for a in range(9) for b in range(9)]))
+        body["data"]["test_posrank_blind"] = [level] * len(D.POS)
+    return body
+
+
+def test_the_negative_control_is_judged_against_a_blind_scorers_chance():
+    assert "**BELOW chance** on posrank" in _controls(_blind_shuffled_body(with_blind=False))
+    text = _controls(_blind_shuffled_body(with_blind=True))
+    assert "**At chance**" in text and "video-blind text scorer" in text
+    table = P.table4(_blind_shuffled_body(with_blind=True), 100)
+    assert "chance of a video-blind text scorer" in table
