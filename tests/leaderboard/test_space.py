@@ -31,6 +31,13 @@ def write(tmp_path, name, data: bytes):
 
 
 def submit(c, path) -> str:
+    """Submit through the API, once no upload is waiting for its deletion. Gradio stores an upload under its
+    content's hash, so the same bytes sent again land at the same path; a release timer of the earlier request (the
+    fixture's grace: 1 s) could delete the new upload before its request leases it when the machine is slow (seen:
+    "internal error", FileNotFoundError). Waiting here keeps the tests off the machine's speed."""
+    from hardneg import uploads
+
+    assert uploads.wait_settled(60)
     return c.predict(gradio_client.handle_file(path), api_name="/submit")
 
 
