@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# One torch (OpenMP) thread in the test process and every process it starts (CLI runs, trainers, Ray workers),
+# unless the caller chose: the suite's models are tiny, and intra-op threads only cost time on them. On the shared
+# 2-core machine, a 40-step `hardneg train` took 37 s with two threads and 14 s with one (the two threads spin for
+# each other), and six heavy test files 180 s with two against 147 s with one. Set here, before anything imports
+# torch, which reads it once. Tests of thread handling set their own counts.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 REALDATA = REPO_ROOT.parent / "shared" / "realdata"

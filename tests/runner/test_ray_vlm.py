@@ -39,6 +39,9 @@ def ray_cluster():
     ray.shutdown()
 
 
+# slow group: a Ray instance and a tiny video LLM on two benchmarks, one process and two actors (~70 s of the quick
+# group's time on the shared 2-core machine); the Ray runner itself stays quick in test_ray.py, the video LLMs in tests/vlm
+@pytest.mark.slow
 def test_video_llm_on_ray_equals_one_process(data, ray_cluster, tmp_path):
     import pyarrow.parquet as pq
 
