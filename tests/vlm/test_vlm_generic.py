@@ -405,6 +405,31 @@ def test_generic_batched_across_videos_equals_one_item_at_a_time(arch, frames):
         np.testing.assert_allclose(g, o, rtol=0, atol=2e-6)
 
 
+@pytest.mark.parametrize("arch,kept", [("qwen3.5", True), ("glm5-next", True), ("nemotron-h-omni", False),
+                                       ("lfm3-vl", False)])
+def test_caption_rows_per_item_only_for_a_chunked_delta_rule(arch, kept, frames):
+    """Issue 52: every one of these models keeps recurrent state in its cache, but only a chunked delta rule (Gated
+    DeltaNet, KDA) holds its caption rows to forwards of whole items; Mamba-2 (Nemotron-H) and short convolutions
+    (LFM3) run all rows of a group in one forward, as attention models do. Seen in the forwards the scorer made."""
+    from hardneg.models.vlm.batch import BatchScorer
+    from hardneg.models.vlm.generic_batch import has_state_layers, rows_kept_per_item
+
+    eng = generic(arch).engine
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    video = eng.family.video_inputs(frames, eng.dtype, eng.device)
+    seqs = eng.sequences(spec, CAPTIONS, video.n_tokens, video)
+    cache, _, _ = eng.prefix(seqs[0].ids[:eng.shared_prefix(seqs)], video)
+    assert has_state_layers(cache)
+    assert rows_kept_per_item(eng.model, cache) is kept
+    scorer = BatchScorer(eng)
+    eng_batch, eng.caption_batch = eng.caption_batch, 2  # the one-item path's rows per forward: 2
+    try:
+        scorer.score_items([(frames, CAPTIONS), (255 - frames, CAPTIONS)], spec)
+    finally:
+        eng.caption_batch = eng_batch
+    assert scorer.stats.caption_rows == ([2, 1, 2, 1] if kept else [6])
+
+
 @pytest.mark.parametrize("arch", ["qwen2-vl", "llava-onevision"])
 def test_generic_batch_comparison_can_fail(arch, frames, monkeypatch):
     """The equality above sees the batch's positions and cache rows: captions of a model of 3-D positions
