@@ -405,6 +405,31 @@ def test_generic_batched_across_videos_equals_one_item_at_a_time(arch, frames):
         np.testing.assert_allclose(g, o, rtol=0, atol=2e-6)
 
 
+def test_grouped_heads_reach_the_cpu_kernel_uncopied(frames, monkeypatch):
+    """Issue 52: on the CPU, grouped-query attention with a mask (the caption forwards) passes its key/value heads to
+    SDPA as they are (`enable_gqa`), not copied per query head (`repeat_kv`): Gemma 4 (2 key/value heads for 4
+    query heads, head dimension 512) scores as with `transformers`' own rule, and no key/value head was copied."""
+    import torch
+    from transformers.integrations import sdpa_attention
+
+    eng = generic("gemma4").engine
+    ours = sdpa_attention.use_gqa_in_sdpa
+    assert getattr(ours, "wraps", None) is not None
+    mask = torch.ones(1, 1, 2, 2, dtype=torch.bool)
+    assert ours(mask, torch.zeros(1, 2, 2, 8), torch.zeros(1, 2, 2, 8))
+    assert not ours(mask, torch.zeros(1, 2, 2, 8, device="meta"), torch.zeros(1, 2, 2, 8, device="meta"))
+    copies = []
+    real_repeat = sdpa_attention.repeat_kv
+    monkeypatch.setattr(sdpa_attention, "repeat_kv", lambda x, n: copies.append(n) or real_repeat(x, n))
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    got = eng.score(frames, CAPTIONS, spec)
+    assert copies == []
+    monkeypatch.setattr(sdpa_attention, "use_gqa_in_sdpa", ours.wraps)
+    want = eng.score(frames, CAPTIONS, spec)
+    assert copies  # transformers' own rule copies them
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+
+
 def test_narrow_values_are_padded_for_the_fused_kernel():
     """Issue 52: attention with values narrower than its queries (latent attention) gets its values padded with zero
     columns and the padded output columns dropped: the same attention as the unpadded call (to rounding), the inner
