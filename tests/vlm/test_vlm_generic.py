@@ -405,6 +405,105 @@ def test_generic_batched_across_videos_equals_one_item_at_a_time(arch, frames):
         np.testing.assert_allclose(g, o, rtol=0, atol=2e-6)
 
 
+def test_grouped_heads_reach_the_cpu_kernel_uncopied(frames, monkeypatch):
+    """Issue 52: on the CPU, grouped-query attention with a mask (the caption forwards) passes its key/value heads to
+    SDPA as they are (`enable_gqa`), not copied per query head (`repeat_kv`): Gemma 4 (2 key/value heads for 4
+    query heads, head dimension 512) scores as with `transformers`' own rule, and no key/value head was copied."""
+    import torch
+    from transformers.integrations import sdpa_attention
+
+    eng = generic("gemma4").engine
+    ours = sdpa_attention.use_gqa_in_sdpa
+    assert getattr(ours, "wraps", None) is not None
+    mask = torch.ones(1, 1, 2, 2, dtype=torch.bool)
+    assert ours(mask, torch.zeros(1, 2, 2, 8), torch.zeros(1, 2, 2, 8))
+    assert not ours(mask, torch.zeros(1, 2, 2, 8, device="meta"), torch.zeros(1, 2, 2, 8, device="meta"))
+    copies = []
+    real_repeat = sdpa_attention.repeat_kv
+    monkeypatch.setattr(sdpa_attention, "repeat_kv", lambda x, n: copies.append(n) or real_repeat(x, n))
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    got = eng.score(frames, CAPTIONS, spec)
+    assert copies == []
+    monkeypatch.setattr(sdpa_attention, "use_gqa_in_sdpa", ours.wraps)
+    want = eng.score(frames, CAPTIONS, spec)
+    assert copies  # transformers' own rule copies them
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+
+
+def test_narrow_values_are_padded_for_the_fused_kernel():
+    """Issue 52: attention with values narrower than its queries (latent attention) gets its values padded with zero
+    columns and the padded output columns dropped: the same attention as the unpadded call (to rounding), the inner
+    function given the padded values; values as wide as the queries go through untouched."""
+    import torch
+
+    from hardneg.models.vlm.attention import padded_values
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    seen = []
+
+    def inner(module, q, k, v, mask, **kw):
+        seen.append(v.shape[-1])
+        return sdpa_attention_forward(module, q, k, v, mask, **kw)
+
+    module = torch.nn.Module()
+    module.is_causal, module.num_key_value_groups, module.training = True, 1, False
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(3, 4, 7, 12, generator=g), torch.randn(3, 4, 9, 12, generator=g)
+    v = torch.randn(3, 4, 9, 8, generator=g)
+    mask = torch.ones(3, 1, 7, 9, dtype=torch.bool).tril(2)
+    mask[1, ..., :3] = False  # a row's left padding
+    want, _ = sdpa_attention_forward(module, q, k, v, mask, scaling=12 ** -0.5)
+    got, _ = padded_values(inner)(module, q, k, v, mask, scaling=12 ** -0.5)
+    assert seen == [12] and got.shape == want.shape
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-6)
+    wide = torch.randn(3, 4, 9, 12, generator=g)
+    padded_values(inner)(module, q, k, wide, mask, scaling=12 ** -0.5)
+    assert seen == [12, 12]
+
+
+def test_a_latent_attention_model_scores_as_with_transformers_own_sdpa(frames, monkeypatch):
+    """Kimi-K2.5 (narrow values): loading it installs the padded-values attention, and its scores equal those of
+    `transformers`' own "sdpa" function (the math path) to 1e-5, as the fast path equals one forward per caption."""
+    from hardneg.models.vlm.attention import narrow_values
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+    eng = generic("kimi-k2.5").engine
+    assert narrow_values(eng.model.config)
+    ours = ALL_ATTENTION_FUNCTIONS["sdpa"]
+    assert getattr(ours, "wraps", None) is not None
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    got = eng.score(frames, CAPTIONS, spec)
+    monkeypatch.setitem(ALL_ATTENTION_FUNCTIONS._global_mapping, "sdpa", ours.wraps)
+    want = eng.score(frames, CAPTIONS, spec)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+    assert not narrow_values(generic("qwen2-vl").engine.model.config)
+
+
+@pytest.mark.parametrize("arch,kept", [("qwen3.5", True), ("glm5-next", True), ("nemotron-h-omni", False),
+                                       ("lfm3-vl", False)])
+def test_caption_rows_per_item_only_for_a_chunked_delta_rule(arch, kept, frames):
+    """Issue 52: every one of these models keeps recurrent state in its cache, but only a chunked delta rule (Gated
+    DeltaNet, KDA) holds its caption rows to forwards of whole items; Mamba-2 (Nemotron-H) and short convolutions
+    (LFM3) run all rows of a group in one forward, as attention models do. Seen in the forwards the scorer made."""
+    from hardneg.models.vlm.batch import BatchScorer
+    from hardneg.models.vlm.generic_batch import has_state_layers, rows_kept_per_item
+
+    eng = generic(arch).engine
+    spec = DEFAULT_PROMPTS["caption-likelihood"]
+    video = eng.family.video_inputs(frames, eng.dtype, eng.device)
+    seqs = eng.sequences(spec, CAPTIONS, video.n_tokens, video)
+    cache, _, _ = eng.prefix(seqs[0].ids[:eng.shared_prefix(seqs)], video)
+    assert has_state_layers(cache)
+    assert rows_kept_per_item(eng.model, cache) is kept
+    scorer = BatchScorer(eng)
+    eng_batch, eng.caption_batch = eng.caption_batch, 2  # the one-item path's rows per forward: 2
+    try:
+        scorer.score_items([(frames, CAPTIONS), (255 - frames, CAPTIONS)], spec)
+    finally:
+        eng.caption_batch = eng_batch
+    assert scorer.stats.caption_rows == ([2, 1, 2, 1] if kept else [6])
+
+
 @pytest.mark.parametrize("arch", ["qwen2-vl", "llava-onevision"])
 def test_generic_batch_comparison_can_fail(arch, frames, monkeypatch):
     """The equality above sees the batch's positions and cache rows: captions of a model of 3-D positions

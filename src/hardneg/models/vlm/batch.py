@@ -394,12 +394,12 @@ class BatchScorer:
     def _score_group(self, group: list[_Item], spec, rows_per_forward: int):
         """Scores of one prefill group; caption forwards of `rows_per_forward` rows, halved on out-of-memory."""
         eng, torch = self.engine, self.engine.torch
-        from hardneg.models.vlm.generic_batch import has_state_layers
+        from hardneg.models.vlm.generic_batch import rows_kept_per_item
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        state = has_state_layers(cache)
-        if state:  # linear attention / Mamba: rows in forwards of the one-item path's size
+        state = rows_kept_per_item(eng.model, cache)
+        if state:  # a chunked delta rule (linear attention): rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}
@@ -441,7 +441,8 @@ def whole_items(chunk: list[tuple[int, int]], sizes: list[int]) -> list[tuple[in
     it holds no item whole. For a model with recurrent state (`generic_batch.has_state_layers`) the chunked
     linear-attention kernels cost in proportion to the rows (each row's continuation padded to a 64-token chunk),
     and a forward mixing the tail of one item with the head of the next (63 rows as 32 + 31) measured slower than
-    one forward per item (the tiny Qwen3.5 and GLM-5 Next, CPU), so their caption forwards keep items whole."""
+    one forward per item (the tiny Qwen3.5 and GLM-5 Next, CPU), so their caption forwards keep items whole
+    (`generic_batch.rows_kept_per_item`: chunked delta rules only; Mamba-2 and short convolutions go wide)."""
     last, k = chunk[-1]
     if k == sizes[last] - 1:  # the chunk ends with an item's last row
         return chunk

@@ -201,6 +201,11 @@ class Generic(Family):
                              "(qformer_input_ids); hardneg's generic path has no separate Q-Former text, so it "
                              "would read the caption too: not supported")
         self.processor = processor
+        from hardneg.models.vlm.attention import install_cpu_grouped_heads, install_padded_values, narrow_values
+
+        install_cpu_grouped_heads()  # grouped key/value heads to the CPU kernel as they are, not copied per head
+        if narrow_values(config):  # latent attention's narrow values: the fused CPU kernel, not the math path
+            install_padded_values()
         vid = getattr(config, "video_token_id", None)
         if vid is None:
             vid = getattr(config, "video_token_index", None)

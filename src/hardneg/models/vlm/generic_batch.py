@@ -18,6 +18,7 @@ its captions continue) is read from the positions its language model received, a
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -97,11 +98,43 @@ def needs_equal_lengths(model) -> bool:
 
 
 def has_state_layers(cache) -> bool:
-    """Whether the cache holds recurrent states (linear attention, Mamba: layers without `batch_select_indices`).
-    Their chunked kernels cost more per row in one wide forward than in several narrower ones (on the tiny
-    GLM-5 Next, CPU: 63 caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s), so `BatchScorer`
-    runs their caption rows in forwards of at most the one-item path's `caption_batch`."""
+    """Whether the cache holds recurrent states (linear attention, Mamba, short convolutions: layers without
+    `batch_select_indices`)."""
     return any(not hasattr(layer, "batch_select_indices") for layer in getattr(cache, "layers", None) or [])
+
+
+#: a function of a modeling module that computes a chunked delta rule (Gated DeltaNet's
+#: `torch_chunk_gated_delta_rule`, Kimi Delta Attention's `chunk_kimi_delta_attention`)
+_CHUNKED_DELTA = re.compile(r"chunk\w*delta")
+
+
+def has_chunked_delta_rule(model) -> bool:
+    """Whether a layer of `model` computes its linear attention by a chunked delta rule (a function named
+    `*chunk*delta*` in the modeling module of one of its layers): Qwen3.5's Gated DeltaNet, GLM-5 Next's KDA; not
+    Mamba-2's state-space scan (Nemotron-H) nor a short convolution (LFM3)."""
+    import sys
+
+    seen = set()
+    for m in model.modules():
+        name = type(m).__module__
+        if name in seen:
+            continue
+        seen.add(name)
+        mod = sys.modules.get(name)
+        if mod is not None and any(_CHUNKED_DELTA.search(k) and callable(v) for k, v in vars(mod).items()):
+            return True
+    return False
+
+
+def rows_kept_per_item(model, cache) -> bool:
+    """Whether `BatchScorer` runs the caption rows of a model with recurrent state in forwards of at most the
+    one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`): for a chunked delta
+    rule (`has_chunked_delta_rule`), whose per-row cost grows in one wide forward (the tiny GLM-5 Next, CPU: 63
+    caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s; in one interleaved A/B, 1,019 ms against
+    791 ms for 3 items). Other recurrent layers take all their rows in one forward like attention layers: the tiny
+    Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other (thread CPU time, min of 7 interleaved
+    rounds), LFM3-VL (short convolutions) 44 ms and 30 ms (docs/scoring-speed.md)."""
+    return has_state_layers(cache) and has_chunked_delta_rule(model)
 
 
 def select_rows(cache, idx, batch: int) -> Any:
@@ -139,4 +172,5 @@ def select_rows(cache, idx, batch: int) -> Any:
     return c
 
 
-__all__ = ["computes_3d_positions", "has_state_layers", "needs_equal_lengths", "processor_batch", "select_rows"]
+__all__ = ["computes_3d_positions", "has_chunked_delta_rule", "has_state_layers", "needs_equal_lengths", "processor_batch", "rows_kept_per_item",
+           "select_rows"]
