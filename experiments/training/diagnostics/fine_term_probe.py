@@ -44,6 +44,10 @@ def parse_args():
     ap.add_argument("--load", default=None, help="start from this state dict (torch.save of the net, ours)")
     ap.add_argument("--save", default=None)
     ap.add_argument("--step0", type=int, default=0, help="first step number (batches depend on it)")
+    ap.add_argument("--pool", choices=("mean", "max", "cls"), default="mean",
+                    help="the text tower's pooling of its word outputs (tiny-temporal's own is the mean)")
+    ap.add_argument("--only", choices=D.POS, default=None,
+                    help="keep only this part of speech's negatives in Eq. 3 (the others masked out)")
     ap.add_argument("--tag", default="")
     return ap.parse_args()
 
@@ -65,6 +69,8 @@ def main():
     groups = grouped_scenes(d, a.group, a.batch) if a.group else None
     torch.manual_seed(a.seed)
     net = TinyTemporal(d.meta["vocabulary"], dim=a.dim, image_size=a.size, n_frames=8)
+    if a.pool != "mean":
+        repool(net, a.pool)
     if a.load:
         net.load_state_dict(torch.load(a.load, weights_only=True))
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=0.01)
@@ -80,6 +86,9 @@ def main():
     t0, seen = time.time(), []
     for step in range(a.step0, a.step0 + a.steps):
         raw = D.batch_for(d, "world-word", a.seed, step, cfg) if groups is None else grouped_batch(d, groups, a, step)
+        if a.only:  # negatives are laid out part of speech by part of speech, N each
+            keep = np.repeat(np.asarray(D.POS) == a.only, a.N)
+            raw["mask"] = raw["mask"] & keep[None, :]
         b = {k: torch.from_numpy(v) for k, v in raw.items()}
         cls, _ = D.encode_video(net, ftr[b["idx"]])
         out = D.member_losses(cls, cls, D._encode_text(net, tok, b["pos"]), D._encode_text(net, tok, b["neg"]),
@@ -99,6 +108,16 @@ def main():
                               "s": round(time.time() - t0)}), flush=True)
     if a.save:
         torch.save(net.state_dict(), a.save)
+
+
+def repool(net, how: str) -> None:
+    """Replace tiny-temporal's mean over the word outputs by their max or the CLS output (this probe only)."""
+    def encode_tokens(ids, pad):
+        x = net.text_encoder(net.word(ids) + net.word_pos[: ids.shape[1]], src_key_padding_mask=pad)
+        pooled = x[:, 0] if how == "cls" else x.masked_fill(pad.unsqueeze(-1), float("-inf")).max(1).values
+        return net.text_proj(net.text_norm(pooled))
+
+    net.encode_tokens = encode_tokens
 
 
 def grouped_scenes(d, slot: str, batch: int) -> list[np.ndarray]:
