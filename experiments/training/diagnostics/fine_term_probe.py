@@ -48,6 +48,9 @@ def parse_args():
                     help="the text tower's pooling of its word outputs (tiny-temporal's own is the mean)")
     ap.add_argument("--only", choices=D.POS, default=None,
                     help="keep only this part of speech's negatives in Eq. 3 (the others masked out)")
+    ap.add_argument("--split", action="store_true",
+                    help="one AdamW state per term: the coarse term steps at --lr, Eq. 3 at lambda x --lr, each on "
+                         "its own gradient (so lambda weighs the two terms' steps, not their gradients' norms)")
     ap.add_argument("--tag", default="")
     return ap.parse_args()
 
@@ -74,6 +77,7 @@ def main():
     if a.load:
         net.load_state_dict(torch.load(a.load, weights_only=True))
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=0.01)
+    opt_fine = torch.optim.AdamW(net.parameters(), lr=a.lr * a.lam, weight_decay=0.0) if a.split else None
 
     def mrr(part, frames):
         saved = d.a["train_caption"]
@@ -93,10 +97,21 @@ def main():
         cls, _ = D.encode_video(net, ftr[b["idx"]])
         out = D.member_losses(cls, cls, D._encode_text(net, tok, b["pos"]), D._encode_text(net, tok, b["neg"]),
                               b["mask"], b["labels"], b["teacher"], net.temperature())
-        loss = a.coarse * out[0] + a.lam * out[1]
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        if opt_fine is None:
+            loss = a.coarse * out[0] + a.lam * out[1]
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        else:  # each term's gradient through its own optimizer state, the coarse step first
+            params = [p for p in net.parameters()]
+            g_fine = torch.autograd.grad(out[1], params, retain_graph=True, allow_unused=True)
+            opt.zero_grad()
+            (a.coarse * out[0]).backward()
+            opt.step()
+            opt_fine.zero_grad()
+            for p, g in zip(params, g_fine):
+                p.grad = g
+            opt_fine.step()
         seen.append([float(out[0].detach()), float(out[1].detach())])
         if (step + 1 - a.step0) % max(1, a.steps // a.evals) == 0:
             tr, te = mrr("train", ftr[:nt]), mrr("test", fte)
