@@ -169,6 +169,7 @@ def _env() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_every_module_imports_alone_with_the_package_unloaded_before_each():
     """Fast: one interpreter; before each module, every `hardneg` module is dropped, so the module's own imports
     run in its order from nothing (third-party packages stay loaded: they cannot make or hide a cycle here)."""

@@ -23,6 +23,7 @@ print(tuple(out["video_grid_thw"][0].tolist()))
 """
 
 
+@pytest.mark.slow
 def test_torchvision_imports_first_in_a_fresh_interpreter():
     """The start-up line (hardneg_torchvision.pth) runs before user code: `import torchvision` as the first line
     works, and transformers' video processor runs on it."""

@@ -110,6 +110,7 @@ def run_and_wait(page, button="#run-example", expect=" ranked "):
         timeout=120_000)
 
 
+@pytest.mark.slow
 def test_pick_example_run_and_see_ranking(page, artifacts_dir):
     # pick Feint6K, then search the captions for "door" to choose the example
     pick(page, "benchmark", "Feint6K (RCAD)")

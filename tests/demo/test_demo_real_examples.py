@@ -26,6 +26,7 @@ def test_demo_shows_a_real_examples_video_fetched_at_start_up(realdata, tmp_path
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (apt-get install chromium)")
     pytest.importorskip("playwright")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     from hardneg import benchmarks
@@ -61,7 +62,13 @@ def test_demo_shows_a_real_examples_video_fetched_at_start_up(realdata, tmp_path
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.goto(url, wait_until="networkidle")
                 pick(page, "benchmark", benchmarks.get("tempcompass").title)
-                page.wait_for_function("() => document.querySelector('#example input').value !== ''")
+                # until the picker's change lands, the box still holds the previous benchmark's example (seen once in
+                # CI: "msrvtt:video7010"): wait for one of TempCompass's, and let the assert below say what it held
+                try:
+                    page.wait_for_function("ids => ids.includes(document.querySelector('#example input').value"
+                                           ".split(':')[0])", arg=ids[:2], timeout=120_000)
+                except PlaywrightTimeout:
+                    pass
                 example = page.input_value("#example input")
                 assert example.split(":")[0] in ids[:2], example  # one of the real ids fetched
                 # the page may still show the previous benchmark's example for a moment: wait for this one's video

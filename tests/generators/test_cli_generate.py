@@ -52,6 +52,7 @@ def test_generate_writes_mc_items_and_resumes(corpus, tmp_path, capsys):
     assert "version 9.9" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_same_bytes_with_two_workers(corpus, tmp_path):
     caps, vocab = corpus
     outs = []

@@ -52,6 +52,7 @@ def scored(item_sets):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=8, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(rows=st.lists(st.tuples(st.sampled_from(["org/a", "org/b", "alice-org/c"]), st.sampled_from(PARTS),
                           st.sampled_from(["visible", "hide"])), min_size=1, max_size=8))

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from hardneg.cli import main
 
 HIDE_AV = "import sys; sys.modules['av'] = None\n"
@@ -41,6 +43,7 @@ def test_run_model_without_pyav_names_the_models_extra(tmp_path):
     assert "scores is empty" not in out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_score_with_videos_on_disk_but_no_pyav_is_one_line(tmp_path):
     """Videos present (e.g. cached): they must not be counted as unreadable; the CLI says why in one line."""
     data = tmp_path / "feint6k"

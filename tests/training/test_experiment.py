@@ -167,6 +167,7 @@ def test_the_planned_seeds_follow_the_power_formula():
     assert plan["seeds"] >= min(need, prof["max_seeds"])
 
 
+@pytest.mark.slow
 @needs_cpu
 def test_docs_training_md_tables_regenerate_byte_for_byte():
     from training_report import regenerate

@@ -143,6 +143,7 @@ def test_checkpoint_scores_through_hardneg_score(pairs, tmp_path):
     assert scores[str(out)] != scores[f"{out}@cls"]  # the prompt head and CLS give different scores
 
 
+@pytest.mark.slow
 def test_two_process_ddp_on_cpu(pairs, word_negatives, tmp_path):
     """torchrun (torch.distributed, gloo) with 2 processes: replicas agree, rank 0 writes one checkpoint."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "OMP_NUM_THREADS": "1"}
