@@ -46,6 +46,7 @@ def test_without_the_hook_the_cuda_build_fails_here():
     assert done.returncode != 0 and "torchvision::nms" in done.stderr
 
 
+@pytest.mark.slow
 def test_import_hardneg_installs_the_hook_without_site():
     """`import hardneg` installs the same hook, for interpreters started without site (`-S`)."""
     paths = [p for p in sys.path if p]

@@ -123,6 +123,7 @@ print("OFFLINE", os.environ.get("HF_HUB_OFFLINE"))
     assert "OFFLINE None" in out.stdout  # online use untouched: from_pretrained downloads as before
 
 
+@pytest.mark.slow
 def test_local_folder_and_builtin_models_are_never_checked(offline_env, tmp_path):
     code = f"""
 from hardneg.hub_access import ensure_loadable

@@ -91,6 +91,7 @@ DONE_WHEN = [("videocon-atphard", None, "tiny-clip"),
              ("vitatecs", lambda vid: 0 if vid.startswith("video") else 1, None)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, part_of, model", DONE_WHEN, ids=[d[0] for d in DONE_WHEN])
 def test_fetch_then_run_scores_every_benchmark_with_a_public_video_source(realdata, name, part_of, model, tmp_path,
                                                                            monkeypatch, capsys):

@@ -72,6 +72,7 @@ def test_every_term_equals_its_loss_function():
     assert torch.allclose(eq2, L.llm_teacher_logit_loss(v, p, n, teacher, tau, mask))
 
 
+@pytest.mark.slow
 def test_eq2_with_the_oracle_teacher_matches_a_slow_reference(tiny):
     """Feint6K Eq. 2 written with loops: z_LLM,t = exp(sim(p,t)/tau) / sum_t' exp(sim(p,t')/tau), sim = the
     share of the 13 slots a candidate keeps (parsed again here), KL(z_LLM || z_video-text)."""
