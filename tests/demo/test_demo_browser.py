@@ -215,7 +215,6 @@ def test_picker_lists_every_declared_benchmark(page):
     page.keyboard.press("Escape")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sampled_benchmarks())
 def test_one_example_runs_on_every_benchmark(page, demo_data, artifacts_dir, name):
     """Pick the benchmark, run its first example: the verdict, one row per candidate (captions, or the

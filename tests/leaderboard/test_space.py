@@ -41,6 +41,7 @@ def submit(c, path) -> str:
     return c.predict(gradio_client.handle_file(path), api_name="/submit")
 
 
+@pytest.mark.slow
 def test_api_submit_and_refusal(space, item_sets, tmp_path):
     url, board = space
     c = client(url)

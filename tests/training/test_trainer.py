@@ -87,6 +87,7 @@ def _cmd(pairs, out, *extra):
             "--negatives", *extra, "--steps", "40", "--save-every", "3", "--n-negatives", "4", *FAST]
 
 
+@pytest.mark.slow
 def test_resume_after_kill_gives_identical_checkpoint(pairs, word_negatives, tmp_path):
     # one torch thread in all three runs (the same in each, so the bytes still compare): intra-op threads only cost
     # time on a model this small; on the 2-core machine under load a 40-step run took 37 s with two, 14 s with one
