@@ -17,7 +17,7 @@ from collections import defaultdict
 import numpy as np
 import torch
 
-from probe_world import frames_at, load_world
+from probe_world import frames_at, load_world, parsed_caption
 import training_design as D
 from hardneg.models.trainable import TinyTemporal
 
@@ -137,13 +137,9 @@ def repool(net, how: str) -> None:
 
 def grouped_scenes(d, slot: str, batch: int) -> list[np.ndarray]:
     """Training scenes grouped by the words of `slot` (parsed from their captions); groups of at least `batch`."""
-    from hardneg.world.grammar import parse
-
-    voc, T = d.meta["vocabulary"], d.a["tokens"]
     by = defaultdict(list)
     for i, r in enumerate(d.a["train_caption"]):
-        text = " ".join(voc[t] for t in T[r] if not voc[t].startswith("<")).replace(" ,", ",")
-        by[GROUPS[slot](parse(text))].append(i)
+        by[GROUPS[slot](parsed_caption(d, r))].append(i)
     return [np.asarray(v) for v in by.values() if len(v) >= batch]
 
 

@@ -13,9 +13,8 @@ import time
 import numpy as np
 import torch
 
-from probe_world import frames_at, load_world
+from probe_world import frames_at, load_world, parsed_caption
 from hardneg.models.trainable import TinyTemporal
-from hardneg.world.grammar import parse
 
 SLOTS = {"verb": lambda c: c.e1.verb, "verb2": lambda c: c.e2.verb, "manner": lambda c: c.e1.manner,
          "relation": lambda c: c.relation, "colour": lambda c: c.a.colour, "shape": lambda c: c.a.shape,
@@ -28,14 +27,10 @@ def main():
     torch.set_num_threads(1)
     d = load_world()
     z = frames_at(d, size)
-    voc, T = d.meta["vocabulary"], d.a["tokens"]
+    voc = d.meta["vocabulary"]
     slots = sorted(SLOTS) if slot == "all" else [slot]
-
-    def caption(r):
-        return parse(" ".join(voc[t] for t in T[r] if not voc[t].startswith("<")).replace(" ,", ","))
-
-    ctr = [caption(r) for r in d.a["train_caption"]]
-    cte = [caption(r) for r in d.a["test_caption"][:500]]
+    ctr = [parsed_caption(d, r) for r in d.a["train_caption"]]
+    cte = [parsed_caption(d, r) for r in d.a["test_caption"][:500]]
     classes = {s_: sorted({SLOTS[s_](c) for c in ctr}) for s_ in slots}
     ytr = {s_: torch.tensor([classes[s_].index(SLOTS[s_](c)) for c in ctr]) for s_ in slots}
     yte = {s_: torch.tensor([classes[s_].index(SLOTS[s_](c)) if SLOTS[s_](c) in classes[s_] else -1 for c in cte])

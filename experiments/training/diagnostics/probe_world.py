@@ -39,3 +39,11 @@ def frames_at(d, size: int) -> dict:
         out[part] = torch.cat([tok.prepare_frames(raw[i:i + 256]) for i in range(0, len(raw), 256)]).numpy()
     np.savez(cache, **out)
     return out
+
+
+def parsed_caption(d, row: int):
+    """The world's parsed caption (`hardneg.world.grammar.parse`) of text `row` of the design's text table."""
+    from hardneg.world.grammar import parse
+
+    voc = d.meta["vocabulary"]
+    return parse(" ".join(voc[t] for t in d.a["tokens"][row] if not voc[t].startswith("<")).replace(" ,", ","))
