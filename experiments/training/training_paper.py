@@ -292,3 +292,57 @@ def primary_family(body: dict) -> list[dict]:
         if "p" in c:
             c["p_holm"] = adj
     return got
+
+
+def positive_control_block(got: dict) -> str:
+    """The seeing-tower positive control's tables (`diagnostics/positive_control.py`), from its results file alone:
+    the arms' test PoSRank, adjective PoSRank over training, and the declared contrasts on the declared slot
+    (crossed random-effects SE over seeds x test scenes, Holm over the primary arms), with the verdict by the
+    controls' own rule (`WIDE`: significant AND at least 10 points of MRR)."""
+    s, jobs = got["settings"], got["jobs"]
+    arms, primary, k = [tuple(a) for a in s["arms"]], list(s["primary"]), int(s["pos_index"])
+    by = {(j["arm"], j["seed"]): j for j in jobs}
+    seeds = sorted(sd for sd in {j["seed"] for j in jobs} if all((a, sd) in by for a, _ in arms))
+    if len(seeds) < 2:
+        return f"Positive control: {len(seeds)} seed(s) with every arm finished; not enough to test."
+    steps = [e["step"] for e in by[arms[0][0], seeds[0]]["evals"]]
+    lines = [f"Results file: {len(seeds)} seeds with every arm ({', '.join(map(str, seeds))}), "
+             f"{s['steps']} steps per arm from the seed's tower (trained {s['pretrain']} steps on every slot's word), "
+             f"batches drawn from scenes sharing both colours, N = {s['N']}, lambda {s['lam']:g}; PoSRank on the "
+             f"{len(by[arms[0][0], seeds[0]]['test_rr'])} test scenes at step {steps[-1]}.", "",
+             "| arm | noun | adj | verb | adv | prep | mean | adj per seed |", "|---|---|---|---|---|---|---|---|"]
+    for name, label in arms:
+        per = np.array([by[name, sd]["evals"][-1]["test_posrank"] for sd in seeds])
+        lines.append(f"| {label} | " + " | ".join(f"{x:.3f}" for x in per.mean(0)) + f" | {per.mean():.3f} | "
+                     + " / ".join(f"{x:.3f}" for x in per[:, k]) + " |")
+    lines += ["", f"Test adjective PoSRank at steps {', '.join(map(str, steps))} (mean over seeds): " + "; ".join(
+        f"{label}: " + " / ".join(f"{np.mean([by[name, sd]['evals'][i]['test_posrank'][k] for sd in seeds]):.3f}"
+                                  for i in range(len(steps))) for name, label in arms) + ".", ""]
+    base = np.array([by[arms[0][0], sd]["test_rr"] for sd in seeds], float)[:, :, k]
+    tests = {}
+    for name, _ in arms[1:]:
+        x = np.array([by[name, sd]["test_rr"] for sd in seeds], float)[:, :, k] - base
+        tests[name] = crossed_test(x[:, ~np.isnan(x).any(0)], len(primary) if name in primary else 1)
+    for name, adj in zip(primary, holm([tests[n]["p"] for n in primary])):
+        tests[name]["p_holm"] = adj
+    lines += ["| contrast (adjective PoSRank) | difference, points [95% CI] | SE | df | p | p (Holm) | per-seed differences |",
+              "|---|---|---|---|---|---|---|"]
+    for name, label in arms[1:]:
+        t = tests[name]
+        per = [100 * (by[name, sd]["evals"][-1]["test_posrank"][k] - by[arms[0][0], sd]["evals"][-1]["test_posrank"][k])
+               for sd in seeds]
+        lines.append(f"| {label} vs {arms[0][1]} | {_pts(t['difference'])} [{_pts(t['low'])}, {_pts(t['high'])}] | "
+                     f"{100 * t['se']:.2f} | {t['df']:.0f} | {t['p']:.3g} | "
+                     + (f"{t['p_holm']:.3g}" if "p_holm" in t else "– (secondary)") + " | "
+                     + ", ".join(f"{x:+.1f}" for x in per) + " |")
+    verdicts = []
+    for name in primary:
+        t = tests[name]
+        label = dict(arms)[name]
+        shows = t["p_holm"] < 0.05 and t["difference"] >= WIDE
+        verdicts.append(f"*{label}*: " + ("**shows the effect** (Holm p < 0.05 and at least 10 points)" if shows else
+                                          "significant but under 10 points" if t["p_holm"] < 0.05 else
+                                          "**does NOT show the effect**"))
+    lines += ["", "Verdict by the controls' rule (Holm p < 0.05 and a gain of at least 10 points of MRR): "
+              + "; ".join(verdicts) + "."]
+    return "\n".join(lines)

@@ -421,6 +421,10 @@ MARK = re.compile(r"(<!-- generated: run\.py --report ([a-z0-9-]+) -->\n)((?:(?!
 def render(name: str, results: Path) -> str:
     if name.startswith("history-"):
         return history_block(results / f"timebudget-{name[len('history-'):]}.json.gz")
+    if name == "positive-control":  # issue 50's seeing-tower control (diagnostics/positive_control.py)
+        from training_paper import positive_control_block
+
+        return positive_control_block(json.loads(gzip.decompress((results / "positive_control.json.gz").read_bytes())))
     return block(load(results / f"{name}.json.gz"))
 
 

@@ -236,3 +236,29 @@ def test_the_negative_control_is_judged_against_a_blind_scorers_chance():
     assert "**At chance**" in text and "video-blind text scorer" in text
     table = P.table4(_blind_shuffled_body(with_blind=True), 100)
     assert "chance of a video-blind text scorer" in table
+
+
+def _control_results(effect: float, seeds: int = 6, scenes: int = 200) -> dict:
+    """A positive-control results file (`diagnostics/positive_control.py`'s layout) whose 'printed' arm raises the
+    adjective reciprocal ranks by `effect` on every scene and seed, noise included; 'bounded' raises them by none."""
+    rng = np.random.default_rng(0)
+    arms = [["coarse", "coarse only"], ["printed", "printed"], ["bounded", "bounded"], ["all-pos", "all"]]
+    jobs = []
+    for seed in range(seeds):
+        base = rng.uniform(0.1, 0.5, (scenes, 5))
+        for name, _ in arms:
+            rr = np.clip(base + rng.normal(0, 0.05, base.shape) + (effect if name == "printed" else 0.0), 0, 1)
+            jobs.append({"seed": seed, "arm": name, "evals": [{"step": 10, "test_posrank": rr.mean(0).tolist()}],
+                         "test_rr": rr.tolist()})
+    return {"settings": {"steps": 10, "pretrain": 5, "N": 1, "lam": 1.0, "pos_index": 1, "arms": arms,
+                         "primary": ["printed", "bounded"]}, "jobs": jobs}
+
+
+def test_positive_control_block_says_which_arm_shows_the_effect():
+    text = P.positive_control_block(_control_results(0.15))
+    assert "*printed*: **shows the effect**" in text
+    assert "*bounded*: **does NOT show the effect**" in text
+    small = P.positive_control_block(_control_results(0.03))  # significant at this noise, under the 10-point rule
+    assert "*printed*: significant but under 10 points" in small
+    one = _control_results(0.15, seeds=1)
+    assert "not enough to test" in P.positive_control_block(one)

@@ -51,6 +51,8 @@ def parse_args():
     ap.add_argument("--split", action="store_true",
                     help="one AdamW state per term: the coarse term steps at --lr, Eq. 3 at lambda x --lr, each on "
                          "its own gradient (so lambda weighs the two terms' steps, not their gradients' norms)")
+    ap.add_argument("--withpos", action="store_true",
+                    help="Eq. 3 with the positive in its denominator (bounded below by 0) instead of as printed")
     ap.add_argument("--tag", default="")
     return ap.parse_args()
 
@@ -62,11 +64,26 @@ def main():
     fr = frames_at(d, a.size)
     for k in ("train_caption", "pool_world", "pool_world_sim"):
         d.a[k] = d.a[k][:a.n]
-    nt = min(a.n, 300)
-    d.a["train_posrank"] = d.a["pool_world"][:nt]
+    d.a["train_posrank"] = d.a["pool_world"][:min(a.n, 300)]
     for k in ("test_posrank", "test_caption"):
         d.a[k] = d.a[k][:a.ntest]
-    ftr, fte = torch.from_numpy(fr["train"][:a.n]), torch.from_numpy(fr["test"][:a.ntest])
+    train(a, d, fr, lambda row: print(json.dumps({k: v for k, v in row.items() if k != "test_rr"}), flush=True))
+
+
+def reciprocal_ranks(net, d, part: str, frames) -> np.ndarray:
+    """(scenes, 5) 1 / PoSRank's rank of each scene's caption per part of speech (NaN where it has no negative)."""
+    tok = torch.from_numpy(d.a["tokens"])
+    r = D.posrank_ranks(net, d, part, frames, tok, "cls")
+    return np.where(r > 0, 1 / np.maximum(r, 1), np.nan)
+
+
+def train(a, d, fr: dict, log) -> TinyTemporal:
+    """Train one tiny-temporal as `a` (this script's arguments) says on world `d` with frames `fr`, calling `log`
+    with a dict `a.evals` times (the terms' means since the last one, PoSRank on training and test scenes, and
+    the test scenes' reciprocal ranks under "test_rr"); returns the net."""
+    n_train = len(d.a["train_caption"])
+    nt = min(n_train, 300)
+    ftr, fte = torch.from_numpy(fr["train"][:n_train]), torch.from_numpy(fr["test"][:len(d.a["test_caption"])])
     tok = torch.from_numpy(d.a["tokens"])
     cfg = {"batch": a.batch, "n_per_pos": a.N}
     groups = grouped_scenes(d, a.group, a.batch) if a.group else None
@@ -78,14 +95,15 @@ def main():
         net.load_state_dict(torch.load(a.load, weights_only=True))
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=0.01)
     opt_fine = torch.optim.AdamW(net.parameters(), lr=a.lr * a.lam, weight_decay=0.0) if a.split else None
+    fine = 2 if getattr(a, "withpos", False) else 1  # member_losses: 1 Eq. 3 as printed, 2 with the positive
 
     def mrr(part, frames):
         saved = d.a["train_caption"]
         if part == "train":
-            d.a["train_caption"] = saved[:nt]
-        r = D.posrank_ranks(net, d, part, frames, tok, "cls")
+            d.a["train_caption"], d.a["train_posrank"] = saved[:nt], d.a["pool_world"][:nt]
+        rr = reciprocal_ranks(net, d, part, frames)
         d.a["train_caption"] = saved
-        return np.round(np.nanmean(np.where(r > 0, 1 / np.maximum(r, 1), np.nan), 0), 3)
+        return rr
 
     t0, seen = time.time(), []
     for step in range(a.step0, a.step0 + a.steps):
@@ -98,13 +116,13 @@ def main():
         out = D.member_losses(cls, cls, D._encode_text(net, tok, b["pos"]), D._encode_text(net, tok, b["neg"]),
                               b["mask"], b["labels"], b["teacher"], net.temperature())
         if opt_fine is None:
-            loss = a.coarse * out[0] + a.lam * out[1]
+            loss = a.coarse * out[0] + a.lam * out[fine]
             opt.zero_grad()
             loss.backward()
             opt.step()
         else:  # each term's gradient through its own optimizer state, the coarse step first
             params = [p for p in net.parameters()]
-            g_fine = torch.autograd.grad(out[1], params, retain_graph=True, allow_unused=True)
+            g_fine = torch.autograd.grad(out[fine], params, retain_graph=True, allow_unused=True)
             opt.zero_grad()
             (a.coarse * out[0]).backward()
             opt.step()
@@ -112,17 +130,19 @@ def main():
             for p, g in zip(params, g_fine):
                 p.grad = g
             opt_fine.step()
-        seen.append([float(out[0].detach()), float(out[1].detach())])
+        seen.append([float(out[0].detach()), float(out[fine].detach())])
         if (step + 1 - a.step0) % max(1, a.steps // a.evals) == 0:
-            tr, te = mrr("train", ftr[:nt]), mrr("test", fte)
+            rr_train, rr_test = mrr("train", ftr[:nt]), mrr("test", fte)
+            tr, te = np.round(np.nanmean(rr_train, 0), 3), np.round(np.nanmean(rr_test, 0), 3)
             m = np.mean(seen, 0)
             seen = []
-            print(json.dumps({"tag": a.tag, "step": step + 1, "coarse": round(float(m[0]), 3), "eq3": round(float(m[1]), 3),
-                              "tau": round(float(net.temperature()), 4), "train_posrank": tr.tolist(),
-                              "test_posrank": te.tolist(), "test_mean": round(float(te.mean()), 3),
-                              "s": round(time.time() - t0)}), flush=True)
+            log({"tag": a.tag, "step": step + 1, "coarse": round(float(m[0]), 3), "eq3": round(float(m[1]), 3),
+                 "tau": round(float(net.temperature().detach()), 4), "train_posrank": tr.tolist(),
+                 "test_posrank": te.tolist(), "test_mean": round(float(te.mean()), 3),
+                 "s": round(time.time() - t0), "test_rr": rr_test})
     if a.save:
         torch.save(net.state_dict(), a.save)
+    return net
 
 
 def repool(net, how: str) -> None:
