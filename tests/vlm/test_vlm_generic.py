@@ -422,10 +422,13 @@ def test_grouped_heads_reach_the_cpu_kernel_uncopied(frames, monkeypatch):
     real_repeat = sdpa_attention.repeat_kv
     monkeypatch.setattr(sdpa_attention, "repeat_kv", lambda x, n: copies.append(n) or real_repeat(x, n))
     spec = DEFAULT_PROMPTS["caption-likelihood"]
-    got = eng.score(frames, CAPTIONS, spec)
-    assert copies == []
-    monkeypatch.setattr(sdpa_attention, "use_gqa_in_sdpa", ours.wraps)
-    want = eng.score(frames, CAPTIONS, spec)
+    from hardneg.models.vlm import shared_prefix
+
+    with shared_prefix.off():  # the copying path's caption forwards (Gemma 4's own share their prefix: no SDPA call)
+        got = eng.score(frames, CAPTIONS, spec)
+        assert copies == []
+        monkeypatch.setattr(sdpa_attention, "use_gqa_in_sdpa", ours.wraps)
+        want = eng.score(frames, CAPTIONS, spec)
     assert copies  # transformers' own rule copies them
     np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
 

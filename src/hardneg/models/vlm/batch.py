@@ -39,6 +39,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from hardneg.models.vlm import shared_prefix
+
 #: items per prefill when memory allows (more adds little once the matrices fill the device)
 MAX_ITEMS = 16
 #: caption rows per forward when memory allows
@@ -286,11 +288,17 @@ class BatchScorer:
         if eng.family.mrope or any(d is not None for d in deltas):  # 3-D positions: continue from each item's delta
             d = torch.stack([deltas[b].to(eng.device).reshape(-1)[0] for b, _ in rows])
             pos = (pos + d[:, None]).unsqueeze(0).expand(3, -1, -1)
-        # the layers copied, then their rows picked: the prefill's cache stays as it was (each layer's rows on its
-        # own device, for a model placed over several devices)
-        c = select_rows(cache, torch.tensor([b for b, _ in rows]), len(group))
-        with torch.inference_mode():
-            out = eng.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{eng.cache_arg: c})
+        def forward(c):
+            with torch.inference_mode():
+                return eng.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True,
+                                 **{eng.cache_arg: c})
+
+        # each row attends to its item's one prefix row (`hardneg.models.vlm.shared_prefix`); else the layers are
+        # copied, then their rows picked: the prefill's cache stays as it was (each layer's rows on its own device,
+        # for a model placed over several devices)
+        out = shared_prefix.run(eng.model, cache, shared_prefix.Rows.of([b for b, _ in rows]), forward)
+        if out is None:
+            out = forward(select_rows(cache, torch.tensor([b for b, _ in rows]), len(group)))
         return out.logits
 
     # ------------------------------------------------------------------ scoring

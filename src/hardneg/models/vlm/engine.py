@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
+from hardneg.models.vlm import shared_prefix
 from hardneg.video import UnscorableVideo
 
 _SENTINEL = "HARDNEGSLOT"
@@ -421,11 +422,18 @@ class Engine:
         if self.family.mrope or delta is not None:
             d = delta.to(self.device).reshape(-1)[:1] if delta is not None else 0
             pos = (pos + d).unsqueeze(0).expand(3, -1, -1)
-        c = copy.deepcopy(cache)
-        if n > 1:
-            repeat_cache(c, n)
-        with torch.inference_mode():
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{self.cache_arg: c})
+        def forward(c):
+            with torch.inference_mode():
+                return self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True,
+                                  **{self.cache_arg: c})
+
+        # every row attends to the one prefix copy (`hardneg.models.vlm.shared_prefix`), else to a copy per row
+        out = shared_prefix.run(self.model, cache, shared_prefix.Rows([(0, 0, n)]), forward)
+        if out is None:
+            c = copy.deepcopy(cache)
+            if n > 1:
+                repeat_cache(c, n)
+            out = forward(c)
         return out.logits
 
     # ------------------------------------------------------------------ scores
