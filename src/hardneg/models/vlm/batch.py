@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.models.vlm import shared_prefix
+from hardneg.models.vlm import delta_kernels, shared_prefix
 
 #: items per prefill when memory allows (more adds little once the matrices fill the device)
 MAX_ITEMS = 16
@@ -296,9 +296,10 @@ class BatchScorer:
         # each row attends to its item's one prefix row (`hardneg.models.vlm.shared_prefix`); else the layers are
         # copied, then their rows picked: the prefill's cache stays as it was (each layer's rows on its own device,
         # for a model placed over several devices)
-        out = shared_prefix.run(eng.model, cache, shared_prefix.Rows.of([b for b, _ in rows]), forward)
-        if out is None:
-            out = forward(select_rows(cache, torch.tensor([b for b, _ in rows]), len(group)))
+        with delta_kernels.continuation_kernels(eng.model, w):  # a delta rule's short rows: its recurrent kernel
+            out = shared_prefix.run(eng.model, cache, shared_prefix.Rows.of([b for b, _ in rows]), forward)
+            if out is None:
+                out = forward(select_rows(cache, torch.tensor([b for b, _ in rows]), len(group)))
         return out.logits
 
     # ------------------------------------------------------------------ scoring
@@ -406,8 +407,9 @@ class BatchScorer:
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        state = rows_kept_per_item(eng.model, cache)
-        if state:  # a chunked delta rule (linear attention): rows in forwards of the one-item path's size
+        longest = max(len(s.ids) - it.start for it in group for s in it.seqs)  # a caption row's tokens
+        state = rows_kept_per_item(eng.model, cache, longest)
+        if state:  # a chunked delta rule's chunked kernel (linear attention): rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
-from hardneg.models.vlm import shared_prefix
+from hardneg.models.vlm import delta_kernels, shared_prefix
 from hardneg.video import UnscorableVideo
 
 _SENTINEL = "HARDNEGSLOT"
@@ -427,13 +427,15 @@ class Engine:
                 return self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True,
                                   **{self.cache_arg: c})
 
-        # every row attends to the one prefix copy (`hardneg.models.vlm.shared_prefix`), else to a copy per row
-        out = shared_prefix.run(self.model, cache, shared_prefix.Rows([(0, 0, n)]), forward)
-        if out is None:
-            c = copy.deepcopy(cache)
-            if n > 1:
-                repeat_cache(c, n)
-            out = forward(c)
+        # every row attends to the one prefix copy (`hardneg.models.vlm.shared_prefix`), else to a copy per row; a
+        # delta rule's rows shorter than its chunk run its recurrent kernel (`hardneg.models.vlm.delta_kernels`)
+        with delta_kernels.continuation_kernels(self.model, width):
+            out = shared_prefix.run(self.model, cache, shared_prefix.Rows([(0, 0, n)]), forward)
+            if out is None:
+                c = copy.deepcopy(cache)
+                if n > 1:
+                    repeat_cache(c, n)
+                out = forward(c)
         return out.logits
 
     # ------------------------------------------------------------------ scores

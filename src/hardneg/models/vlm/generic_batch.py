@@ -18,11 +18,11 @@ its captions continue) is read from the positions its language model received, a
 
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 import numpy as np
 
+from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA, recurrent_for
 from hardneg.models.vlm.families import VideoInputs
 
 
@@ -103,9 +103,6 @@ def has_state_layers(cache) -> bool:
     return any(not hasattr(layer, "batch_select_indices") for layer in getattr(cache, "layers", None) or [])
 
 
-#: a function of a modeling module that computes a chunked delta rule (Gated DeltaNet's
-#: `torch_chunk_gated_delta_rule`, Kimi Delta Attention's `chunk_kimi_delta_attention`)
-_CHUNKED_DELTA = re.compile(r"chunk\w*delta")
 
 
 def has_chunked_delta_rule(model) -> bool:
@@ -121,20 +118,25 @@ def has_chunked_delta_rule(model) -> bool:
             continue
         seen.add(name)
         mod = sys.modules.get(name)
-        if mod is not None and any(_CHUNKED_DELTA.search(k) and callable(v) for k, v in vars(mod).items()):
+        if mod is not None and any(CHUNKED_DELTA.search(k) and callable(v) for k, v in vars(mod).items()):
             return True
     return False
 
 
-def rows_kept_per_item(model, cache) -> bool:
+def rows_kept_per_item(model, cache, width: int = 1 << 30) -> bool:
     """Whether `BatchScorer` runs the caption rows of a model with recurrent state in forwards of at most the
     one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`): for a chunked delta
-    rule (`has_chunked_delta_rule`), whose per-row cost grows in one wide forward (the tiny GLM-5 Next, CPU: 63
-    caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s; in one interleaved A/B, 1,019 ms against
-    791 ms for 3 items). Other recurrent layers take all their rows in one forward like attention layers: the tiny
-    Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other (thread CPU time, min of 7 interleaved
-    rounds), LFM3-VL (short convolutions) 44 ms and 30 ms (docs/scoring-speed.md)."""
-    return has_state_layers(cache) and has_chunked_delta_rule(model)
+    rule (`has_chunked_delta_rule`) whose caption forwards of `width` tokens per row run its chunked kernel, whose
+    per-row cost grows in one wide forward (its (rows, heads, 1, 64, 64, key dim) intermediates; the tiny GLM-5
+    Next, CPU: 63 caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s; in one interleaved A/B,
+    1,019 ms against 791 ms for 3 items). A performance rule, not a numerical one: the scores do not depend on how
+    rows are grouped (tests/vlm/test_vlm_generic.py mixes items' rows in forwards of 4). Rows shorter than the
+    kernel's chunk run its recurrent kernel instead (`delta_kernels.recurrent_for`) and go wide: the tiny Qwen3.5
+    across videos 38 ms in forwards of all rows against 67 ms in forwards of whole items, MiniCPM-o 53 against 91
+    (thread time, min of 3 rounds). Other recurrent layers take all their rows in one forward like attention
+    layers: the tiny Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other (thread CPU time, min of
+    7 interleaved rounds), LFM3-VL (short convolutions) 44 ms and 30 ms (docs/scoring-speed.md)."""
+    return has_state_layers(cache) and has_chunked_delta_rule(model) and not recurrent_for(model, width)
 
 
 def select_rows(cache, idx, batch: int) -> Any:
