@@ -407,9 +407,8 @@ class BatchScorer:
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        longest = max(len(s.ids) - it.start for it in group for s in it.seqs)  # a caption row's tokens
-        state = rows_kept_per_item(eng.model, cache, longest)
-        if state:  # a chunked delta rule's chunked kernel (linear attention): rows in forwards of the one-item path's size
+        state = rows_kept_per_item(eng.model, cache)
+        if state:  # a chunked delta rule (linear attention): rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]
         per_row: dict[tuple[int, int], Any] = {}

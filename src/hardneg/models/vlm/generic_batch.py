@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA, recurrent_for
+from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA
 from hardneg.models.vlm.families import VideoInputs
 
 
@@ -123,20 +123,22 @@ def has_chunked_delta_rule(model) -> bool:
     return False
 
 
-def rows_kept_per_item(model, cache, width: int = 1 << 30) -> bool:
+def rows_kept_per_item(model, cache) -> bool:
     """Whether `BatchScorer` runs the caption rows of a model with recurrent state in forwards of at most the
     one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`): for a chunked delta
-    rule (`has_chunked_delta_rule`) whose caption forwards of `width` tokens per row run its chunked kernel, whose
-    per-row cost grows in one wide forward (its (rows, heads, 1, 64, 64, key dim) intermediates; the tiny GLM-5
-    Next, CPU: 63 caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s; in one interleaved A/B,
-    1,019 ms against 791 ms for 3 items). A performance rule, not a numerical one: the scores do not depend on how
-    rows are grouped (tests/vlm/test_vlm_generic.py mixes items' rows in forwards of 4). Rows shorter than the
-    kernel's chunk run its recurrent kernel instead (`delta_kernels.recurrent_for`) and go wide: the tiny Qwen3.5
-    across videos 38 ms in forwards of all rows against 67 ms in forwards of whole items, MiniCPM-o 53 against 91
-    (thread time, min of 3 rounds). Other recurrent layers take all their rows in one forward like attention
-    layers: the tiny Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other (thread CPU time, min of
-    7 interleaved rounds), LFM3-VL (short convolutions) 44 ms and 30 ms (docs/scoring-speed.md)."""
-    return has_state_layers(cache) and has_chunked_delta_rule(model) and not recurrent_for(model, width)
+    rule (`has_chunked_delta_rule`). A performance rule, not a numerical one: the scores do not depend on how rows
+    are grouped (tests/vlm/test_vlm_generic.py mixes items' rows in forwards of 4), and each row's state is its
+    item's (`select_rows`). It was measured with the chunked kernel on the caption rows, whose per-row cost grows in
+    one wide forward (its (rows, heads, 1, 64, 64, key dim) intermediates; the tiny GLM-5 Next, CPU: 63 caption
+    rows in one forward 3.05 s, three forwards of 21 rows 2.15 s). Caption rows shorter than a chunk now run the
+    recurrent kernel (`hardneg.models.vlm.delta_kernels`); GLM-5 Next still measured better in whole items (its
+    sparse-attention indexer builds a (rows, tokens, prefix) mask per row: across / one item 1.5x and 1.2x in
+    whole items, 1.1x and 0.9x in one forward of all rows, `perf/bench_vlm.py --paths` interleaved at load 3), the
+    Gated DeltaNet types better in one forward (the tiny Qwen3.5 in one thread-time run: 38 ms against 67 ms
+    across videos); not changed for them (docs/scoring-speed.md). Other recurrent layers take all their rows in one
+    forward like attention layers: the tiny Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other
+    (thread CPU time, min of 7 interleaved rounds), LFM3-VL (short convolutions) 44 ms and 30 ms."""
+    return has_state_layers(cache) and has_chunked_delta_rule(model)
 
 
 def select_rows(cache, idx, batch: int) -> Any:
