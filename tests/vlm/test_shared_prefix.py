@@ -13,6 +13,8 @@ from hardneg.models.vlm.model import DEFAULT_PROMPTS, VideoLLM
 from hardneg.models.vlm.support import VERIFIED
 from hardneg.models.vlm.tiny import tiny_vlm_path
 from hardneg.video import FrameSettings, decode_frames
+from test_vlm_generic import _padded_scorer as padded_scorer  # item 1's prefix shorter, rows of items mixed
+from test_vlm_generic import _three_items as items_of
 from user_clip import write_noise_clip
 
 CAPTIONS = ["a man opens the door.", "The dog runs across the park", "café naïve – “quoted” 猫"]
@@ -30,35 +32,24 @@ def fresh(model_type: str) -> VideoLLM:
     return VideoLLM(str(tiny_vlm_path(VERIFIED[model_type])), device="cpu", path="generic")
 
 
-def items_of(frames):
-    return [(frames, CAPTIONS), (255 - frames, CAPTIONS[:2]), (frames[::-1].copy(), CAPTIONS[1:])]
-
-
-def padded_scorer(eng):
-    """A `BatchScorer` whose item 1 has a shorter shared prefix (left padding in the prefill) and whose caption
-    forwards hold rows of several items (so one shared forward reads several items' prefixes)."""
-    from hardneg.models.vlm.batch import BatchScorer
-
-    scorer = BatchScorer(eng, max_rows=4)
-    real = scorer._prepare
-
-    def prepare(items, spec, *rest):
-        got = real(items, spec, *rest)
-        for it in got:
-            if it.index == 1:
-                it.start -= 3
-        return got
-
-    scorer._prepare = prepare
-    return scorer
-
-
 def counted(monkeypatch) -> list:
     """The calls of `shared_prefix.cascade` from now on (one per attention layer of a shared forward)."""
     calls: list = []
     real = sp.cascade
     monkeypatch.setattr(sp, "cascade", lambda *a, **k: calls.append(1) or real(*a, **k))
     return calls
+
+
+def shared_equals_copied_and_naive(eng, frames, calls: list):
+    """`eng`'s scores with the shared path (which must run: `calls`) == the copying path's == one forward per
+    caption's, to 1e-5 (float32); returns them."""
+    shared = eng.score(frames, CAPTIONS, SPEC)
+    assert calls and sp.refused(eng.model) is None
+    with sp.off():
+        copied = eng.score(frames, CAPTIONS, SPEC)
+    np.testing.assert_allclose(shared, copied, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(shared, eng.score(frames, CAPTIONS, SPEC, naive=True), rtol=0, atol=1e-5)
+    return shared
 
 
 def reference(query, keys, values, rows, own_k, own_v, mask, scale):
@@ -126,12 +117,7 @@ def test_long_prefix_types_share_their_prefix(model_type, frames, monkeypatch):
     across videos as one item at a time (2e-6)."""
     eng = fresh(model_type).engine
     calls = counted(monkeypatch)
-    shared = eng.score(frames, CAPTIONS, SPEC)
-    assert calls and sp.refused(eng.model) is None
-    with sp.off():
-        copied = eng.score(frames, CAPTIONS, SPEC)
-    np.testing.assert_allclose(shared, copied, rtol=0, atol=1e-5)
-    np.testing.assert_allclose(shared, eng.score(frames, CAPTIONS, SPEC, naive=True), rtol=0, atol=1e-5)
+    shared_equals_copied_and_naive(eng, frames, calls)
     items = items_of(frames)
     scorer = padded_scorer(eng)
     n = len(calls)
@@ -151,13 +137,7 @@ def test_a_sliding_window_reaching_into_the_prefix(frames, monkeypatch):
     for m in eng.model.modules():
         if getattr(m, "sliding_window", None):
             m.sliding_window = 16
-    calls = counted(monkeypatch)
-    shared = eng.score(frames, CAPTIONS, SPEC)
-    assert calls and sp.refused(eng.model) is None
-    with sp.off():
-        copied = eng.score(frames, CAPTIONS, SPEC)
-    np.testing.assert_allclose(shared, copied, rtol=0, atol=1e-5)
-    np.testing.assert_allclose(shared, eng.score(frames, CAPTIONS, SPEC, naive=True), rtol=0, atol=1e-5)
+    shared = shared_equals_copied_and_naive(eng, frames, counted(monkeypatch))
     with sp.off():  # the window matters: a model with the full window scores otherwise
         wide = fresh("gemma4").engine.score(frames, CAPTIONS, SPEC)
     assert np.abs(wide - shared).max() > 1e-4

@@ -10,7 +10,8 @@ batches across items:
    the model's own `get_rope_index` on the item alone for Qwen's 3-D ones, passed as `position_ids`, so the
    padding moves nothing; the attention mask hides the padding.
 2. *Captions*: every item's continuations, rows of many items in one right-padded forward (as many rows as
-   the free memory holds, at most `max_rows`) on the batched cache, each row's cache the row of its item (`batch_select_indices`), each
+   the free memory holds, at most `max_rows`) on the batched cache, each row's cache the row of its item (`batch_select_indices`;
+   where the prefix is long, no copy: each row attends to its item's one prefix row, `hardneg.models.vlm.shared_prefix`), each
    row's positions continuing from its item's prefix length (plus its rope delta, `Engine.next_text_delta`).
 3. *Readout*: `Engine.readout` per item, as in the single-item path.
 

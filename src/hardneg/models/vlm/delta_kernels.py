@@ -39,18 +39,24 @@ CHUNKED_DELTA = re.compile(r"chunk\w*delta")
 _LOCK = threading.RLock()
 
 
-def recurrent_pairs(model) -> list[tuple]:
-    """(modeling module, chunked kernel's name, its chunk size, recurrent kernel) of each modeling module of `model`'s
-    layers that has a chunked delta-rule kernel with a recurrent counterpart (module docstring)."""
-    seen, out = set(), []
+def modeling_modules(model):
+    """The Python modules defining the classes of `model`'s layers, each once (their kernels are module globals)."""
+    seen = set()
     for m in model.modules():
         name = type(m).__module__
         if name in seen:
             continue
         seen.add(name)
         mod = sys.modules.get(name)
-        if mod is None:
-            continue
+        if mod is not None:
+            yield mod
+
+
+def recurrent_pairs(model) -> list[tuple]:
+    """(modeling module, chunked kernel's name, its chunk size, recurrent kernel) of each modeling module of `model`'s
+    layers that has a chunked delta-rule kernel with a recurrent counterpart (module docstring)."""
+    out = []
+    for mod in modeling_modules(model):
         for key, fn in list(vars(mod).items()):
             if not (CHUNKED_DELTA.search(key) and callable(fn)):
                 continue
@@ -107,4 +113,4 @@ def _without_chunk_size(recurrent):
     return kernel
 
 
-__all__ = ["CHUNKED_DELTA", "continuation_kernels", "recurrent_for", "recurrent_pairs"]
+__all__ = ["CHUNKED_DELTA", "continuation_kernels", "modeling_modules", "recurrent_for", "recurrent_pairs"]

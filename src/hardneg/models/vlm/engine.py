@@ -4,8 +4,9 @@ For one video and its captions, each protocol (`hardneg.benchmarks.base.VLM_PROT
 sequence per caption (one sequence for all options under "choice-letter"): the chat template's text
 before the video, the video's tokens, the prompt, the caption, the rest of the template. The sequences
 share a prefix (at least through the video): `score` runs it once with `use_cache=True`, then runs all
-continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
-the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
+continuations in one right-padded batch on that cache (copied per row, or, where the prefix is long, attended once
+by every row: `hardneg.models.vlm.shared_prefix`; a linear-attention delta rule's short rows through its recurrent
+kernel: `hardneg.models.vlm.delta_kernels`), and reads each protocol's score from the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
 harness does): the tests require both to agree, which is what proves the cache, the attention mask and
 the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.vlm.positions`,
 for every forward, and the continuation goes on from the prefix's largest position + 1).

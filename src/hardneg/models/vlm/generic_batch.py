@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA
+from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA, modeling_modules
 from hardneg.models.vlm.families import VideoInputs
 
 
@@ -109,18 +109,7 @@ def has_chunked_delta_rule(model) -> bool:
     """Whether a layer of `model` computes its linear attention by a chunked delta rule (a function named
     `*chunk*delta*` in the modeling module of one of its layers): Qwen3.5's Gated DeltaNet, GLM-5 Next's KDA; not
     Mamba-2's state-space scan (Nemotron-H) nor a short convolution (LFM3)."""
-    import sys
-
-    seen = set()
-    for m in model.modules():
-        name = type(m).__module__
-        if name in seen:
-            continue
-        seen.add(name)
-        mod = sys.modules.get(name)
-        if mod is not None and any(CHUNKED_DELTA.search(k) and callable(v) for k, v in vars(mod).items()):
-            return True
-    return False
+    return any(CHUNKED_DELTA.search(k) and callable(v) for mod in modeling_modules(model) for k, v in vars(mod).items())
 
 
 def rows_kept_per_item(model, cache) -> bool:
