@@ -65,11 +65,16 @@ def reference(query, keys, values, rows, own_k, own_v, mask, scale):
 
 @pytest.mark.parametrize("value_dim", [16, 12])
 @pytest.mark.parametrize("mask_kind", ["bool", "additive"])
-def test_cascade_equals_attention_over_the_copied_prefix(value_dim, mask_kind):
+@pytest.mark.parametrize("fused", [True, False])
+def test_cascade_equals_attention_over_the_copied_prefix(value_dim, mask_kind, fused, monkeypatch):
     """The kernel: rows of three items (two rows, one, two), grouped heads, item 1's prefix left-padded, a window that
     hides the first prefix slots from some queries and the whole prefix from one row's last query, padded own
-    tokens; narrow values (latent attention) and `transformers`' additive masks (its lowest float, not -inf)."""
+    tokens; narrow values (latent attention) and `transformers`' additive masks (its lowest float, not -inf); PyTorch's
+    fused CPU kernel and the plain tensor operations used off the CPU."""
     import torch
+
+    if not fused:
+        monkeypatch.setattr(sp, "_fused", lambda query: False)
 
     g = torch.Generator().manual_seed(0)
     rows = [0, 0, 1, 2, 2]

@@ -21,7 +21,7 @@ tiny Qwen3.5 87 against 107, minicpm_ocr 114 against 135.
 recurrent counterpart (the same name with "chunk" replaced by "recurrent"), and `width` < the chunk size, the
 module's chunked kernel is the recurrent one within the block (module globals: the layers look the kernel up at
 call time). The prefix forwards (hundreds of tokens) keep the chunked kernel. A model without such a pair is
-left as it is. The swap is process-wide while the block runs: no other thread should run a prefix forward of the
+left as it is, and so is a model off the CPU (`recurrent_for`). The swap is process-wide while the block runs: no other thread should run a prefix forward of the
 same model type meanwhile (`BatchScorer` and `Engine` run their forwards on one thread).
 """
 
@@ -71,9 +71,13 @@ def recurrent_pairs(model) -> list[tuple]:
 
 
 def recurrent_for(model, width: int) -> bool:
-    """Whether a caption forward of `width` tokens runs `model`'s recurrent kernels (`continuation_kernels`)."""
+    """Whether a caption forward of `width` tokens runs `model`'s recurrent kernels (`continuation_kernels`): on
+    the CPU only (on a GPU the chunked kernel may be a fused one, flash-linear-attention's; not measured there)."""
     pairs = _pairs(model)
-    return bool(pairs) and all(width < size for _, _, size, _ in pairs)
+    if not pairs or not all(width < size for _, _, size, _ in pairs):
+        return False
+    first = next(model.parameters(), None)
+    return first is None or first.device.type == "cpu"
 
 
 _CACHE: dict = {}

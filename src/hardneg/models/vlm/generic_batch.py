@@ -123,8 +123,8 @@ def rows_kept_per_item(model, cache) -> bool:
     recurrent kernel (`hardneg.models.vlm.delta_kernels`); GLM-5 Next still measured better in whole items (its
     sparse-attention indexer builds a (rows, tokens, prefix) mask per row: across / one item 1.5x and 1.2x in
     whole items, 1.1x and 0.9x in one forward of all rows, `perf/bench_vlm.py --paths` interleaved at load 3), the
-    Gated DeltaNet types better in one forward (the tiny Qwen3.5 in one thread-time run: 38 ms against 67 ms
-    across videos); not changed for them (docs/scoring-speed.md). Other recurrent layers take all their rows in one
+    Gated DeltaNet types looked better in one forward (the tiny Qwen3.5, two thread-time runs: across / one item
+    1.62x in one forward, 1.31x in whole items); not changed for them (docs/scoring-speed.md). Other recurrent layers take all their rows in one
     forward like attention layers: the tiny Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other
     (thread CPU time, min of 7 interleaved rounds), LFM3-VL (short convolutions) 44 ms and 30 ms."""
     return has_state_layers(cache) and has_chunked_delta_rule(model)

@@ -143,6 +143,13 @@ def _visible(mask):
     return mask > torch.finfo(mask.dtype).min / 2
 
 
+def _fused(query) -> bool:
+    """Whether PyTorch's fused CPU flash kernel takes `query` (it returns the log-sum-exp `cascade` merges by)."""
+    import torch
+
+    return query.device.type == "cpu" and query.dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+
+
 def _attend(query, key, value, mask, scale):
     """(out, log-sum-exp) of attention (B, H, L, D) over keys (B, H_kv, S, D), strides as they come; `mask`
     additive, broadcast over batch and heads, or None. PyTorch's fused flash kernel on the CPU; plain tensor
@@ -150,21 +157,22 @@ def _attend(query, key, value, mask, scale):
     import torch
 
     width, narrow = query.shape[-1], value.shape[-1]
-    if query.device.type == "cpu" and query.dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+    acc = torch.float64 if query.dtype == torch.float64 else torch.float32  # the log-sum-exps' precision
+    if _fused(query):
         v = value if narrow == width else torch.nn.functional.pad(value, (0, width - narrow))  # same head size
         m = None if mask is None else mask.to(query.dtype)
         out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(query, key, v, 0.0, False,
                                                                                attn_mask=m, scale=scale)
-        return (out if narrow == width else out[..., :narrow]), lse.float()
+        return (out if narrow == width else out[..., :narrow]), lse.to(acc)
     groups = query.shape[1] // key.shape[1]
     k = key.repeat_interleave(groups, 1) if groups > 1 else key
     v = value.repeat_interleave(groups, 1) if groups > 1 else value
-    s = (query.float() @ k.float().transpose(-1, -2)) * (scale if scale is not None else width ** -0.5)
+    s = (query.to(acc) @ k.to(acc).transpose(-1, -2)) * (scale if scale is not None else width ** -0.5)
     if mask is not None:
-        s = s + mask.float()
+        s = s + mask.to(acc)
     lse = torch.logsumexp(s, -1)
     p = torch.exp(s - lse.masked_fill(torch.isinf(lse), 0)[..., None])
-    return (p @ v.float()).to(query.dtype), lse
+    return (p @ v.to(acc)).to(query.dtype), lse
 
 
 def _float_mask(mask, dtype):
