@@ -408,7 +408,8 @@ class BatchScorer:
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        state = rows_kept_per_item(eng.model, cache)
+        longest = max(len(s.ids) - it.start for it in group for s in it.seqs)  # a caption row's tokens
+        state = rows_kept_per_item(eng.model, cache, longest)
         if state:  # a chunked delta rule (linear attention): rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA, modeling_modules
+from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA, modeling_modules, recurrent_for
 from hardneg.models.vlm.families import VideoInputs
 
 
@@ -112,22 +112,32 @@ def has_chunked_delta_rule(model) -> bool:
     return any(CHUNKED_DELTA.search(k) and callable(v) for mod in modeling_modules(model) for k, v in vars(mod).items())
 
 
-def rows_kept_per_item(model, cache) -> bool:
+def has_indexed_layers(cache) -> bool:
+    """Whether the cache has a sparse-attention layer with an indexer's keys (`transformers`' `DynamicIndexedLayer`:
+    GLM-5 Next's DSA), whose indexer builds a (rows, tokens, prefix) mask for every caption row."""
+    return any(hasattr(layer, "update_indexer") for layer in getattr(cache, "layers", None) or [])
+
+
+def rows_kept_per_item(model, cache, width: int = 1 << 30) -> bool:
     """Whether `BatchScorer` runs the caption rows of a model with recurrent state in forwards of at most the
-    one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`): for a chunked delta
-    rule (`has_chunked_delta_rule`). A performance rule, not a numerical one: the scores do not depend on how rows
-    are grouped (tests/vlm/test_vlm_generic.py mixes items' rows in forwards of 4), and each row's state is its
-    item's (`select_rows`). It was measured with the chunked kernel on the caption rows, whose per-row cost grows in
-    one wide forward (its (rows, heads, 1, 64, 64, key dim) intermediates; the tiny GLM-5 Next, CPU: 63 caption
-    rows in one forward 3.05 s, three forwards of 21 rows 2.15 s). Caption rows shorter than a chunk now run the
-    recurrent kernel (`hardneg.models.vlm.delta_kernels`); GLM-5 Next still measured better in whole items (its
-    sparse-attention indexer builds a (rows, tokens, prefix) mask per row: across / one item 1.5x and 1.2x in
-    whole items, 1.1x and 0.9x in one forward of all rows, `perf/bench_vlm.py --paths` interleaved at load 3), the
-    Gated DeltaNet types looked better in one forward (the tiny Qwen3.5, two thread-time runs: across / one item
-    1.62x in one forward, 1.31x in whole items); not changed for them (docs/scoring-speed.md). Other recurrent layers take all their rows in one
-    forward like attention layers: the tiny Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other
-    (thread CPU time, min of 7 interleaved rounds), LFM3-VL (short convolutions) 44 ms and 30 ms."""
-    return has_state_layers(cache) and has_chunked_delta_rule(model)
+    one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`). A speed rule, not a
+    numerical one: the scores do not depend on how rows are grouped (tests/vlm/test_vlm_generic.py mixes items'
+    rows in forwards of 4), and each row's state is its item's (`select_rows`).
+
+    For a chunked delta rule (`has_chunked_delta_rule`) whose caption rows of `width` tokens run its chunked kernel:
+    its per-row intermediates ((rows, heads, 1, 64, 64, key dim)) grow with the rows (the tiny GLM-5 Next, CPU: 63
+    caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s). Rows shorter than its chunk run the
+    recurrent kernel (`delta_kernels.recurrent_for`) and go wide: across / one item in whole items and in one
+    forward, thread time, min of 4 interleaved rounds, load 3: the tiny Qwen3.5 1.46x and 1.75x, Qwen3.5-MoE 1.28x
+    and 1.66x, MiniCPM-V 4.6 1.33x and 1.53x, 4.7 1.30x and 1.46x, minicpm_ocr 1.26x and 1.47x. Except with a
+    sparse-attention indexer (`has_indexed_layers`: GLM-5 Next), whose per-row masks grow with the rows: 1.09x and
+    1.05x there, and in `perf/bench_vlm.py --paths` interleaved at load 3, 1.5x and 1.2x in whole items against
+    1.1x and 0.9x wide. Other recurrent layers take all their rows in one forward like attention layers: the tiny
+    Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other (thread CPU time, min of 7 interleaved
+    rounds), LFM3-VL (short convolutions) 44 ms and 30 ms (docs/scoring-speed.md)."""
+    if not (has_state_layers(cache) and has_chunked_delta_rule(model)):
+        return False
+    return not recurrent_for(model, width) or has_indexed_layers(cache)
 
 
 def select_rows(cache, idx, batch: int) -> Any:
@@ -165,5 +175,5 @@ def select_rows(cache, idx, batch: int) -> Any:
     return c
 
 
-__all__ = ["computes_3d_positions", "has_chunked_delta_rule", "has_state_layers", "needs_equal_lengths", "processor_batch", "rows_kept_per_item",
+__all__ = ["computes_3d_positions", "has_chunked_delta_rule", "has_indexed_layers", "has_state_layers", "needs_equal_lengths", "processor_batch", "rows_kept_per_item",
            "select_rows"]
