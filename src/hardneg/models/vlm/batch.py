@@ -10,7 +10,8 @@ batches across items:
    the model's own `get_rope_index` on the item alone for Qwen's 3-D ones, passed as `position_ids`, so the
    padding moves nothing; the attention mask hides the padding.
 2. *Captions*: every item's continuations, rows of many items in one right-padded forward (as many rows as
-   the free memory holds, at most `max_rows`) on the batched cache, each row's cache the row of its item (`batch_select_indices`), each
+   the free memory holds, at most `max_rows`) on the batched cache, each row's cache the row of its item (`batch_select_indices`;
+   where the prefix is long, no copy: each row attends to its item's one prefix row, `hardneg.models.vlm.shared_prefix`), each
    row's positions continuing from its item's prefix length (plus its rope delta, `Engine.next_text_delta`).
 3. *Readout*: `Engine.readout` per item, as in the single-item path.
 
@@ -38,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
+
+from hardneg.models.vlm import delta_kernels, shared_prefix
 
 #: items per prefill when memory allows (more adds little once the matrices fill the device)
 MAX_ITEMS = 16
@@ -286,11 +289,18 @@ class BatchScorer:
         if eng.family.mrope or any(d is not None for d in deltas):  # 3-D positions: continue from each item's delta
             d = torch.stack([deltas[b].to(eng.device).reshape(-1)[0] for b, _ in rows])
             pos = (pos + d[:, None]).unsqueeze(0).expand(3, -1, -1)
-        # the layers copied, then their rows picked: the prefill's cache stays as it was (each layer's rows on its
-        # own device, for a model placed over several devices)
-        c = select_rows(cache, torch.tensor([b for b, _ in rows]), len(group))
-        with torch.inference_mode():
-            out = eng.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{eng.cache_arg: c})
+        def forward(c):
+            with torch.inference_mode():
+                return eng.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True,
+                                 **{eng.cache_arg: c})
+
+        # each row attends to its item's one prefix row (`hardneg.models.vlm.shared_prefix`); else the layers are
+        # copied, then their rows picked: the prefill's cache stays as it was (each layer's rows on its own device,
+        # for a model placed over several devices)
+        with delta_kernels.continuation_kernels(eng.model, w):  # a delta rule's short rows: its recurrent kernel
+            out = shared_prefix.run(eng.model, cache, shared_prefix.Rows.of([b for b, _ in rows]), forward)
+            if out is None:
+                out = forward(select_rows(cache, torch.tensor([b for b, _ in rows]), len(group)))
         return out.logits
 
     # ------------------------------------------------------------------ scoring
@@ -398,7 +408,8 @@ class BatchScorer:
 
         cache, last, deltas, width = self.prefill(group)
         self.stats.prefill_sizes.append(len(group))
-        state = rows_kept_per_item(eng.model, cache)
+        longest = max(len(s.ids) - it.start for it in group for s in it.seqs)  # a caption row's tokens
+        state = rows_kept_per_item(eng.model, cache, longest)
         if state:  # a chunked delta rule (linear attention): rows in forwards of the one-item path's size
             rows_per_forward = min(rows_per_forward, eng.caption_batch)
         all_rows = [(b, k) for b, it in enumerate(group) for k in range(len(it.seqs))]

@@ -4,8 +4,9 @@ For one video and its captions, each protocol (`hardneg.benchmarks.base.VLM_PROT
 sequence per caption (one sequence for all options under "choice-letter"): the chat template's text
 before the video, the video's tokens, the prompt, the caption, the rest of the template. The sequences
 share a prefix (at least through the video): `score` runs it once with `use_cache=True`, then runs all
-continuations in one right-padded batch on copies of that cache, and reads each protocol's score from
-the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
+continuations in one right-padded batch on that cache (copied per row, or, where the prefix is long, attended once
+by every row: `hardneg.models.vlm.shared_prefix`; a linear-attention delta rule's short rows through its recurrent
+kernel: `hardneg.models.vlm.delta_kernels`), and reads each protocol's score from the logits. `score(..., naive=True)` runs every full sequence on its own instead (what a likelihood
 harness does): the tests require both to agree, which is what proves the cache, the attention mask and
 the positions right (Qwen2-VL's 3-D rotary positions are computed by Qwen's rule, `hardneg.models.vlm.positions`,
 for every forward, and the continuation goes on from the prefix's largest position + 1).
@@ -28,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hardneg.benchmarks.base import CAPTION_SLOT, OPTIONS_SLOT, QUESTION_SLOT, VIDEO_SLOT, VLMPrompt
+from hardneg.models.vlm import delta_kernels, shared_prefix
 from hardneg.video import UnscorableVideo
 
 _SENTINEL = "HARDNEGSLOT"
@@ -421,11 +423,20 @@ class Engine:
         if self.family.mrope or delta is not None:
             d = delta.to(self.device).reshape(-1)[:1] if delta is not None else 0
             pos = (pos + d).unsqueeze(0).expand(3, -1, -1)
-        c = copy.deepcopy(cache)
-        if n > 1:
-            repeat_cache(c, n)
-        with torch.inference_mode():
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **{self.cache_arg: c})
+        def forward(c):
+            with torch.inference_mode():
+                return self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True,
+                                  **{self.cache_arg: c})
+
+        # every row attends to the one prefix copy (`hardneg.models.vlm.shared_prefix`), else to a copy per row; a
+        # delta rule's rows shorter than its chunk run its recurrent kernel (`hardneg.models.vlm.delta_kernels`)
+        with delta_kernels.continuation_kernels(self.model, width):
+            out = shared_prefix.run(self.model, cache, shared_prefix.Rows([(0, 0, n)]), forward)
+            if out is None:
+                c = copy.deepcopy(cache)
+                if n > 1:
+                    repeat_cache(c, n)
+                out = forward(c)
         return out.logits
 
     # ------------------------------------------------------------------ scores

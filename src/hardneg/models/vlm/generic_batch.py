@@ -18,11 +18,11 @@ its captions continue) is read from the positions its language model received, a
 
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 import numpy as np
 
+from hardneg.models.vlm.delta_kernels import CHUNKED_DELTA, modeling_modules, recurrent_for
 from hardneg.models.vlm.families import VideoInputs
 
 
@@ -103,38 +103,41 @@ def has_state_layers(cache) -> bool:
     return any(not hasattr(layer, "batch_select_indices") for layer in getattr(cache, "layers", None) or [])
 
 
-#: a function of a modeling module that computes a chunked delta rule (Gated DeltaNet's
-#: `torch_chunk_gated_delta_rule`, Kimi Delta Attention's `chunk_kimi_delta_attention`)
-_CHUNKED_DELTA = re.compile(r"chunk\w*delta")
 
 
 def has_chunked_delta_rule(model) -> bool:
     """Whether a layer of `model` computes its linear attention by a chunked delta rule (a function named
     `*chunk*delta*` in the modeling module of one of its layers): Qwen3.5's Gated DeltaNet, GLM-5 Next's KDA; not
     Mamba-2's state-space scan (Nemotron-H) nor a short convolution (LFM3)."""
-    import sys
-
-    seen = set()
-    for m in model.modules():
-        name = type(m).__module__
-        if name in seen:
-            continue
-        seen.add(name)
-        mod = sys.modules.get(name)
-        if mod is not None and any(_CHUNKED_DELTA.search(k) and callable(v) for k, v in vars(mod).items()):
-            return True
-    return False
+    return any(CHUNKED_DELTA.search(k) and callable(v) for mod in modeling_modules(model) for k, v in vars(mod).items())
 
 
-def rows_kept_per_item(model, cache) -> bool:
+def has_indexed_layers(cache) -> bool:
+    """Whether the cache has a sparse-attention layer with an indexer's keys (`transformers`' `DynamicIndexedLayer`:
+    GLM-5 Next's DSA), whose indexer builds a (rows, tokens, prefix) mask for every caption row."""
+    return any(hasattr(layer, "update_indexer") for layer in getattr(cache, "layers", None) or [])
+
+
+def rows_kept_per_item(model, cache, width: int = 1 << 30) -> bool:
     """Whether `BatchScorer` runs the caption rows of a model with recurrent state in forwards of at most the
-    one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`): for a chunked delta
-    rule (`has_chunked_delta_rule`), whose per-row cost grows in one wide forward (the tiny GLM-5 Next, CPU: 63
-    caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s; in one interleaved A/B, 1,019 ms against
-    791 ms for 3 items). Other recurrent layers take all their rows in one forward like attention layers: the tiny
+    one-item path's `caption_batch`, each ending at an item's last row (`batch.whole_items`). A speed rule, not a
+    numerical one: the scores do not depend on how rows are grouped (tests/vlm/test_vlm_generic.py mixes items'
+    rows in forwards of 4), and each row's state is its item's (`select_rows`).
+
+    For a chunked delta rule (`has_chunked_delta_rule`) whose caption rows of `width` tokens run its chunked kernel:
+    its per-row intermediates ((rows, heads, 1, 64, 64, key dim)) grow with the rows (the tiny GLM-5 Next, CPU: 63
+    caption rows in one forward 3.05 s, three forwards of 21 rows 2.15 s). Rows shorter than its chunk run the
+    recurrent kernel (`delta_kernels.recurrent_for`) and go wide: across / one item in whole items and in one
+    forward, thread time, min of 4 interleaved rounds, load 3: the tiny Qwen3.5 1.46x and 1.75x, Qwen3.5-MoE 1.28x
+    and 1.66x, MiniCPM-V 4.6 1.33x and 1.53x, 4.7 1.30x and 1.46x, minicpm_ocr 1.26x and 1.47x. Except with a
+    sparse-attention indexer (`has_indexed_layers`: GLM-5 Next), whose per-row masks grow with the rows: 1.09x and
+    1.05x there, and in `perf/bench_vlm.py --paths` interleaved at load 3, 1.5x and 1.2x in whole items against
+    1.1x and 0.9x wide. Other recurrent layers take all their rows in one forward like attention layers: the tiny
     Nemotron-H Omni (Mamba-2) across videos 75 ms one way, 66 ms the other (thread CPU time, min of 7 interleaved
     rounds), LFM3-VL (short convolutions) 44 ms and 30 ms (docs/scoring-speed.md)."""
-    return has_state_layers(cache) and has_chunked_delta_rule(model)
+    if not (has_state_layers(cache) and has_chunked_delta_rule(model)):
+        return False
+    return not recurrent_for(model, width) or has_indexed_layers(cache)
 
 
 def select_rows(cache, idx, batch: int) -> Any:
@@ -172,5 +175,5 @@ def select_rows(cache, idx, batch: int) -> Any:
     return c
 
 
-__all__ = ["computes_3d_positions", "has_chunked_delta_rule", "has_state_layers", "needs_equal_lengths", "processor_batch", "rows_kept_per_item",
+__all__ = ["computes_3d_positions", "has_chunked_delta_rule", "has_indexed_layers", "has_state_layers", "needs_equal_lengths", "processor_batch", "rows_kept_per_item",
            "select_rows"]
