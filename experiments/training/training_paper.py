@@ -214,7 +214,9 @@ def controls_text(body: dict, step: int, primary: list[dict]) -> str:
                    ("**It shows the effect** (significant and at least 10 points of MRR): the pipeline can show "
                     "what hard negatives do, so a null elsewhere is a fact about that contrast, not a fault of the "
                     "pipeline." if shows else
-                    "**It does NOT show the effect**: until it does, a null in any contrast says nothing."))
+                    "**It does NOT show the effect in this setting** (free batches, a tower trained from scratch, all five "
+                    "parts of speech): whether the pipeline can show it at all is the question of the positive control "
+                    "with the paper's conditions (`diagnostics/positive_control.py`)."))
     ch = chance(body)
     seeds = seeds_with(body, ("shuffled",), step)
     if seeds:

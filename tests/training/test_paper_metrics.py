@@ -148,7 +148,7 @@ def _controls(body):
 
 def test_the_report_says_whether_the_positive_control_showed_the_effect():
     assert "**It shows the effect**" in _controls(_body(effect=True, leak=False))
-    assert "**It does NOT show the effect**" in _controls(_body(effect=False, leak=False))
+    assert "**It does NOT show the effect in this setting**" in _controls(_body(effect=False, leak=False))
 
 
 def test_the_report_calls_out_a_negative_control_above_chance():
