@@ -143,7 +143,12 @@ def settings_of(a) -> dict:
 
 def main():
     a = parse_args()
+    if a.seeds < 2 or a.steps < 3 or a.pretrain < 3:
+        raise SystemExit("error: --seeds needs at least 2 (the test is paired over seeds), --steps and --pretrain at "
+                         "least 3 (each is scored 3 times)")
     if a.report:
+        if not a.out.is_file():
+            raise SystemExit(f"error: no results file at {a.out}: run this script without --report first")
         print(report(a.out))
         return
     work_dir().mkdir(parents=True, exist_ok=True)
@@ -153,8 +158,7 @@ def main():
     keys = [(seed, arm, a.steps, a.pretrain) for seed in range(a.seeds) for arm, _, _ in ARMS]
     records = []
     with ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        towers = list(pool.map(tower, range(a.seeds), [a.pretrain] * a.seeds))
-        assert len(towers) == a.seeds
+        list(pool.map(tower, range(a.seeds), [a.pretrain] * a.seeds))  # every seed's tower before its arms
         for rec in pool.map(job, keys):
             records.append(rec)
             last = rec["evals"][-1]
