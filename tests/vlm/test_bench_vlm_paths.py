@@ -28,3 +28,28 @@ def test_paths_with_breakdown_prints_each_types_caption_bound(capsys):
     assert 0 < row["caption_share"] <= 1 and abs(row["caption_bound"] * row["caption_share"] - 1) < 1e-9
     out = capsys.readouterr().out
     assert "x one item" in out and "across videos can gain at most" in out
+
+
+PROFILE = BENCH.parent / "profile_vlm_ops.py"
+
+
+def test_profile_vlm_ops_prints_both_paths_and_their_ratio(capsys):
+    spec = importlib.util.spec_from_file_location("profile_vlm_ops", PROFILE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--type", "qwen2_vl", "--items", "2", "--captions", "3", "--caption-tokens", "4", "--rows", "3"])
+    out = capsys.readouterr().out
+    assert "===== one item:" in out and "===== across videos:" in out
+    assert "scaled_dot_product" in out or "aten::" in out  # the operator tables, not only the headers
+    ratio = float(out.split("operators' own time: ")[1].split("x")[0])
+    assert ratio > 0
+
+
+def test_profile_vlm_ops_refuses_an_unknown_type_by_name():
+    import pytest
+
+    spec = importlib.util.spec_from_file_location("profile_vlm_ops", PROFILE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(SystemExit, match="not-a-type: not a verified type"):
+        mod.main(["--type", "not-a-type"])
