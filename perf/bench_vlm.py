@@ -100,6 +100,14 @@ def captions_of(engine, n: int, length: int, seed: int) -> list[str]:
     return [" ".join(rng.choice(words, size=length)) for _ in range(n)]
 
 
+def path_items(engine, n_items: int, n_captions: int, caption_tokens: int, frames: int, side: int) -> list:
+    """The items every path comparison scores (`--paths`, its CUDA profile, `perf/profile_vlm_ops.py`): random
+    frames from seed 0 and `captions_of`'s captions, so two scripts measure the very same items."""
+    rng = np.random.default_rng(0)
+    return [(rng.integers(0, 256, (frames, side, side, 3), dtype=np.uint8),
+             captions_of(engine, n_captions, caption_tokens, i)) for i in range(n_items)]
+
+
 def load_note() -> str:
     """The machine's load right now (1, 5, 15 min averages) and its cores: printed beside every figure, since the
     machine may be shared; compare the rows of one run, never runs on different loads."""
@@ -183,9 +191,7 @@ def compare_paths(device: str, n_items: int = 3, n_captions: int = 21, frames: i
         folder = str(tiny_vlm_path(VERIFIED[model_type]))
         g = VideoLLM(folder, device=device, path="generic")
         h = VideoLLM(folder, device=device, path="hand-written") if model_type in _hand_written() else None
-        rng = np.random.default_rng(0)
-        items = [(rng.integers(0, 256, (frames, side, side, 3), dtype=np.uint8),
-                  captions_of(g.engine, n_captions, caption_tokens, i)) for i in range(n_items)]
+        items = path_items(g.engine, n_items, n_captions, caption_tokens, frames, side)
         rates = path_rates({"generic": g.engine, "hand_written": h.engine if h is not None else None}, items, spec,
                            device, rounds)
         row = path_row(model_type, rates)
@@ -230,9 +236,7 @@ def generic_profile_cuda(device: str, n_items: int, n_captions: int, caption_tok
     family = Generic(hand.model.config, settings, processor, hand.tok, hand.template)
     generic = Engine(hand.model, hand.tok, hand.template, family, family.video_token_id, device, hand.dtype,
                      32768, 32)
-    rng = np.random.default_rng(0)
-    items = [(rng.integers(0, 256, (frames, side, side, 3), dtype=np.uint8),
-              captions_of(generic, n_captions, caption_tokens, i)) for i in range(n_items)]
+    items = path_items(generic, n_items, n_captions, caption_tokens, frames, side)
     print(f"model: {what}; generic path through Qwen2VLProcessor; {n_items} items x {n_captions} captions of "
           f"{caption_tokens} tokens, {frames} frames {side}px")
     rates = path_rates({"generic": generic, "hand_written": hand}, items, VLMPrompt(), device, rounds)

@@ -4,8 +4,8 @@
     python perf/profile_vlm_ops.py --type glm5_next --rows 20 --threads 2
 
 `perf/bench_vlm.py --paths` says how fast each path is; this says why two paths are as fast as each other (issue
-52): torch's profiler over two passes of each path on the same items as `--paths` (`bench_vlm.captions_of`, the
-same seeds), the operators grouped by their input shapes, sorted by their own time. A type whose time is one
+52): torch's profiler over two passes of each path on the same items as `--paths` (`bench_vlm.path_items`), the
+operators grouped by their input shapes, sorted by their own time. A type whose time is one
 kernel at the same total work in both paths (the prefix's attention, say) cannot gain from batching on this
 device; a type whose time is many small calls can. Figures are the profiler's (its own overhead included): read
 them as shares and as the ratio of the two totals it prints, never as captions/s.
@@ -17,8 +17,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 
 def profile_paths(model_type: str, n_items: int, n_captions: int, caption_tokens: int, rows: int) -> dict:
     """Profile the generic path one item at a time and across videos on the same items; print both tables."""
@@ -26,7 +24,7 @@ def profile_paths(model_type: str, n_items: int, n_captions: int, caption_tokens
     from torch.profiler import ProfilerActivity, profile
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_vlm import captions_of, load_note
+    from bench_vlm import load_note, path_items
 
     from hardneg.benchmarks.base import VLMPrompt
     from hardneg.models.vlm.batch import BatchScorer
@@ -38,9 +36,7 @@ def profile_paths(model_type: str, n_items: int, n_captions: int, caption_tokens
         raise SystemExit(f"error: --type {model_type}: not a verified type; choose from {', '.join(VERIFIED)}")
     engine = VideoLLM(str(tiny_vlm_path(VERIFIED[model_type])), device="cpu", path="generic").engine
     spec = VLMPrompt()
-    rng = np.random.default_rng(0)  # the items of `bench_vlm.py --paths`
-    items = [(rng.integers(0, 256, (8, 32, 32, 3), dtype=np.uint8),
-              captions_of(engine, n_captions, caption_tokens, i)) for i in range(n_items)]
+    items = path_items(engine, n_items, n_captions, caption_tokens, frames=8, side=32)  # `--paths`' defaults
     scorer = BatchScorer(engine)
     paths = {"one item": lambda: [engine.score(f, c, spec) for f, c in items],
              "across videos": lambda: scorer.score_items(items, spec)}
